@@ -1,0 +1,29 @@
+# Router DDNS and IPv6 egress tools. `make test` and `make demo` are all a newcomer needs.
+PYTHON ?= python3
+VENV   := .venv
+VPY    := $(VENV)/bin/python
+TOOLS  := updater_a updater_b egress6 egress6_win
+
+.PHONY: test demo standalone feed bench check-py38 clean
+
+$(VENV)/.installed: tests/requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
+	touch $@
+
+test: $(VENV)/.installed
+	$(VPY) -m pytest -q tests
+
+demo:
+	$(PYTHON) tests/sandbox.py demo
+
+standalone: $(patsubst %,dist/%.py,$(TOOLS))
+
+dist/%.py: bin/%.py $(wildcard lib/ddkit/*.py) tools/standalone.py
+	$(PYTHON) tools/standalone.py $< $@
+
+check-py38: $(VENV)/.installed
+	$(VENV)/bin/vermin --no-tips --violations -t=3.8- bin lib tools
+
+clean:
+	rm -rf dist build .pytest_cache

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Keep one DNS record (A or AAAA) at DNS provider A equal to this host's public IP.
+
+Flow (service.md 3): get current IP; get previous IP; stop if unchanged; resolve zone and record
+ids; read the record, then update it (or create it); record the new IP.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir, 'lib'))  # ddkit-path
+
+from ddkit import Failure, http, updater  # noqa: E402
+from ddkit.settings import Setting, check_text, check_url  # noqa: E402
+
+TOOL = 'updater_a'
+SUMMARY = 'Keep one A or AAAA record at DNS provider A (API v4) equal to this host\'s public IP.'
+SETTINGS = [
+    Setting('auth_email', help='account e-mail (with auth_key)', short='-u', check=check_text),
+    Setting('auth_key', help='global API key (prefer DDNS_AUTH_KEY or --config: argv is visible)',
+            short='-k', secret=True, check=check_text),
+    Setting('api_token', help='API token, sent as Authorization: Bearer (instead of e-mail + key)',
+            secret=True, check=check_text),
+    Setting('base_url', 'https://api.cloudflare.com', help='API base URL', check=check_url),
+]
+FILES = {'ip_file': '.cf-wan_ip_%s.txt', 'ids_file': '.cf-id_%s.txt'}
+NOT_FOUND = {81044, 7003, 7000, 1001}   # record or zone id no longer valid: look the ids up again
+
+
+def main(argv=None):
+    started = updater.start(argv, TOOL, SUMMARY, SETTINGS, (), FILES)
+    if isinstance(started, int):
+        return started
+    cfg, log = started
+    if not cfg.api_token and not (cfg.auth_email and cfg.auth_key):
+        print('%s: missing credentials: set api_token, or auth_email and auth_key '
+              '(e.g. DDNS_AUTH_EMAIL and DDNS_AUTH_KEY)' % TOOL, file=sys.stderr)
+        return 2
+    return updater.run(cfg, log, update)
+
+
+def update(cfg, log):
+    current = updater.get_current_ip(cfg, log)
+    if current is None:
+        return 0
+    previous = updater.get_previous_ip(cfg, log)
+    if updater.unchanged(cfg, log, current, previous):
+        return 0
+    log.info('IP changed from %s to %s; updating %s %s.' % (previous or 'unknown', current,
+                                                          cfg.record_type, cfg.record_name))
+    for attempt in (1, 2):
+        zone_id, record = resolve_ids(cfg, log, fresh=attempt == 2)
+        try:
+            if record is None:
+                record_id = create_record(cfg, log, zone_id, current)
+            elif record.get('content') == current and not cfg.force:
+                log.info('Record %s already holds %s; nothing sent.' % (cfg.record_name, current))
+                record_id = record['id']
+            else:
+                record_id = update_record(cfg, log, zone_id, record, current)
+            break
+        except Stale:
+            if attempt == 2:
+                raise Failure('update record: the provider still says the record does not exist')
+            log.info('Stored ids are stale; looking them up again.')
+    updater.save(cfg, cfg.ids_file, [zone_id, record_id])
+    if cfg.dry_run:
+        log.info('Dry run: nothing was changed.')
+        return 0
+    updater.record_ip(cfg, log, current)
+    return 0
+
+
+def resolve_ids(cfg, log, fresh=False):
+    """Step 4: (zone id, record or None) from the ids file, else from the zone and record lookups."""
+    ids = None if fresh else updater.read_ids(cfg)
+    if ids:
+        try:
+            return ids[0], read_record(cfg, log, *ids)
+        except Stale:
+            log.info('Stored ids are stale; looking them up again.')
+    zone_id = find_zone(cfg, log)
+    return zone_id, find_record(cfg, log, zone_id)
+
+
+def find_zone(cfg, log):
+    data = call(cfg, log, 'GET', '/zones?name=%s' % cfg.zone_name, 'find zone')
+    zones = [z for z in data.get('result') or [] if isinstance(z, dict) and z.get('id')]
+    exact = [z for z in zones if z.get('name') == cfg.zone_name]
+    if not zones:
+        raise Failure('find zone: no zone named %s in this account; check zone_name (the root domain, '
+                      'not a zone id) and the credentials' % cfg.zone_name)
+    return (exact or zones)[0]['id']
+
+
+def find_record(cfg, log, zone_id):
+    data = call(cfg, log, 'GET', '/zones/%s/dns_records?name=%s&type=%s'
+                % (zone_id, cfg.record_name, cfg.record_type), 'find record')
+    records = [r for r in data.get('result') or [] if isinstance(r, dict) and r.get('id')]
+    return records[0] if records else None
+
+
+def read_record(cfg, log, zone_id, record_id):
+    """The record as the provider holds it now, so an update keeps its other fields."""
+    data = call(cfg, log, 'GET', '/zones/%s/dns_records/%s' % (zone_id, record_id), 'read record')
+    record = data.get('result')
+    if not isinstance(record, dict) or record.get('type') != cfg.record_type \
+            or record.get('name') != cfg.record_name:
+        raise Stale()  # ids of another record: find ours again
+    return record
+
+
+def create_record(cfg, log, zone_id, ip):
+    body = {'id': zone_id, 'type': cfg.record_type, 'name': cfg.record_name, 'content': ip,
+            'ttl': 1, 'proxied': False}
+    if cfg.dry_run:
+        log.info('Dry run: would create %s record %s with %s.' % (cfg.record_type, cfg.record_name, ip))
+        return 'new'
+    data = call(cfg, log, 'POST', '/zones/%s/dns_records' % zone_id, 'create record', body)
+    log.info('Created %s record %s.' % (cfg.record_type, cfg.record_name))
+    return record_id_of(data, 'create record')
+
+
+def update_record(cfg, log, zone_id, record, ip):
+    """PUT overwrites the whole record: send back its ttl, proxied, comment and tags with the new IP."""
+    body = {'id': zone_id, 'type': cfg.record_type, 'name': cfg.record_name, 'content': ip}
+    for key, kind in (('ttl', (int, float)), ('proxied', bool), ('comment', str), ('tags', list)):
+        if isinstance(record.get(key), kind):
+            body[key] = record[key]
+    if cfg.dry_run:
+        log.info('Dry run: would update %s from %s to %s.' % (cfg.record_name, record.get('content'), ip))
+        return record['id']
+    data = call(cfg, log, 'PUT', '/zones/%s/dns_records/%s' % (zone_id, record['id']), 'update record', body)
+    return record_id_of(data, 'update record') or record['id']
+
+
+class Stale(Exception):
+    """The stored zone or record id is no longer valid at the provider."""
+
+
+def call(cfg, log, method, path, step, body=None):
+    """One API call; the envelope checked as in service.md 7 (success false, error, empty)."""
+    if cfg.api_token:
+        headers = {'Authorization': 'Bearer ' + cfg.api_token}
+    else:
+        headers = {'X-Auth-Email': cfg.auth_email, 'X-Auth-Key': cfg.auth_key}
+    answer = http.request(method, cfg.base_url + '/client/v4' + path, step, headers=headers,
+                          json_body=body, timeout=cfg.timeout, ca_file=cfg.ca_file)
+    if not answer.body.strip():
+        raise Failure('%s: empty answer (HTTP %d): the request timed out; check connectivity'
+                      % (step, answer.status))
+    data = answer.json()
+    if not isinstance(data, dict):
+        raise Failure('%s: unexpected answer: %s' % (step, http.snippet(answer.text)))
+    if data.get('success') is False or 'error' in data:
+        errors = [e for e in data.get('errors') or [] if isinstance(e, dict)]
+        codes = set()
+        for e in errors:
+            log.error('%s: error %s: %s' % (step, e.get('code'), e.get('message')))
+            codes.add(_int(e.get('code')))
+        if 'error' in data:
+            log.error('%s: %s' % (step, data['error']))
+        if step in ('read record', 'update record') and (codes & NOT_FOUND or answer.status == 404):
+            raise Stale()
+        raise Failure('%s: the provider refused the request (HTTP %d%s)' % (
+            step, answer.status, ', codes ' + ', '.join(str(e.get('code')) for e in errors) if errors else ''))
+    if data.get('success') is not True:
+        raise Failure('%s: unexpected answer: %s' % (step, http.snippet(answer.text)))
+    return data
+
+
+def record_id_of(data, step):
+    result = data.get('result')
+    if not isinstance(result, dict) or not result.get('id'):
+        raise Failure('%s: the answer has no record id' % step)
+    return result['id']
+
+
+def _int(value):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+if __name__ == '__main__':
+    sys.exit(main())

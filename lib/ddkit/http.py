@@ -1,0 +1,164 @@
+"""HTTP: one helper for every remote call (timeout, User-Agent, JSON, capped reads, bounded retries).
+
+http.client and ssl are imported only when a request is made, and ssl only for https:// URLs.
+Redirects are never followed: credentials must not travel to another host or over plain HTTP.
+"""
+
+import time
+
+from ddkit import Failure, VERSION
+
+USER_AGENT = 'ddkit/%s (+router DDNS tools)' % VERSION
+MAX_BODY = 256 * 1024    # no answer we use is larger; a bigger one is a broken or hostile server
+RETRIES = 2              # after the first try: 3 attempts at most
+BACKOFF = 1.0            # seconds before the first retry, doubled each time
+MAX_RETRY_AFTER = 30     # a Retry-After longer than this is not waited for
+
+
+class Response:
+    """A finished answer: status, lower-cased headers, body bytes."""
+
+    def __init__(self, status, headers, body, step, url):
+        self.status, self.headers, self.body, self.step, self.url = status, headers, body, step, url
+
+    @property
+    def text(self):
+        return self.body.decode('utf-8', 'replace')
+
+    def json(self):
+        """The body as JSON; a Failure naming the step when it is not JSON."""
+        import json
+        try:
+            return json.loads(self.body.decode('utf-8'))
+        except ValueError:
+            raise Failure('%s: %s answered HTTP %d with no JSON: %s'
+                          % (self.step, _where(self.url), self.status, snippet(self.text)))
+
+
+def snippet(text, limit=200):
+    """A short one-line excerpt of a provider's answer, for error messages."""
+    text = ' '.join(text.split())
+    return text if len(text) <= limit else text[:limit] + '...'
+
+
+def _where(url):
+    return url.split('?', 1)[0]
+
+
+def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file=None,
+            family=None, source=None, retries=RETRIES, max_body=MAX_BODY):
+    """Make one request and return its Response, whatever its status (providers explain errors in
+    the body); retry what is transient (refused, reset, timeout, 5xx, 429) a bounded number of
+    times; raise Failure naming the step when no answer came or a redirect was offered."""
+    import http.client
+    scheme, _, rest = url.partition('://')
+    hostport, _, path = rest.partition('/')
+    host, port = _split_hostport(hostport, 443 if scheme == 'https' else 80)
+    body = None
+    sent = {'User-Agent': USER_AGENT, 'Accept': 'application/json, text/plain, */*'}
+    if json_body is not None:
+        import json
+        body = json.dumps(json_body).encode('utf-8')
+        sent['Content-Type'] = 'application/json'
+    sent.update(headers or {})
+    delay = BACKOFF
+    for attempt in range(retries + 1):
+        last = attempt == retries
+        try:
+            conn = _connection(scheme, host, port, timeout, ca_file, family, source)
+            try:
+                conn.request(method, '/' + path, body=body, headers=sent)
+                resp = conn.getresponse()
+                data = resp.read(max_body + 1)
+                if len(data) > max_body:
+                    raise Failure('%s: %s sent an answer larger than %d bytes'
+                                  % (step, _where(url), max_body))
+                answer = Response(resp.status, {k.lower(): v for k, v in resp.getheaders()}, data,
+                                  step, url)
+            finally:
+                conn.close()
+        except Failure:
+            raise
+        except (OSError, http.client.HTTPException) as e:
+            if last or not _transient(e):
+                raise Failure('%s: no answer from %s: %s' % (step, _where(url), _reason(e)))
+            time.sleep(delay)
+            delay *= 2
+            continue
+        if 300 <= answer.status < 400:
+            raise Failure('%s: %s answered with a redirect (HTTP %d to %s), which is refused: '
+                          'set the URL to the final address' % (step, _where(url), answer.status,
+                                                                _where(answer.headers.get('location', '?'))))
+        if (answer.status >= 500 or answer.status == 429) and not last:
+            time.sleep(_retry_after(answer.headers.get('retry-after'), delay))
+            delay *= 2
+            continue
+        return answer
+
+
+def _split_hostport(hostport, default_port):
+    if hostport.startswith('['):
+        host, _, rest = hostport[1:].partition(']')
+        return host, int(rest[1:]) if rest.startswith(':') else default_port
+    host, _, port = hostport.partition(':')
+    return host, int(port) if port else default_port
+
+
+def _connection(scheme, host, port, timeout, ca_file, family, source):
+    import http.client
+    if scheme == 'https':
+        import ssl
+        context = ssl.create_default_context(cafile=ca_file)
+        conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=context)
+    else:
+        conn = http.client.HTTPConnection(host, port, timeout=timeout)
+    if family or source:
+        conn.connect = lambda: _connect(conn, family, source)
+    return conn
+
+
+def _connect(conn, family, source):
+    """Connect over one address family (4 or 6) and/or from one source address."""
+    import socket
+    fam = {4: socket.AF_INET, 6: socket.AF_INET6}.get(family, socket.AF_UNSPEC)
+    error = OSError('no address of the requested family for %s' % conn.host)
+    for af, kind, proto, _, addr in socket.getaddrinfo(conn.host, conn.port, fam, socket.SOCK_STREAM):
+        sock = socket.socket(af, kind, proto)
+        try:
+            sock.settimeout(conn.timeout)
+            if source:
+                sock.bind((source, 0))
+            sock.connect(addr)
+            break
+        except OSError as e:
+            sock.close()
+            error = e
+    else:
+        raise error
+    if hasattr(conn, '_context'):  # https: wrap with the verifying context, checking the host name
+        sock = conn._context.wrap_socket(sock, server_hostname=conn.host)
+    conn.sock = sock
+
+
+def _transient(e):
+    import socket
+    return isinstance(e, (ConnectionRefusedError, ConnectionResetError, ConnectionAbortedError,
+                          socket.timeout, TimeoutError, BrokenPipeError)) or \
+        type(e).__name__ in ('RemoteDisconnected', 'IncompleteRead', 'BadStatusLine')
+
+
+def _retry_after(value, default):
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        return default
+    return min(max(seconds, 0), MAX_RETRY_AFTER)
+
+
+def _reason(e):
+    name = type(e).__name__
+    if name == 'SSLCertVerificationError':
+        return 'TLS certificate not trusted (%s); set ca_file or install the CA bundle' % (
+            getattr(e, 'verify_message', '') or e)
+    text = getattr(e, 'strerror', None) or str(e) or name
+    return '%s (%s)' % (text, name) if name not in text else text

@@ -1,0 +1,92 @@
+"""Interfaces and their addresses, read from the kernel (never from localized tool output)."""
+
+import os
+
+# /proc/net/if_inet6 flag bits (include/uapi/linux/if_addr.h)
+TEMPORARY, NODAD, OPTIMISTIC, DADFAILED, DEPRECATED, TENTATIVE, PERMANENT = (
+    0x01, 0x02, 0x04, 0x08, 0x20, 0x40, 0x80)
+SCOPE_GLOBAL, SCOPE_LINK, SCOPE_HOST = 0x00, 0x20, 0x10
+IFF_UP, IFF_LOOPBACK, IFF_RUNNING = 0x1, 0x8, 0x40
+SIOCGIFFLAGS, SIOCGIFADDR = 0x8913, 0x8915
+
+
+class Addr6:
+    """One line of /proc/net/if_inet6."""
+
+    def __init__(self, address, ifname, prefixlen, scope, flags):
+        self.address, self.ifname, self.prefixlen, self.scope, self.flags = (
+            address, ifname, prefixlen, scope, flags)
+
+    @property
+    def stable(self):
+        """Usable as a long-lived source: not temporary, deprecated, tentative or DAD-failed."""
+        return not self.flags & (TEMPORARY | DEPRECATED | TENTATIVE | DADFAILED)
+
+    def describe(self):
+        words = [w for bit, w in ((TEMPORARY, 'temporary'), (DEPRECATED, 'deprecated'),
+                                  (TENTATIVE, 'tentative'), (DADFAILED, 'DAD failed'),
+                                  (PERMANENT, 'permanent')) if self.flags & bit]
+        return ', '.join(words) or 'dynamic'
+
+
+def ipv6_addresses(path='/proc/net/if_inet6'):
+    """Every IPv6 address of this network namespace, in the kernel's order."""
+    import _socket
+    found = []
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return found
+    for line in lines:
+        parts = line.split()
+        if len(parts) != 6 or len(parts[0]) != 32:
+            continue
+        address = _socket.inet_ntop(_socket.AF_INET6, bytes.fromhex(parts[0]))
+        found.append(Addr6(address, parts[5], int(parts[2], 16), int(parts[3], 16), int(parts[4], 16)))
+    return found
+
+
+def global_ipv6(ifname):
+    """The interface's stable global unicast addresses (no ULA, link-local or temporary), best first."""
+    found = [a for a in ipv6_addresses() if a.ifname == ifname and a.scope == SCOPE_GLOBAL
+             and a.stable and not a.address.lower().startswith(('fc', 'fd', 'fe8', 'fe9', 'fea', 'feb'))]
+    return sorted(found, key=lambda a: not a.flags & PERMANENT)
+
+
+def interfaces():
+    """Interface names in the kernel's order."""
+    try:
+        with open('/proc/net/dev') as f:
+            return [line.split(':', 1)[0].strip() for line in f.read().splitlines()[2:] if ':' in line]
+    except OSError:
+        return sorted(os.listdir('/sys/class/net')) if os.path.isdir('/sys/class/net') else []
+
+
+def _ifreq(ifname, request, size=40):
+    import _socket
+    import fcntl
+    import struct
+    s = _socket.socket(_socket.AF_INET, _socket.SOCK_DGRAM)
+    try:
+        return fcntl.ioctl(s.fileno(), request, struct.pack('16s%dx' % (size - 16), ifname.encode()[:15]))
+    finally:
+        s.close()
+
+
+def flags(ifname):
+    """The interface flags as `ip link` shows them (RUNNING included); None if there is no such device."""
+    import struct
+    try:
+        return struct.unpack_from('H', _ifreq(ifname, SIOCGIFFLAGS), 16)[0]
+    except OSError:
+        return None
+
+
+def ipv4_address(ifname):
+    """The interface's primary IPv4 address, or None."""
+    import _socket
+    try:
+        return _socket.inet_ntoa(_ifreq(ifname, SIOCGIFADDR)[20:24])
+    except OSError:
+        return None

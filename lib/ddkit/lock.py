@@ -1,0 +1,60 @@
+"""One run per record at a time: fcntl.flock where it exists, an exclusive lock file elsewhere."""
+
+import os
+import time
+
+from ddkit import Failure
+
+WAIT = 5.0          # seconds a second run waits for the first before giving up
+STALE = 600         # a lock file (no flock) older than this was left by a crashed run
+
+
+class Lock:
+    """Context manager holding the lock file `path` for the duration of a run."""
+
+    def __init__(self, path, wait=WAIT):
+        self.path, self.wait, self.fd = path, wait, None
+
+    def __enter__(self):
+        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+        deadline = time.monotonic() + self.wait
+        while not self._try():
+            if time.monotonic() >= deadline:
+                raise Failure('another run for this record is still going (lock %s); try again later'
+                              % self.path)
+            time.sleep(0.1)
+        return self
+
+    def _try(self):
+        try:
+            import fcntl
+        except ImportError:
+            return self._try_file()
+        if self.fd is None:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except OSError:
+            return False
+
+    def _try_file(self):
+        try:
+            self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            return True
+        except FileExistsError:
+            try:
+                if time.time() - os.stat(self.path).st_mtime > STALE:
+                    os.unlink(self.path)
+            except OSError:
+                pass
+            return False
+
+    def __exit__(self, *exc):
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+            try:
+                import fcntl  # noqa: F401  (with flock the file stays: removing it would race)
+            except ImportError:
+                os.unlink(self.path)

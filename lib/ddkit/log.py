@@ -1,0 +1,89 @@
+"""Log lines `[<date>] - <message>` to a bounded file and to stdout, with secrets masked."""
+
+import os
+import sys
+import time
+
+# The log lives in a router's tiny storage: past LOG_MAX bytes it is cut to its newest LOG_KEEP bytes.
+LOG_MAX = 64 * 1024
+LOG_KEEP = 32 * 1024
+MASK = '***'
+
+
+class Log:
+    """One output function for every message of a run."""
+
+    def __init__(self, path=None, quiet=False, secrets=(), tag=None):
+        self.path = path
+        self.quiet = quiet
+        self.tag = tag  # syslog tag; set when running under OpenWrt
+        self.secrets = sorted((s for s in secrets if s and len(s) >= 3), key=len, reverse=True)
+
+    def add_secret(self, secret):
+        """Mask this value (a token obtained during the run) from now on."""
+        if secret and len(secret) >= 3 and secret not in self.secrets:
+            self.secrets.append(secret)
+            self.secrets.sort(key=len, reverse=True)
+
+    def clean(self, message):
+        """Mask secrets and neutralise control characters, so provider text cannot forge lines."""
+        text = str(message)
+        for secret in self.secrets:
+            text = text.replace(secret, MASK)
+        if not text.isprintable():
+            text = ''.join(c if c.isprintable() else '\\x%02x' % ord(c) if ord(c) < 256
+                           else '\\u%04x' % ord(c) for c in text)
+        return text
+
+    def info(self, message):
+        """Log one line; printed unless quiet."""
+        self._emit(message, error=False)
+
+    def error(self, message):
+        """Log one line; always printed, also when quiet."""
+        self._emit(message, error=True)
+
+    def _emit(self, message, error):
+        line = '[%s] - %s' % (time.strftime('%Y-%m-%d %H:%M:%S'), self.clean(message))
+        if error or not self.quiet:
+            print(line, flush=True)
+        if self.path:
+            self._append(line)
+        if self.tag:
+            _syslog(self.tag, line, error)
+
+    def _append(self, line):
+        try:
+            os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+            with open(self.path, 'a', encoding='utf-8') as f:
+                f.write(line + '\n')
+                size = f.tell()
+            if size > LOG_MAX:
+                _trim(self.path)
+        except OSError as e:
+            # a full or read-only disk must not stop the DNS update itself
+            print('[%s] - cannot write log file %s: %s' % (
+                time.strftime('%Y-%m-%d %H:%M:%S'), self.path, e.strerror), file=sys.stderr)
+
+
+def _trim(path):
+    from ddkit import state
+    with open(path, 'rb') as f:
+        f.seek(-LOG_KEEP, os.SEEK_END)
+        tail = f.read().decode('utf-8', 'replace')
+    state.write_if_changed(path, tail.split('\n', 1)[-1].splitlines())
+
+
+def _syslog(tag, line, error):
+    # OpenWrt's logd listens on /dev/log; `logread` then shows our lines
+    try:
+        import socket
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        try:
+            s.connect('/dev/log')
+            prio = 27 if error else 30  # daemon.err / daemon.info
+            s.send(('<%d>%s: %s' % (prio, tag, line.split(' - ', 1)[-1])).encode('utf-8'))
+        finally:
+            s.close()
+    except OSError:
+        pass

@@ -1,0 +1,49 @@
+"""The helper calls of the updaters: the current public IP and the previous one from DoH."""
+
+from ddkit import Failure, http, ipcheck
+
+DOH_TYPES = {'A': 1, 'AAAA': 28}
+
+
+def current_ip(cfg):
+    """Return (address, source, why-not): from the interface (no request) or from ip_lookup_url."""
+    if cfg.ip_source.startswith('iface:'):
+        from ddkit import iface
+        name = cfg.ip_source[6:]
+        source = 'interface ' + name
+        if cfg.record_type == 'AAAA':
+            found = iface.global_ipv6(name)
+            text = found[0].address if found else ''
+        else:
+            text = iface.ipv4_address(name) or ''
+        if not text:
+            return None, source, 'interface %s has no %s address' % (
+                name, 'stable global IPv6' if cfg.record_type == 'AAAA' else 'IPv4')
+    else:
+        source = cfg.ip_lookup_url
+        answer = http.request('GET', cfg.ip_lookup_url, 'get current IP', timeout=cfg.timeout,
+                              ca_file=cfg.ca_file, family=6 if cfg.record_type == 'AAAA' else 4,
+                              max_body=4096)
+        text = answer.text if answer.status == 200 else '<HTTP %d>' % answer.status
+    ip, why = ipcheck.valid_ip(text, cfg.record_type)
+    return ip, source, why
+
+
+def resolve(cfg, name):
+    """Return (address, why-not) for name from the DoH resolver: a Status 0 answer of the record's type."""
+    # name passed settings.check_name: host-name characters only, nothing to escape
+    url = '%s/resolve?name=%s&type=%s' % (cfg.doh_url, name, cfg.record_type)
+    try:
+        answer = http.request('GET', url, 'resolve previous IP over DoH', timeout=cfg.timeout,
+                              ca_file=cfg.ca_file, headers={'accept': 'application/dns-json'})
+        data = answer.json()
+    except Failure as e:
+        return None, str(e)
+    if not isinstance(data, dict) or data.get('Status') != 0:
+        return None, 'DoH answered Status %s' % (data.get('Status') if isinstance(data, dict) else '?')
+    for entry in data.get('Answer') or []:
+        if isinstance(entry, dict) and entry.get('type') == DOH_TYPES[cfg.record_type]:
+            ip, why = ipcheck.valid_ip(str(entry.get('data', '')), cfg.record_type)
+            if ip:
+                return ip, None
+    return None, 'DoH has no %s answer for %s' % (cfg.record_type, name)

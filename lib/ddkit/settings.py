@@ -1,0 +1,191 @@
+"""Settings: flag, then DDNS_* environment, then --config file, then default (interface.md)."""
+
+import os
+import sys
+
+from ddkit import UsageError
+
+NAME_CHARS = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.*@')
+
+
+class Setting:
+    """One setting: its name, default, help text and how to check a value."""
+
+    def __init__(self, name, default=None, help='', secret=False, short=None, check=None):
+        self.name, self.default, self.help = name, default, help
+        self.secret, self.short, self.check = secret, short, check
+
+    @property
+    def flag(self):
+        return '--' + self.name.replace('_', '-')
+
+
+class Switch:
+    """A yes/no flag given on the command line only (--force, --dry-run, ...)."""
+
+    def __init__(self, name, help='', short=None):
+        self.name, self.help, self.short = name, help, short
+
+    @property
+    def flag(self):
+        return '--' + self.name.replace('_', '-')
+
+
+class Config:
+    """The settings of one run; `sources` says where each value came from."""
+
+    def __init__(self):
+        self.sources = {}
+        self.secrets = []
+        self.config_file = None
+
+
+def check_url(value):
+    if not value.startswith(('http://', 'https://')) or len(value) < 10 or any(c.isspace() for c in value):
+        raise ValueError('must be an http:// or https:// URL')
+    return value.rstrip('/')
+
+
+def check_name(value):
+    """A DNS name: it reaches file names and URLs, so only host-name characters pass."""
+    if not value or not set(value) <= NAME_CHARS or '..' in value or value.startswith(('.', '-')):
+        raise ValueError('must be a domain name (letters, digits, "-", "_", "." only)')
+    return value
+
+
+def check_record_type(value):
+    if value.upper() not in ('A', 'AAAA'):
+        raise ValueError('must be A or AAAA')
+    return value.upper()
+
+
+def check_timeout(value):
+    try:
+        number = float(value)
+    except ValueError:
+        number = 0
+    if not 0 < number <= 300:
+        raise ValueError('must be a number of seconds between 0 and 300')
+    return number
+
+
+def check_ip_source(value):
+    if value != 'url' and not (value.startswith('iface:') and len(value) > 6 and '/' not in value):
+        raise ValueError('must be "url" or "iface:<interface name>"')
+    return value
+
+
+def check_text(value):
+    if not value or any(ord(c) < 32 for c in value):
+        raise ValueError('must be non-empty text on one line')
+    return value
+
+
+def usage(prog, summary, settings, switches):
+    """The --help text, built from the settings table so it never disagrees with the code."""
+    lines = ['usage: %s [options]' % prog, '', summary, '', 'options:',
+             '  --help                show this help and exit',
+             '  --config FILE         read setting_name=value lines from FILE']
+    for item in list(switches) + list(settings):
+        flag = item.flag + ('' if isinstance(item, Switch) else ' VALUE')
+        if item.short:
+            flag = '%s, %s' % (item.short, flag)
+        default = getattr(item, 'default', None)
+        extra = ' (default: %s)' % default if default not in (None, '') else ''
+        lines.append('  %-21s %s%s' % (flag, item.help, extra))
+    lines += ['', 'Every setting can also come from the environment as DDNS_<NAME> (e.g. DDNS_ZONE_NAME)',
+              'or from the --config file as name=value; a flag wins over the environment, which wins',
+              'over the file. Exit status: 0 updated or nothing to do, 1 failure, 2 bad input.']
+    return '\n'.join(lines)
+
+
+def parse_args(argv, settings, switches):
+    """Split argv into {name: value} for settings, a set of switch names and --config."""
+    by_flag = {}
+    for item in list(settings) + list(switches):
+        by_flag[item.flag] = item
+        if item.short:
+            by_flag[item.short] = item
+    values, on, config, args = {}, set(), None, list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg == '--help':
+            return None, None, None
+        name, eq, inline = arg.partition('=') if arg.startswith('--') else (arg, '', '')
+        if name == '--config' or name in by_flag and not isinstance(by_flag[name], Switch):
+            if not eq:
+                if not args:
+                    raise UsageError('option %s needs a value; see --help' % name)
+                inline = args.pop(0)
+            if name == '--config':
+                config = inline
+            else:
+                values[by_flag[name].name] = inline
+        elif name in by_flag and not eq:
+            on.add(by_flag[name].name)
+        else:
+            raise UsageError('unknown option %s; see --help' % arg)
+    return values, on, config
+
+
+def read_config(path, known):
+    """Read name=value lines; `#` comments and single or double quotes allowed."""
+    try:
+        with open(path, encoding='utf-8') as f:
+            text = f.read()
+        mode = os.stat(path).st_mode
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError('cannot read config file %s: %s' % (path, getattr(e, 'strerror', None) or e))
+    if os.name == 'posix' and mode & 0o077:
+        print('warning: config file %s is readable by other users; run: chmod 600 %s' % (path, path),
+              file=sys.stderr)
+    values = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith('#'):
+            continue
+        name, eq, value = line.partition('=')
+        name, value = name.strip(), value.strip()
+        if not eq or name not in known:
+            raise UsageError('config file %s line %d: expected setting_name=value with a known setting, got %r'
+                             % (path, number, name))
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in '"\'':
+            value = value[1:-1]
+        values[name] = value
+    return values
+
+
+def load(argv, settings, switches, required=(), environ=None):
+    """Build the Config of a run; None when --help was asked (the caller prints usage)."""
+    environ = os.environ if environ is None else environ
+    flags, on, config_path = parse_args(argv, settings, switches)
+    if flags is None:
+        return None
+    known = {s.name: s for s in settings}
+    from_file = read_config(config_path, known) if config_path else {}
+    cfg = Config()
+    cfg.config_file = config_path
+    for s in settings:
+        env = 'DDNS_' + s.name.upper()
+        for source, table, key in (('flag', flags, s.name), ('environment', environ, env),
+                                   ('config file', from_file, s.name)):
+            if table.get(key, '') != '':
+                value = table[key]
+                break
+        else:
+            source, value = 'default', s.default
+        if value is not None and s.check:
+            try:
+                value = s.check(value)
+            except ValueError as e:
+                raise UsageError('bad value for %s (%s): %s' % (s.name, s.flag, e))
+        if value in (None, '') and s.name in required:
+            raise UsageError('missing setting %s: give %s, DDNS_%s or %s= in a --config file'
+                             % (s.name, s.flag, s.name.upper(), s.name))
+        setattr(cfg, s.name, value)
+        cfg.sources[s.name] = source
+        if s.secret and value:
+            cfg.secrets.append(value)
+    for sw in switches:
+        setattr(cfg, sw.name, sw.name in on)
+    return cfg

@@ -1,0 +1,78 @@
+"""State files: read small text files, write them whole and only when they change."""
+
+import os
+
+
+def read_lines(path):
+    """Return the file's non-empty stripped lines, or [] when it is absent or unreadable."""
+    try:
+        with open(path, 'rb') as f:
+            data = f.read(4096)
+    except OSError:
+        return []
+    try:
+        text = data.decode('utf-8')
+    except UnicodeDecodeError:
+        return []  # garbage is treated as absent and rebuilt
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def write_if_changed(path, lines, private=False):
+    """Write lines to path atomically (temp file, fsync, rename) unless it already holds them.
+
+    Returns True when the file was written. Router flash wears, so an unchanged file is not touched.
+    """
+    text = ''.join(str(line) + '\n' for line in lines)
+    try:
+        with open(path, 'r', encoding='utf-8') as f:
+            if f.read(len(text) + 1) == text and (not private or _mode(path) & 0o077 == 0):
+                return False
+    except (OSError, UnicodeDecodeError):
+        pass
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    tmp = '%s.tmp%d' % (path, os.getpid())
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if private else 0o644)
+    try:
+        with os.fdopen(fd, 'w', encoding='utf-8') as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        if private:
+            os.chmod(tmp, 0o600)  # the umask or an older file never widens a token file
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _sync_dir(directory)
+    return True
+
+
+def remove(path):
+    """Remove a state file if present."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _mode(path):
+    return os.stat(path).st_mode
+
+
+def _sync_dir(directory):
+    # the rename itself must reach the disk before a power cut, or the old name may come back
+    if hasattr(os, 'O_DIRECTORY'):
+        try:
+            fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            return
+        try:
+            os.fsync(fd)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)

@@ -1,0 +1,136 @@
+"""The steps both updaters share (service.md 3): settings, log, lock, current and previous IP,
+comparison, recording the new IP. Each updater's own script holds its provider steps."""
+
+import os
+import sys
+
+from ddkit import Failure, UsageError, settings, state
+from ddkit.settings import Setting, Switch
+
+COMMON = [
+    Setting('zone_name', help='root domain of the zone, e.g. example.com', short='-z',
+            check=settings.check_name),
+    Setting('record_name', help='the record to keep updated, e.g. home.example.com', short='-h',
+            check=settings.check_name),
+    Setting('record_type', 'A', help='A (IPv4) or AAAA (IPv6)', short='-t', check=settings.check_record_type),
+    Setting('doh_url', 'https://dns.google', help='DNS-over-HTTPS resolver (/resolve is appended)',
+            check=settings.check_url),
+    Setting('ip_lookup_url', help='public IP lookup (default https://ipv4.icanhazip.com for A, '
+            'https://ipv6.icanhazip.com for AAAA)', check=settings.check_url),
+    Setting('ip_source', 'url', help='"url" asks ip_lookup_url; "iface:<name>" reads the interface',
+            check=settings.check_ip_source),
+    Setting('state_dir', help='directory of the state files (default: your home directory)'),
+    Setting('log_file', help='log file (default: <state_dir>/<tool>_<record_name>.log)'),
+    Setting('ca_file', help='CA bundle for https (default: the system store)'),
+    Setting('timeout', '10', help='seconds per request', check=settings.check_timeout),
+]
+SWITCHES = [
+    Switch('force', help='update even when the IP has not changed', short='-f'),
+    Switch('dry_run', help='say what would change, change nothing'),
+    Switch('quiet', help='log file only; nothing on stdout unless an error'),
+]
+LOOKUP = {'A': 'https://ipv4.icanhazip.com', 'AAAA': 'https://ipv6.icanhazip.com'}
+
+
+def start(argv, tool, summary, provider_settings, required, files):
+    """Load settings and open the log; returns (cfg, log) or an exit status (help, bad input)."""
+    from ddkit.log import Log
+    table = provider_settings + COMMON
+    try:
+        cfg = settings.load(sys.argv[1:] if argv is None else argv, table, SWITCHES,
+                            required=required + ('zone_name', 'record_name'))
+    except UsageError as e:
+        print('%s: %s' % (tool, e), file=sys.stderr)
+        return e.exit_status
+    if cfg is None:
+        print(settings.usage(tool + '.py', summary, table, SWITCHES))
+        return 0
+    cfg.tool = tool
+    cfg.ip_lookup_url = cfg.ip_lookup_url or LOOKUP[cfg.record_type]
+    cfg.state_dir = cfg.state_dir or os.path.expanduser('~')
+    for key, pattern in files.items():
+        setattr(cfg, key, os.path.join(cfg.state_dir, pattern % cfg.record_name))
+    cfg.lock_file = os.path.join(cfg.state_dir, '.%s_%s.lock' % (tool, cfg.record_name))
+    cfg.log_file = cfg.log_file or os.path.join(cfg.state_dir, '%s_%s.log' % (tool, cfg.record_name))
+    log = Log(None if cfg.dry_run else cfg.log_file, quiet=cfg.quiet, secrets=cfg.secrets,
+              tag=tool if os.path.exists('/etc/openwrt_release') else None)
+    return cfg, log
+
+
+def run(cfg, log, update):
+    """Run update(cfg, log) under the record's lock; map the outcome to an exit status."""
+    from ddkit.lock import Lock
+    try:
+        if cfg.dry_run:
+            return update(cfg, log)  # a dry run writes no file, not even a lock file
+        with Lock(cfg.lock_file):
+            return update(cfg, log)
+    except Failure as e:
+        log.error('ERROR: %s' % e)
+        return e.exit_status
+    except KeyboardInterrupt:
+        log.error('ERROR: interrupted')
+        return 1
+
+
+def get_current_ip(cfg, log):
+    """Step 1: the current public IP, or None (logged) when there is no valid one."""
+    from ddkit import lookup
+    ip, source, why = lookup.current_ip(cfg)
+    if ip is None:
+        log.info('No valid IP from %s: %s. Nothing changed.' % (source, why))
+    return ip
+
+
+def get_previous_ip(cfg, log, fallback=None):
+    """Step 2: the ip file, else the DoH resolver, else fallback(cfg, log); found -> ip file."""
+    lines = state.read_lines(cfg.ip_file)
+    if lines:
+        from ddkit import ipcheck
+        ip, _ = ipcheck.valid_ip(lines[0], cfg.record_type)
+        if ip:
+            return ip
+        log.info('Ignoring unreadable ip file %s.' % cfg.ip_file)
+    from ddkit import lookup
+    ip, why = lookup.resolve(cfg, cfg.record_name)
+    if ip is None and fallback:
+        log.info('No previous IP from DoH (%s); trying a ping of %s.' % (why, cfg.record_name))
+        ip = fallback(cfg, log)
+    elif ip is None:
+        log.info('No previous IP from DoH: %s.' % why)
+    if ip:
+        save(cfg, cfg.ip_file, [ip])
+    return ip
+
+
+def unchanged(cfg, log, current, previous):
+    """Step 3: True (logged) when there is nothing to do."""
+    from ddkit import ipcheck
+    if ipcheck.same_ip(current, previous) and not cfg.force:
+        log.info('IP has not changed: %s' % current)
+        return True
+    return False
+
+
+def read_ids(cfg):
+    """The ids file: exactly two lines (zone id, record id), else None."""
+    lines = state.read_lines(cfg.ids_file)
+    if len(lines) == 2 and all(settings.NAME_CHARS.issuperset(x) for x in lines):
+        return lines
+    return None
+
+
+def save(cfg, path, lines, private=False):
+    """Write a state file (not in a dry run); a full or read-only disk is a Failure, state kept."""
+    if cfg.dry_run:
+        return False
+    try:
+        return state.write_if_changed(path, lines, private=private)
+    except OSError as e:
+        raise Failure('cannot write state file %s: %s' % (path, e.strerror or e))
+
+
+def record_ip(cfg, log, ip):
+    """Step 5: remember the new IP and say so."""
+    save(cfg, cfg.ip_file, [ip])
+    log.info('IP has been updated to: %s' % ip)

@@ -1,0 +1,214 @@
+"""A threaded HTTP(S) server on 127.0.0.1 with named routes, a request log, per-route request budgets
+and switches that make the next answers fail the way real services fail."""
+
+import json
+import re
+import socket
+import ssl
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+
+class Request:
+    """One request as the server saw it."""
+
+    def __init__(self, route, method, path, query, headers, body, client):
+        self.route, self.method, self.path, self.query = route, method, path, query
+        self.headers, self.body, self.client = headers, body, client
+
+    @property
+    def json(self):
+        return json.loads(self.body) if self.body else None
+
+    def __repr__(self):
+        return '<%s %s %s>' % (self.route, self.method, self.path)
+
+
+class Reply:
+    """What a handler answers: status, JSON or text body, extra headers."""
+
+    def __init__(self, status=200, body=None, headers=None, text=None):
+        self.status, self.headers = status, dict(headers or {})
+        if text is not None:
+            self.raw = text.encode() if isinstance(text, str) else text
+            self.headers.setdefault('Content-Type', 'text/plain')
+        else:
+            self.raw = json.dumps(body).encode()
+            self.headers.setdefault('Content-Type', 'application/json')
+
+
+class FakeServer:
+    """Subclasses register routes with `self.route(name, method, pattern, handler)`."""
+
+    def __init__(self, tls_cert=None, host='127.0.0.1'):
+        self.routes = []
+        self.requests = []
+        self.budgets = {}
+        self.over_budget = []
+        self.faults = []          # [(route or None, kind, options)], consumed in order
+        self.lock = threading.RLock()
+        self.tls_cert = tls_cert  # a trustme LeafCert, or None for plain HTTP
+        self.host = host
+        self.httpd = None
+
+    # --- set-up --------------------------------------------------------------------------------
+    def route(self, name, method, pattern, handler):
+        self.routes.append((name, method, re.compile(pattern + '$'), handler))
+
+    def budget(self, **limits):
+        """At most this many requests per route name; more is recorded in over_budget and refused."""
+        self.budgets.update(limits)
+
+    def fail(self, kind, route=None, times=1, **options):
+        """Make the next `times` requests (to `route`, or any) fail: kinds are listed in _fault."""
+        with self.lock:
+            for _ in range(times):
+                self.faults.append((route, kind, options))
+
+    def start(self):
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = 'HTTP/1.1'
+
+            def log_message(self, *args):
+                pass
+
+            def handle_one(self):
+                server._dispatch(self)
+
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = handle_one
+
+        family = socket.AF_INET6 if ':' in self.host else socket.AF_INET
+
+        class Server(ThreadingHTTPServer):
+            address_family = family
+            daemon_threads = True
+
+        self.httpd = Server((self.host, 0), Handler)
+        if self.tls_cert is not None:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            self.tls_cert.configure_cert(ctx)
+            self.httpd.socket = ctx.wrap_socket(self.httpd.socket, server_side=True)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self):
+        if self.httpd:
+            self.httpd.shutdown()
+            self.httpd.server_close()
+            self.httpd = None
+
+    @property
+    def port(self):
+        return self.httpd.server_address[1]
+
+    @property
+    def url(self):
+        host = '[%s]' % self.host if ':' in self.host else self.host
+        return '%s://%s:%d' % ('https' if self.tls_cert else 'http', host, self.port)
+
+    # --- inspection ----------------------------------------------------------------------------
+    def calls(self, route=None):
+        """The route names of the requests so far (or the requests to one route)."""
+        with self.lock:
+            if route is None:
+                return [r.route for r in self.requests]
+            return [r for r in self.requests if r.route == route]
+
+    def reset_log(self):
+        with self.lock:
+            self.requests.clear()
+            self.over_budget.clear()
+
+    # --- serving -------------------------------------------------------------------------------
+    def _dispatch(self, h):
+        split = urlsplit(h.path)
+        length = int(h.headers.get('Content-Length') or 0)
+        body = h.rfile.read(length) if length else b''
+        query = {k: v[0] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
+        name, handler, match = 'unknown', None, None
+        for rname, method, pattern, fn in self.routes:
+            m = pattern.match(split.path)
+            if m and method == h.command:
+                name, handler, match = rname, fn, m
+                break
+        req = Request(name, h.command, split.path, query, {k.lower(): v for k, v in h.headers.items()},
+                      body, h.client_address[0])
+        with self.lock:
+            self.requests.append(req)
+            count = len([r for r in self.requests if r.route == name])
+            fault = self._take_fault(name)
+        if name in self.budgets and count > self.budgets[name]:
+            self.over_budget.append(req)
+            return self._send(h, Reply(599, {'error': 'over budget for %s' % name}))
+        if fault:
+            return self._fault(h, *fault)
+        if handler is None:
+            return self._send(h, Reply(404, {'error': 'no route %s %s' % (h.command, split.path)}))
+        try:
+            reply = handler(req, *match.groups())
+        except Exception as e:  # a bug in a fake must show up in the test, not hang it
+            reply = Reply(598, {'error': 'fake crashed: %r' % e})
+        self._send(h, reply)
+
+    def _take_fault(self, name):
+        for i, (route, kind, options) in enumerate(self.faults):
+            if route in (None, name):
+                return self.faults.pop(i)[1:]
+        return None
+
+    def _send(self, h, reply, length=None):
+        h.send_response(reply.status)
+        for k, v in reply.headers.items():
+            h.send_header(k, v)
+        h.send_header('Content-Length', str(len(reply.raw) if length is None else length))
+        h.end_headers()
+        h.wfile.write(reply.raw)
+        h.wfile.flush()
+
+    def _fault(self, h, kind, options):
+        """The ways real services fail."""
+        if kind == 'hang':  # accept, read, never answer
+            time.sleep(options.get('seconds', 30))
+            h.close_connection = True
+        elif kind == 'status':  # e.g. 500, 502, 503, or 429 with retry_after
+            headers = {'Retry-After': str(options['retry_after'])} if 'retry_after' in options else {}
+            self._send(h, Reply(options.get('status', 500), text=options.get('text', 'server error'),
+                                headers=headers))
+        elif kind == 'malformed':
+            self._send(h, Reply(200, text='{"success": true, "result": [', headers={
+                'Content-Type': 'application/json'}))
+        elif kind == 'html':
+            self._send(h, Reply(200, text='<html><body><h1>Service unavailable</h1></body></html>',
+                                headers={'Content-Type': 'text/html'}))
+        elif kind == 'empty':
+            self._send(h, Reply(200, text=''))
+        elif kind == 'truncated':  # promise more than is sent, then close
+            self._send(h, Reply(200, text='{"success": tr'), length=400)
+            h.close_connection = True
+        elif kind == 'huge':
+            size = options.get('size', 8 * 1024 * 1024)
+            h.send_response(200)
+            h.send_header('Content-Type', 'text/plain')
+            h.send_header('Content-Length', str(size))
+            h.end_headers()
+            try:
+                chunk = b'1' * 65536
+                for _ in range(size // len(chunk)):
+                    h.wfile.write(chunk)
+            except OSError:
+                pass
+            h.close_connection = True
+        elif kind == 'redirect':
+            self._send(h, Reply(options.get('status', 302), text='', headers={
+                'Location': options['location']}))
+        elif kind == 'reply':  # any canned answer: options status, body (JSON) or text
+            self._send(h, Reply(options.get('status', 200), options.get('body'), text=options.get('text'),
+                                headers=options.get('headers')))
+        elif kind == 'close':  # accept and drop the connection with no answer
+            h.close_connection = True
+        else:
+            raise ValueError('unknown fault %r' % kind)

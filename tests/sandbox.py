@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""The sandbox: the fake providers and helper services on 127.0.0.1, no account needed.
+
+  python3 tests/sandbox.py demo    run the updaters against it (update, then unchanged) and show the log
+  python3 tests/sandbox.py serve   keep it running and print the settings to point a tool at it
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from fakes.helpers import DoH, IpLookup  # noqa: E402
+from fakes.provider_a import ProviderA  # noqa: E402
+
+ROOT = os.path.dirname(HERE)
+ZONE, RECORD = 'example.com', 'home.example.com'
+
+
+class Sandbox:
+    """Every fake service, started together, with one account and one zone."""
+
+    def __init__(self, tls_cert=None):
+        self.lookup = IpLookup('81.2.69.10', tls_cert).start()
+        self.doh = DoH(tls_cert).start()
+        self.provider_a = ProviderA(tls_cert=tls_cert).start()
+        self.zone_a = self.provider_a.add_zone(ZONE)
+        self.servers = [self.lookup, self.doh, self.provider_a]
+
+    def env_a(self, state_dir):
+        """The DDNS_* environment that points updater A at the sandbox."""
+        return {'DDNS_AUTH_EMAIL': self.provider_a.email, 'DDNS_AUTH_KEY': self.provider_a.key,
+                'DDNS_ZONE_NAME': ZONE, 'DDNS_RECORD_NAME': RECORD,
+                'DDNS_BASE_URL': self.provider_a.url, 'DDNS_DOH_URL': self.doh.url,
+                'DDNS_IP_LOOKUP_URL': self.lookup.url, 'DDNS_STATE_DIR': state_dir}
+
+    def stop(self):
+        for server in self.servers:
+            server.stop()
+
+
+def demo():
+    box = Sandbox()
+    box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1', ttl=300, proxied=True)
+    try:
+        with tempfile.TemporaryDirectory() as state:
+            env = dict(os.environ, **box.env_a(state))
+            tool = os.path.join(ROOT, 'bin', 'updater_a.py')
+            for title in ('first run: the record holds 81.2.69.1, the lookup says 81.2.69.10',
+                          'second run: nothing changed'):
+                print('\n== updater A, %s ==' % title, flush=True)
+                status = subprocess.call([sys.executable, tool], env=env)
+                print('(exit status %d)' % status)
+            record = box.provider_a.find(RECORD)[0]
+            print('\nThe record at the fake provider A now: %s %s ttl=%s proxied=%s'
+                  % (record['name'], record['content'], record['ttl'], record['proxied']))
+            print('Requests it received: %s' % ', '.join(box.provider_a.calls()))
+            for name in sorted(os.listdir(state)):
+                if name.endswith('.log'):
+                    print('\n== the log file %s ==' % name)
+                    with open(os.path.join(state, name)) as f:
+                        print(f.read().rstrip())
+    finally:
+        box.stop()
+
+
+def serve():
+    box = Sandbox()
+    print('Sandbox running; point updater A at it with:')
+    for k, v in box.env_a(os.path.join(tempfile.gettempdir(), 'ddns-sandbox')).items():
+        print('export %s=%s' % (k, v))
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        box.stop()
+
+
+if __name__ == '__main__':
+    {'demo': demo, 'serve': serve}.get(sys.argv[1] if len(sys.argv) > 1 else 'demo', demo)()
