@@ -1,0 +1,65 @@
+"""What both egress selectors share: the operator table and the effective-IPv6 lookup chain (4.3)."""
+
+from ddkit import Failure, http
+
+OPERATORS = {'ct': '240e', 'cm': '2409', 'cu': '2408'}
+
+
+def first_group(address):
+    """The first group of an IPv6 address, lower-case hex ('' when it is not IPv6-looking)."""
+    head = (address or '').strip().lower().split(':', 1)
+    return head[0] if len(head) == 2 else ''
+
+
+def parse_lookup(text):
+    """(address, details) from one lookup answer: JSON `ip`, JSON `processedString`, or plain text."""
+    import ipaddress
+    text = text.strip()
+    details, candidates = {}, []
+    if text.startswith('{'):
+        import json
+        try:
+            details = json.loads(text)
+        except ValueError:
+            details = {}
+        if isinstance(details, dict):
+            candidates = [details.get('ip'), details.get('processedString')]
+        else:
+            details = {}
+    elif text and len(text) < 64:
+        candidates = [text.split()[0]]
+    for candidate in candidates:
+        try:
+            return str(ipaddress.IPv6Address(str(candidate or '').strip())), details
+        except ValueError:
+            continue
+    return None, details
+
+
+def effective_ipv6(urls, timeout=10, ca_file=None, source=None):
+    """Ask each lookup URL in order, over IPv6 only, which address we leave with.
+
+    Returns (address, details, url), or (None, {}, None) when no service answered with an address."""
+    for url in urls:
+        try:
+            answer = http.request('GET', url, 'look up the effective IPv6', timeout=timeout,
+                                  ca_file=ca_file, family=6, source=source, retries=0, max_body=16384)
+        except Failure:
+            continue
+        if answer.status == 200:
+            address, details = parse_lookup(answer.text)
+            if address:
+                return address, details, url
+    return None, {}, None
+
+
+def geolocate(geoip_url, address, timeout=10, ca_file=None):
+    """{isp, region, country} of an address from the geolocation service, or {} when it has none."""
+    try:
+        data = http.request('GET', '%s/%s' % (geoip_url.rstrip('/'), address), 'geolocate',
+                            timeout=timeout, ca_file=ca_file, retries=0, max_body=16384).json()
+    except Failure:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: str(data[k]) for k in ('isp', 'region', 'country') if data.get(k)}
