@@ -46,6 +46,7 @@ class Sandbox:
 def demo():
     box = Sandbox()
     box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1', ttl=300, proxied=True)
+    box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
     try:
         with tempfile.TemporaryDirectory() as state:
             env = dict(os.environ, **box.env_a(state))

@@ -3,11 +3,12 @@
 import os
 
 
-def read_lines(path):
-    """Return the file's non-empty stripped lines, or [] when it is absent or unreadable."""
+def read_lines(path, limit=4096):
+    """Return the file's non-empty stripped lines (of its first `limit` bytes), or [] when it is
+    absent or unreadable."""
     try:
         with open(path, 'rb') as f:
-            data = f.read(4096)
+            data = f.read(limit)
     except OSError:
         return []
     try:

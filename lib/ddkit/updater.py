@@ -32,8 +32,9 @@ SWITCHES = [
 LOOKUP = {'A': 'https://ipv4.icanhazip.com', 'AAAA': 'https://ipv6.icanhazip.com'}
 
 
-def start(argv, tool, summary, provider_settings, required, files):
-    """Load settings and open the log; returns (cfg, log) or an exit status (help, bad input)."""
+def start(argv, tool, summary, provider_settings, required, files, prepare=None):
+    """Load settings and open the log; returns (cfg, log) or an exit status (help, bad input).
+    prepare(cfg), when given, adjusts the settings before the state file names are derived."""
     from ddkit.log import Log
     table = provider_settings + COMMON
     try:
@@ -46,6 +47,8 @@ def start(argv, tool, summary, provider_settings, required, files):
         print(settings.usage(tool + '.py', summary, table, SWITCHES))
         return 0
     cfg.tool = tool
+    if prepare:
+        prepare(cfg)
     cfg.ip_lookup_url = cfg.ip_lookup_url or LOOKUP[cfg.record_type]
     cfg.state_dir = cfg.state_dir or os.path.expanduser('~')
     for key, pattern in files.items():

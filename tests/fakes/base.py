@@ -52,6 +52,7 @@ class FakeServer:
         self.tls_cert = tls_cert  # a trustme LeafCert, or None for plain HTTP
         self.host = host
         self.httpd = None
+        self.clock_offset = 0     # seconds added to the Date header (a server clock that is off)
 
     # --- set-up --------------------------------------------------------------------------------
     def route(self, name, method, pattern, handler):
@@ -76,6 +77,10 @@ class FakeServer:
             def log_message(self, *args):
                 pass
 
+            def date_time_string(self, timestamp=None):
+                now = time.time() if timestamp is None else timestamp
+                return BaseHTTPRequestHandler.date_time_string(self, now + server.clock_offset)
+
             def handle_one(self):
                 server._dispatch(self)
 
@@ -92,7 +97,7 @@ class FakeServer:
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             self.tls_cert.configure_cert(ctx)
             self.httpd.socket = ctx.wrap_socket(self.httpd.socket, server_side=True)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
         return self
 
     def stop(self):

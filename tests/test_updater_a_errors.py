@@ -1,0 +1,184 @@
+"""Updater A's error table (service.md 7), invalid IP answers, corrupt state, locking, TLS, dry run."""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import RECORD, run_tool, tool_path
+from test_updater_a import IDS_FILE, IP_FILE, cached
+
+
+@pytest.mark.parametrize('body, shown', [
+    ({'success': False, 'errors': [{'code': 6007, 'message': 'Malformed JSON in request body'}],
+      'messages': [], 'result': None}, ['error 6007: Malformed JSON in request body']),
+    ({'success': False, 'errors': [{'code': 7003, 'message': 'Could not route to /zones/x, perhaps your '
+                                    'object identifier is invalid?'},
+                                   {'code': 7000, 'message': 'No route for that URI'}],
+      'messages': [], 'result': None}, ['error 7003: Could not route', 'error 7000: No route for that URI']),
+    ({'success': False, 'errors': [{'code': '10000', 'message': 'Authentication error'}],
+      'messages': [], 'result': None}, ['error 10000: Authentication error']),
+    ({'error': 'Invalid request headers'}, ['Invalid request headers']),
+])
+def test_provider_errors_are_logged_and_exit_1(box, tmp_path, body, shown):
+    rid = cached(box, tmp_path)
+    box.lookup.answer = '81.2.69.80'
+    # twice: 7003 means a stale id, which is looked up again once and the update retried
+    box.provider_a.fail('reply', route='update_record', status=400, body=body, times=2)
+    done = run_tool('updater_a', env=box.env_a(str(tmp_path)))
+    assert done.returncode == 1
+    for text in shown:
+        assert text in done.stdout
+    log = (tmp_path / ('updater_a_%s.log' % RECORD)).read_text()
+    assert all(text in log for text in shown)
+    assert (tmp_path / IP_FILE).read_text() == '81.2.69.1\n'     # not recorded: the update failed
+    assert box.provider_a.records[rid]['content'] == '81.2.69.1'
+
+
+def test_empty_answer_says_timed_out_check_connectivity(box, tmp_path):
+    cached(box, tmp_path)
+    box.lookup.answer = '81.2.69.81'
+    box.provider_a.fail('empty', route='get_record')
+    done = run_tool('updater_a', env=box.env_a(str(tmp_path)))
+    assert done.returncode == 1
+    assert 'timed out; check connectivity' in done.stdout
+    assert (tmp_path / IP_FILE).read_text() == '81.2.69.1\n'
+
+
+@pytest.mark.parametrize('answer', [
+    '<html><body>502 Bad Gateway</body></html>', '', '192.168.1.2', '10.0.0.1', '127.0.0.1',
+    '100.64.1.2', '169.254.3.4', '240e:1::1', 'not an address', '81.2.69.1 81.2.69.2'])
+def test_no_valid_ip_changes_nothing_and_exits_0(box, tmp_path, answer):
+    rid = cached(box, tmp_path, ip='81.2.69.1')
+    box.lookup.answer = answer
+    done = run_tool('updater_a', env=box.env_a(str(tmp_path)))
+    assert done.returncode == 0
+    assert 'No valid IP' in done.stdout
+    assert box.provider_a.calls() == []
+    assert (tmp_path / IP_FILE).read_text() == '81.2.69.1\n'
+    assert box.provider_a.records[rid]['content'] == '81.2.69.1'
+
+
+def test_no_valid_ip_for_aaaa_when_lookup_gives_link_local_or_ula(box, tmp_path):
+    from fakes.helpers import IpLookup
+    for answer in ('fe80::1', 'fd00::5', '::1', '81.2.69.1'):
+        six = IpLookup(answer, host='::1').start()
+        try:
+            env = dict(box.env_a(str(tmp_path)), DDNS_RECORD_TYPE='AAAA', DDNS_IP_LOOKUP_URL=six.url)
+            done = run_tool('updater_a', env=env)
+        finally:
+            six.stop()
+        assert done.returncode == 0 and 'No valid IP' in done.stdout, answer
+    assert box.provider_a.calls() == [] and box.doh.calls() == []
+
+
+def test_lookup_unreachable_is_exit_1(box, tmp_path):
+    cached(box, tmp_path)
+    env = box.env_a(str(tmp_path))
+    box.lookup.stop()
+    done = run_tool('updater_a', env=env)
+    assert done.returncode == 1
+    assert 'get current IP: no answer from' in done.stdout
+    assert box.provider_a.calls() == []
+
+
+@pytest.mark.parametrize('ids', ['', 'only-one-line\n', 'a\nb\nc\n', '\x00\xff garbage \x01\n', 'a b\nc/d\n'])
+def test_corrupt_ids_file_is_rebuilt(box, tmp_path, ids):
+    rid = box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
+    (tmp_path / IP_FILE).write_text('81.2.69.1\n')
+    (tmp_path / IDS_FILE).write_bytes(ids.encode('latin-1'))
+    box.lookup.answer = '81.2.69.90'
+    done = run_tool('updater_a', env=box.env_a(str(tmp_path)))
+    assert done.returncode == 0, done.stdout
+    assert box.provider_a.calls() == ['list_zones', 'list_records', 'update_record']
+    assert (tmp_path / IDS_FILE).read_text() == '%s\n%s\n' % (box.zone_a, rid)
+
+
+@pytest.mark.parametrize('content', [b'garbage\n', b'\xff\xfe\x00', b'', b'300.1.1.1\n'])
+def test_corrupt_ip_file_falls_back_to_doh(box, tmp_path, content):
+    cached(box, tmp_path)
+    (tmp_path / IP_FILE).write_bytes(content)
+    box.doh.names[(RECORD, 'A')] = ['81.2.69.91']
+    box.lookup.answer = '81.2.69.91'
+    done = run_tool('updater_a', env=box.env_a(str(tmp_path)))
+    assert done.returncode == 0, done.stdout
+    assert 'IP has not changed' in done.stdout
+    assert (tmp_path / IP_FILE).read_text() == '81.2.69.91\n'
+
+
+def test_dry_run_changes_nothing(box, tmp_path):
+    rid = box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
+    box.lookup.answer = '81.2.69.92'
+    done = run_tool('updater_a', ['--dry-run'], env=box.env_a(str(tmp_path)))
+    assert done.returncode == 0, done.stdout
+    assert 'would update %s from 81.2.69.1 to 81.2.69.92' % RECORD in done.stdout
+    assert [c for c in box.provider_a.calls() if c in ('update_record', 'create_record')] == []
+    assert box.provider_a.records[rid]['content'] == '81.2.69.1'
+    assert os.listdir(tmp_path) == []
+
+
+def test_dry_run_of_a_missing_record_says_it_would_create(box, tmp_path):
+    box.lookup.answer = '81.2.69.93'
+    done = run_tool('updater_a', ['--dry-run'], env=box.env_a(str(tmp_path)))
+    assert done.returncode == 0 and 'would create A record %s' % RECORD in done.stdout
+    assert box.provider_a.records == {} and os.listdir(tmp_path) == []
+
+
+def test_no_secret_in_log_stdout_or_urls(box, tmp_path):
+    box.provider_a.key = 'SECRETKEY' + 'z' * 28
+    cached(box, tmp_path)
+    box.lookup.answer = '81.2.69.94'
+    # a provider echoing the key back in an error must not make it reach the log either
+    box.provider_a.fail('reply', route='update_record', status=400, body={
+        'success': False, 'errors': [{'code': 9103, 'message': 'bad key %s' % box.provider_a.key}],
+        'messages': [], 'result': None})
+    done = run_tool('updater_a', env=box.env_a(str(tmp_path)))
+    assert done.returncode == 1 and 'bad key ***' in done.stdout
+    log = (tmp_path / ('updater_a_%s.log' % RECORD)).read_text()
+    for text in (done.stdout, done.stderr, log, ' '.join(r.path + str(r.query) for r in box.provider_a.requests)):
+        assert 'SECRETKEY' not in text
+
+
+def test_two_runs_at_once_one_waits_then_gives_up(box, tmp_path):
+    rid = cached(box, tmp_path)
+    box.lookup.answer = '81.2.69.95'
+    box.provider_a.fail('hang', route='get_record', seconds=7)
+    env = dict(os.environ, **box.env_a(str(tmp_path)))
+    first = subprocess.Popen([sys.executable, tool_path('updater_a')], env=env, stdout=subprocess.PIPE, text=True)
+    deadline = time.time() + 5
+    while not box.provider_a.calls('get_record') and time.time() < deadline:
+        time.sleep(0.05)
+    second = run_tool('updater_a', env=box.env_a(str(tmp_path)))
+    out, _ = first.communicate(timeout=30)
+    assert second.returncode == 1 and 'another run for this record is still going' in second.stdout
+    assert first.returncode == 0, out
+    assert len(box.provider_a.calls('update_record')) == 1
+    assert box.provider_a.records[rid]['content'] == '81.2.69.95'
+
+
+def test_tls_verified_and_wrong_ca_refused_with_nothing_changed(tls_box, tmp_path, ca):
+    import trustme
+    rid = cached(tls_box, tmp_path)
+    tls_box.lookup.answer = '81.2.69.96'
+    env = tls_box.env_a(str(tmp_path))
+    wrong = str(tmp_path / 'other-ca.pem')
+    trustme.CA().cert_pem.write_to_path(wrong)
+    done = run_tool('updater_a', env=dict(env, DDNS_CA_FILE=wrong))
+    assert done.returncode == 1
+    assert 'TLS certificate not trusted' in done.stdout
+    assert tls_box.provider_a.records[rid]['content'] == '81.2.69.1'
+    assert (tmp_path / IP_FILE).read_text() == '81.2.69.1\n'
+    os.remove(wrong)
+    done = run_tool('updater_a', env=dict(env, DDNS_CA_FILE=tls_box.ca_file))
+    assert done.returncode == 0, done.stdout
+    assert tls_box.provider_a.records[rid]['content'] == '81.2.69.96'
+
+
+def test_iface_source_reads_the_interface_and_makes_no_request(box, tmp_path):
+    cached(box, tmp_path)
+    done = run_tool('updater_a', ['--ip-source', 'iface:lo'], env=box.env_a(str(tmp_path)))
+    assert done.returncode == 0
+    assert 'No valid IP from interface lo: 127.0.0.1 is not a public address' in done.stdout
+    assert box.lookup.calls() == [] and box.provider_a.calls() == []
