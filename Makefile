@@ -22,6 +22,17 @@ standalone: $(patsubst %,dist/%.py,$(TOOLS))
 dist/%.py: bin/%.py $(wildcard lib/ddkit/*.py) tools/standalone.py
 	$(PYTHON) tools/standalone.py $< $@
 
+# the opkg feed of the router tools (the Windows tool is not a package); `make feed KEY=x.sec`
+# also signs Packages with that signify/usign secret key
+feed: $(patsubst %,dist/%.py,updater_a updater_b egress6)
+	$(PYTHON) tools/feed.py --out dist/feed $(if $(KEY),--key $(KEY))
+
+# what one cron run of each tool costs beside its references (BENCHMARKS.md); not part of `make test`.
+# Run as root it builds a throw-away network namespace for the iface paths. It rebuilds the single
+# files first and writes its table into BENCHMARKS.md.
+bench: standalone
+	/usr/bin/python3 tools/bench.py --write BENCHMARKS.md
+
 check-py38: $(VENV)/.installed
 	$(VENV)/bin/vermin --no-tips --violations -t=3.8- bin lib tools
 

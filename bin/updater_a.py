@@ -25,6 +25,25 @@ SETTINGS = [
 ]
 FILES = {'ip_file': '.cf-wan_ip_%s.txt', 'ids_file': '.cf-id_%s.txt'}
 NOT_FOUND = {81044, 7003, 7000, 1001}   # record or zone id no longer valid: look the ids up again
+FIXES = {   # what to do about the provider's error codes users meet (README: troubleshooting)
+    6003: 'the credential headers are malformed: an API token belongs in api_token, not auth_key',
+    6007: 'the provider could not read the request (usually transient): the next run retries',
+    7000: 'the zone or record id is not valid for these credentials: check auth_email, auth_key and '
+          'zone_name (stored ids are looked up again)',
+    7003: 'the zone or record id is not valid for these credentials: check auth_email, auth_key and '
+          'zone_name (stored ids are looked up again)',
+    9005: 'the record content was refused: check record_type (A for IPv4, AAAA for IPv6)',
+    9103: 'auth_email must be the account e-mail and auth_key its Global API Key (an API token '
+          'belongs in api_token)',
+    9106: 'set auth_email and auth_key, or api_token',
+    9107: 'set auth_email and auth_key, or api_token',
+    9109: 'the API token is not valid: create a new one with Zone.DNS edit permission',
+    10000: 'the API token is not valid or lacks permission: it needs Zone.Zone read and Zone.DNS edit '
+           'for this zone',
+    81044: 'the record is gone at the provider: the ids are looked up again and the record created',
+    81053: 'another record (e.g. a CNAME) already uses this name: remove it or choose another record_name',
+    81057: 'an identical record already exists: remove the duplicate at the provider',
+}
 
 
 def main(argv=None):
@@ -32,11 +51,42 @@ def main(argv=None):
     if isinstance(started, int):
         return started
     cfg, log = started
-    if not cfg.api_token and not (cfg.auth_email and cfg.auth_key):
-        print('%s: missing credentials: set api_token, or auth_email and auth_key '
-              '(e.g. DDNS_AUTH_EMAIL and DDNS_AUTH_KEY)' % TOOL, file=sys.stderr)
+    if cfg.check:
+        return check(cfg)
+    if missing_credentials(cfg):
+        print('%s: %s: %s' % ((TOOL,) + missing_credentials(cfg)), file=sys.stderr)
         return 2
     return updater.run(cfg, log, update)
+
+
+def missing_credentials(cfg):
+    """(problem, fix) when neither an API token nor e-mail and key are set, else None."""
+    if cfg.api_token or (cfg.auth_email and cfg.auth_key):
+        return None
+    return ('missing credentials', 'set api_token, or auth_email and auth_key '
+            '(e.g. DDNS_AUTH_EMAIL and DDNS_AUTH_KEY)')
+
+
+def check(cfg):
+    """--check: each step of an update, read-only, one ok/FAIL line each (ddkit.check)."""
+    from ddkit.check import Report
+    report = Report(cfg)
+    log = report.log
+    report.settings_complete([missing_credentials(cfg)] if missing_credentials(cfg) else [])
+    report.state_dir_writable()
+    report.tls_working([cfg.base_url, cfg.ip_lookup_url if cfg.ip_source == 'url' else None])
+    current = report.current_ip()
+    zones = report.step('credentials accepted', lambda: list_zones(cfg, log),
+                        lambda _: 'credentials accepted (%s)' % (
+                            'API token' if cfg.api_token else 'global API key of %s' % cfg.auth_email))
+    zone = report.step('zone found', lambda: choose_zone(cfg, zones),
+                       lambda z: 'zone %s found (id %s)' % (z.get('name'), z['id']))
+    record = report.step('record found', lambda: find_record(cfg, log, zone['id']),
+                         lambda r: '%s record %s found (id %s)' % (cfg.record_type, cfg.record_name, r['id'])
+                         if r else '%s record %s does not exist yet: it will be created on the first '
+                         'update' % (cfg.record_type, cfg.record_name))
+    report.compare(record is not None, record and record.get('content'), current)
+    return report.finish()
 
 
 def update(cfg, log):
@@ -84,13 +134,22 @@ def resolve_ids(cfg, log, fresh=False):
 
 
 def find_zone(cfg, log):
+    return choose_zone(cfg, list_zones(cfg, log))['id']
+
+
+def list_zones(cfg, log):
+    """The zones listed for zone_name: a read call, so --check also uses it to test the credentials."""
     data = call(cfg, log, 'GET', '/zones?name=%s' % cfg.zone_name, 'find zone')
-    zones = [z for z in data.get('result') or [] if isinstance(z, dict) and z.get('id')]
+    return [z for z in data.get('result') or [] if isinstance(z, dict) and z.get('id')]
+
+
+def choose_zone(cfg, zones):
+    """The zone named exactly zone_name, else the first listed."""
     exact = [z for z in zones if z.get('name') == cfg.zone_name]
     if not zones:
         raise Failure('find zone: no zone named %s in this account; check zone_name (the root domain, '
                       'not a zone id) and the credentials' % cfg.zone_name)
-    return (exact or zones)[0]['id']
+    return (exact or zones)[0]
 
 
 def find_record(cfg, log, zone_id):
@@ -162,8 +221,10 @@ def call(cfg, log, method, path, step, body=None):
             log.error('%s: %s' % (step, data['error']))
         if step in ('read record', 'update record') and (codes & NOT_FOUND or answer.status == 404):
             raise Stale()
-        raise Failure('%s: the provider refused the request (HTTP %d%s)' % (
-            step, answer.status, ', codes ' + ', '.join(str(e.get('code')) for e in errors) if errors else ''))
+        fixes = [FIXES[_int(e.get('code'))] for e in errors if _int(e.get('code')) in FIXES]
+        raise Failure('%s: the provider refused the request (HTTP %d%s)%s' % (
+            step, answer.status, ', codes ' + ', '.join(str(e.get('code')) for e in errors) if errors else '',
+            '; ' + fixes[0] if fixes else ''))
     if data.get('success') is not True:
         raise Failure('%s: unexpected answer: %s' % (step, http.snippet(answer.text)))
     return data

@@ -1,5 +1,7 @@
 """Shared fixtures: the fake servers on 127.0.0.1 and one way to run a tool as a real subprocess."""
 
+import functools
+import importlib.util
 import os
 import subprocess
 import sys
@@ -17,13 +19,47 @@ def tool_path(name):
     return os.path.join(ROOT, 'bin', name + '.py')
 
 
-def run_tool(tool, args=(), env=None, input=None, timeout=60, cwd=None, python=None):
-    """Run bin/<tool>.py (or a path) as a subprocess with only the given DDNS_* environment."""
+def run_tool(tool, args=(), env=None, input=None, timeout=60, cwd=None, python=None, prefix=(), flags=(),
+             stdin=None):
+    """Run bin/<tool>.py (or a path) as a subprocess with only the given DDNS_* environment;
+    `prefix` goes before the interpreter (e.g. `ip netns exec <ns>`), `flags` after it (e.g. `-I`);
+    `stdin` (a file descriptor, e.g. a pty, instead of `input`) for tools that ask questions."""
     base = {k: v for k, v in os.environ.items() if not k.startswith('DDNS_')}
+    base.update(import_guard(tool))
     base.update(env or {})
     path = tool if os.path.sep in tool else tool_path(tool)
-    return subprocess.run([python or sys.executable, path] + list(args), env=base, input=input,
+    done = subprocess.run(list(prefix) + [python or sys.executable] + list(flags) + [path] + list(args),
+                          env=base, input=input, **({} if stdin is None else {'stdin': stdin}),
                           capture_output=True, text=True, timeout=timeout, cwd=cwd)
+    if GUARD_MARK in (done.stdout or '') + (done.stderr or ''):
+        pytest.fail('%s imported a module its OpenWrt Depends does not provide:\n%s%s'
+                    % (tool, done.stdout, done.stderr))
+    return done
+
+
+GUARD_DIR = os.path.join(HERE, 'importguard')
+GUARD_MARK = '[import guard]'
+
+
+@functools.lru_cache()
+def package_depends():
+    """{tool: [OpenWrt packages in its Depends]}, read from openwrt/Makefile by tools/feed.py."""
+    spec = importlib.util.spec_from_file_location('ddkit_feed', os.path.join(ROOT, 'tools', 'feed.py'))
+    feed = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(feed)
+    recipe = feed.Recipe()
+    return {name: recipe.depends(name).split(', ') for name in recipe.packages}
+
+
+def import_guard(tool):
+    """Environment that loads tests/importguard into a packaged tool: like a router with only
+    python3-light and the tool's Depends installed, any other package's module is missing."""
+    name = os.path.basename(tool)
+    name = name[:-3] if name.endswith('.py') else name
+    if name not in package_depends():
+        return {}
+    return {'PYTHONPATH': os.pathsep.join([GUARD_DIR] + [p for p in [os.environ.get('PYTHONPATH')] if p]),
+            'DDKIT_GUARD_TOOL': name, 'DDKIT_GUARD_DEPENDS': ','.join(package_depends()[name])}
 
 
 @pytest.fixture

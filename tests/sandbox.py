@@ -16,6 +16,7 @@ sys.path.insert(0, HERE)
 
 from fakes.helpers import DoH, IpLookup  # noqa: E402
 from fakes.provider_a import ProviderA  # noqa: E402
+from fakes.provider_b import ProviderB  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
 ZONE, RECORD = 'example.com', 'home.example.com'
@@ -29,7 +30,9 @@ class Sandbox:
         self.doh = DoH(tls_cert).start()
         self.provider_a = ProviderA(tls_cert=tls_cert).start()
         self.zone_a = self.provider_a.add_zone(ZONE)
-        self.servers = [self.lookup, self.doh, self.provider_a]
+        self.provider_b = ProviderB(tls_cert=tls_cert).start()
+        self.zone_b = self.provider_b.add_zone(ZONE)
+        self.servers = [self.lookup, self.doh, self.provider_a, self.provider_b]
 
     def env_a(self, state_dir):
         """The DDNS_* environment that points updater A at the sandbox."""
@@ -37,6 +40,14 @@ class Sandbox:
                 'DDNS_ZONE_NAME': ZONE, 'DDNS_RECORD_NAME': RECORD,
                 'DDNS_BASE_URL': self.provider_a.url, 'DDNS_DOH_URL': self.doh.url,
                 'DDNS_IP_LOOKUP_URL': self.lookup.url, 'DDNS_STATE_DIR': state_dir}
+
+    def env_b(self, state_dir):
+        """The DDNS_* environment that points updater B at the sandbox (IAM and DNS on one fake)."""
+        return {'DDNS_USERNAME': self.provider_b.username, 'DDNS_PASSWORD': self.provider_b.password,
+                'DDNS_PROJECT_NAME': self.provider_b.project, 'DDNS_AUTH_URL': self.provider_b.url,
+                'DDNS_DNS_URL': self.provider_b.url, 'DDNS_ZONE_NAME': ZONE, 'DDNS_RECORD_NAME': RECORD,
+                'DDNS_DOH_URL': self.doh.url, 'DDNS_IP_LOOKUP_URL': self.lookup.url,
+                'DDNS_STATE_DIR': state_dir}
 
     def stop(self):
         for server in self.servers:
@@ -51,6 +62,10 @@ def demo():
         with tempfile.TemporaryDirectory() as state:
             env = dict(os.environ, **box.env_a(state))
             tool = os.path.join(ROOT, 'bin', 'updater_a.py')
+            print('\n== updater A --check: is it set up right? (read-only) ==', flush=True)
+            status = subprocess.call([sys.executable, tool, '--check'], env=env)
+            print('(exit status %d)' % status)
+            box.provider_a.reset_log()
             for title in ('first run: the record holds 81.2.69.1, the lookup says 81.2.69.10',
                           'second run: nothing changed'):
                 print('\n== updater A, %s ==' % title, flush=True)
@@ -65,8 +80,36 @@ def demo():
                     print('\n== the log file %s ==' % name)
                     with open(os.path.join(state, name)) as f:
                         print(f.read().rstrip())
+        demo_b(box)
     finally:
         box.stop()
+
+
+def demo_b(box):
+    """Updater B twice against the fake provider B: a token and an update, then nothing to do."""
+    box.provider_b.add_record(box.zone_b, RECORD, 'A', ['81.2.69.1'], ttl=300)
+    with tempfile.TemporaryDirectory() as state:
+        env = dict(os.environ, **box.env_b(state))
+        tool = os.path.join(ROOT, 'bin', 'updater_b.py')
+        for title in ('first run: no token yet, the recordset holds 81.2.69.1, the lookup says 81.2.69.10',
+                      'second run: nothing changed'):
+            print('\n== updater B, %s ==' % title, flush=True)
+            status = subprocess.call([sys.executable, tool], env=env)
+            print('(exit status %d)' % status)
+        record = box.provider_b.find(RECORD)[0]
+        print('\nThe recordset at the fake provider B now: %s %s %s ttl=%s (%s)'
+              % (record['name'], record['type'], record['records'], record['ttl'], record['description']))
+        print('Requests it received: %s' % ', '.join(box.provider_b.calls()))
+        for name in sorted(os.listdir(state)):
+            if not name.endswith(('.txt', '.log')):
+                continue
+            with open(os.path.join(state, name)) as f:
+                text = f.read().rstrip()
+            if name.startswith('.hw-token'):
+                expiry, _, token = text.partition(' ')
+                text = '%s <a %d-character token> (mode %o)' % (expiry, len(token),
+                                                                 os.stat(os.path.join(state, name)).st_mode & 0o777)
+            print('\n== %s ==\n%s' % (name, text))
 
 
 def serve():
@@ -74,6 +117,10 @@ def serve():
     print('Sandbox running; point updater A at it with:')
     for k, v in box.env_a(os.path.join(tempfile.gettempdir(), 'ddns-sandbox')).items():
         print('export %s=%s' % (k, v))
+    import shlex
+    print('and updater B with:')
+    for k, v in box.env_b(os.path.join(tempfile.gettempdir(), 'ddns-sandbox')).items():
+        print('export %s=%s' % (k, shlex.quote(v)))
     try:
         while True:
             time.sleep(3600)

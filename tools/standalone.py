@@ -1,8 +1,17 @@
 #!/usr/bin/env python3
-"""Build one self-contained file from bin/<tool>.py: the ddkit modules it uses are inlined verbatim
-as source text and served by a tiny importer, so `import ddkit.x` stays lazy in the single file.
+"""Build one self-contained file from bin/<tool>.py, for a router: the tool's code and the ddkit
+modules it uses, served by a tiny importer so that `import ddkit.x` stays lazy in the single file.
+
+- Comments, docstrings and blank lines are dropped (the code is kept line for line); the tool's
+  code stays readable in _TOOL, the library (the same as lib/ddkit/) is zlib-compressed in _DDKIT so
+  that the file fits a router's flash (40 KB budget, BENCHMARKS.md). `standalone.py --show FILE`
+  prints what a single file holds.
+- A cron run must not compile ~60 KB of Python each time (several ms and 1-2 MiB of peak memory on
+  a router): the first run keeps the compiled code in $TMPDIR/ddkit-<uid>/ (RAM on OpenWrt, so no
+  flash wear), in a directory only its owner can write, keyed by build and exact interpreter.
 
 usage: standalone.py bin/<tool>.py dist/<tool>.py
+       standalone.py --show dist/<tool>.py
 """
 
 import os
@@ -14,15 +23,86 @@ LIB = os.path.join(HERE, os.pardir, 'lib', 'ddkit')
 MARK = '# ddkit-path'
 
 LOADER = '''\
-# --- ddkit, the shared library, inlined by tools/standalone.py (source below is verbatim) ---
+# --- the loader of the single file, written by tools/standalone.py ---
+import marshal  # noqa: E402
+
+
+def _ddkit_private(folder, create=False):
+    """True when folder is a directory that only this user can read and write (the code cache)."""
+    if create:
+        try:
+            os.mkdir(folder, 0o700)
+        except OSError:
+            pass
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        return False
+    return st.st_mode & 0o170777 == 0o040700 and st.st_uid == os.getuid()
+
+
+def _ddkit_source(name, lib=[]):
+    if name == '__main__':
+        return _TOOL
+    if not lib:  # decompressed once, and only when something must be compiled
+        import binascii
+        import zlib
+        lib.append(zlib.decompress(binascii.a2b_base64(_LIB)).decode('utf-8'))
+    start, end = _DDKIT[name]
+    return lib[0][start:end]
+
+
+def _ddkit_compile(name):
+    return compile(_ddkit_source(name), '<%s>' % (_NAME if name == '__main__' else 'ddkit:' + name),
+                   'exec', dont_inherit=True)
+
+
+def _ddkit_cached():
+    """{module name: marshalled code}: from the cache when it holds this build for this interpreter,
+    else compiled now and cached; {} where there is no private cache (then modules compile on import)."""
+    tag = getattr(sys.implementation, 'cache_tag', None)
+    if os.name != 'posix' or not tag:
+        return {}
+    folder = os.path.join(os.environ.get('TMPDIR') or '/tmp', 'ddkit-%d' % os.getuid())
+    path = os.path.join(folder, '%s.%s' % (_NAME, tag))
+    stamp = ('ddkit %s %s\\n' % (_BUILD, sys.version.replace('\\n', ' '))).encode('utf-8')
+    if _ddkit_private(folder):
+        try:
+            with open(path, 'rb') as f:
+                data = f.read()
+            if data.startswith(stamp):
+                return marshal.loads(data[len(stamp):])
+        except (OSError, EOFError, ValueError, TypeError):
+            pass  # absent or torn: compile again
+    if sys.dont_write_bytecode or not _ddkit_private(folder, create=True):
+        return {}
+    codes = {name: marshal.dumps(_ddkit_compile(name)) for name in ['__main__'] + list(_DDKIT)}
+    tmp = '%s.%d' % (path, os.getpid())
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, 'wb') as f:
+            f.write(stamp + marshal.dumps(codes))
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    return codes
+
+
+def _ddkit_code(name):
+    return marshal.loads(_CODES[name]) if name in _CODES else _ddkit_compile(name)
+
+
 class _Inlined:
     """Serve the inlined ddkit modules to `import`, loading each only when first imported."""
 
     @classmethod
     def find_spec(cls, name, path=None, target=None):
         if name in _DDKIT:
-            from importlib.machinery import ModuleSpec
-            return ModuleSpec(name, cls, is_package=name == 'ddkit')
+            # the import system's own ModuleSpec: importlib.machinery would load more modules
+            return sys.modules['_frozen_importlib'].ModuleSpec(name, cls, is_package=name == 'ddkit')
 
     @staticmethod
     def create_module(spec):
@@ -30,10 +110,12 @@ class _Inlined:
 
     @staticmethod
     def exec_module(module):
-        exec(compile(_DDKIT[module.__name__], '<ddkit:%s>' % module.__name__, 'exec'), module.__dict__)
+        exec(_ddkit_code(module.__name__), module.__dict__)
 
 
+_CODES = _ddkit_cached()
 sys.meta_path.insert(0, _Inlined)
+exec(_ddkit_code('__main__'))  # the tool itself, as this file's own code
 '''
 
 
@@ -51,36 +133,119 @@ def used_modules(source, seen=None):
     return seen
 
 
+def strip(source):
+    """The source without comments, docstrings and blank lines; every line of code kept as written."""
+    import ast
+    import io
+    import tokenize
+    lines = source.splitlines(True)
+    drop, replace, cut, inside = set(), {}, {}, set()
+    for node in ast.walk(ast.parse(source)):
+        body = getattr(node, 'body', None)
+        if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) or not body:
+            continue
+        doc = body[0]
+        if not (isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant)
+                and isinstance(doc.value.value, str)):
+            continue
+        if lines[doc.lineno - 1][:doc.col_offset].strip() or lines[doc.end_lineno - 1][doc.end_col_offset:].strip():
+            continue  # shares its line with other code: keep it
+        drop.update(range(doc.lineno, doc.end_lineno + 1))
+        if len(body) == 1:
+            replace[doc.lineno] = ' ' * doc.col_offset + 'pass\n'
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.COMMENT:
+            cut[tok.start[0]] = tok.start[1]
+        elif tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
+            inside.update(range(tok.start[0] + 1, tok.end[0] + 1))  # text of a multi-line string
+    out = []
+    for number, line in enumerate(lines, 1):
+        if number in replace:
+            out.append(replace[number])
+        elif number in drop:
+            continue
+        elif number in inside:
+            out.append(line)
+        elif number == 1 and line.startswith('#!'):
+            out.append(line)
+        else:
+            line = line[:cut[number]].rstrip() + '\n' if number in cut else line
+            if line.strip():
+                out.append(line)
+    text = ''.join(out)
+    compile(text, '<stripped>', 'exec')  # the same code must still compile
+    return text
+
+
 def read(path):
     with open(path, encoding='utf-8') as f:
         return f.read()
 
 
-def inline(name, source):
-    if "'''" in source or source.rstrip('\n').endswith('\\'):
-        sys.exit('standalone: %s cannot be inlined as a raw string' % name)
-    return "    %r: r'''%s'''," % (name, source)
+def raw(name, source):
+    """source as a raw string literal, between triple quotes it does not hold."""
+    for quote in ("\'\'\'", '"""'):
+        if quote not in source and not source.rstrip('\n').endswith('\\') and not source.endswith(quote[0]):
+            return 'r%s%s%s' % (quote, source, quote)
+    sys.exit('standalone: %s holds both kinds of triple quotes: it cannot be inlined' % name)
+
+
+def pack(source):
+    """zlib, then base64 in lines of 76 characters (what binascii.a2b_base64 reads back)."""
+    import base64
+    import zlib
+    return base64.encodebytes(zlib.compress(source.encode('utf-8'), 9)).decode('ascii')
 
 
 def build(tool_path):
+    import hashlib
     tool = read(tool_path)
     lines = tool.splitlines(True)
     at = [i for i, line in enumerate(lines) if line.rstrip().endswith(MARK)]
     if len(at) != 1:
         sys.exit('standalone: %s needs exactly one line ending in %r' % (tool_path, MARK))
-    modules = ['ddkit'] + ['ddkit.' + m for m in sorted(used_modules(tool))]
-    table = ['_DDKIT = {']
-    for name in modules:
-        file = '__init__' if name == 'ddkit' else name.split('.', 1)[1]
-        table.append(inline(name, read(os.path.join(LIB, file + '.py'))))
-    table.append('}\n')
-    block = '\n'.join(table) + '\n\n' + LOADER + '# --- end of ddkit ---\n'
-    return ''.join(lines[:at[0]]) + block + ''.join(lines[at[0] + 1:])
+    name = os.path.splitext(os.path.basename(tool_path))[0]
+    head, rest = ''.join(lines[:at[0]]), ''.join(lines[at[0] + 1:])
+    code = strip(head) + strip(rest)
+    modules = ['ddkit'] + ['ddkit.' + m for m in sorted(used_modules(code))]
+    sources = {m: strip(read(os.path.join(LIB, ('__init__' if m == 'ddkit' else m[6:]) + '.py')))
+               for m in modules}
+    digest = hashlib.sha256(repr((code, sorted(sources.items()))).encode('utf-8')).hexdigest()[:16]
+    version = re.search(r"VERSION = '([^']+)'", sources['ddkit']).group(1)
+    doc = re.match(r'(#![^\n]*\n)?\s*("""[\s\S]*?""")', head)
+    about = ('\n\nSingle file: bin/%s.py and ddkit %s (build %s) by tools/standalone.py. The tool is\n'
+             '_TOOL; the library (lib/ddkit/) is _LIB, compressed; `standalone.py --show` prints all.\n'
+             % (name, version, digest))
+    docstring = doc.group(2)[:-3].rstrip() + about + '"""' if doc else '"""%s"""' % about.strip()
+    table, at = ['_DDKIT = {  # module: where its code is in _LIB'], 0
+    for m in modules:
+        table.append('    %r: (%d, %d),' % (m, at, at + len(sources[m])))
+        at += len(sources[m])
+    table += ['}', "_LIB = \'\'\'\n%s\'\'\'" % pack(''.join(sources[m] for m in modules))]
+    return '\n'.join(['#!/usr/bin/env python3', docstring, '', 'import os', 'import sys', '',
+                      '_NAME = %r' % name, '_BUILD = %r' % digest, '_TOOL = ' + raw(name, code)]
+                     + table) + '\n\n\n' + LOADER.split('\n', 1)[0] + '\n' + strip(LOADER)
+
+
+def show(path):
+    """Print the code a single file holds: the tool, then each ddkit module."""
+    import binascii
+    import zlib
+    scope = {}
+    text = read(path)
+    top = text[:text.index('# --- the loader of the single file')]
+    exec(compile(top, path, 'exec'), scope)  # only assignments of literals
+    print('# ===== %s (the tool) =====\n%s' % (scope['_NAME'], scope['_TOOL']))
+    lib = zlib.decompress(binascii.a2b_base64(scope['_LIB'])).decode('utf-8')
+    for name, (start, end) in scope['_DDKIT'].items():
+        print('# ===== %s =====\n%s' % (name, lib[start:end]))
 
 
 def main(argv):
+    if len(argv) == 3 and argv[1] == '--show':
+        return show(argv[2])
     if len(argv) != 3:
-        sys.exit(__doc__.strip().splitlines()[-1])
+        sys.exit(__doc__.strip().split('usage: ')[-1])
     text = build(argv[1])
     os.makedirs(os.path.dirname(os.path.abspath(argv[2])), exist_ok=True)
     tmp = argv[2] + '.tmp'

@@ -3,6 +3,10 @@
 from ddkit import Failure, http
 
 OPERATORS = {'ct': '240e', 'cm': '2409', 'cu': '2408'}
+# Default IPv6 lookup chain of 4.3, tried in order (--lookup-url overrides): JSON `ip` (and asn_name),
+# LibreSpeed's `processedString`, plain text
+LOOKUP_URLS = ('https://ipv6.lookup.test-ipv6.com/ip/', 'https://test6.ustc.edu.cn/backend/getIP.php',
+               'https://ipv6.icanhazip.com')
 
 
 def first_group(address):
@@ -29,8 +33,10 @@ def parse_lookup(text):
     elif text and len(text) < 64:
         candidates = [text.split()[0]]
     for candidate in candidates:
+        # LibreSpeed's processedString may read "<ip> - <isp>, <country>": the address is the first word
+        words = str(candidate or '').split()
         try:
-            return str(ipaddress.IPv6Address(str(candidate or '').strip())), details
+            return str(ipaddress.IPv6Address(words[0] if words else '')), details
         except ValueError:
             continue
     return None, details
@@ -63,3 +69,30 @@ def geolocate(geoip_url, address, timeout=10, ca_file=None):
     if not isinstance(data, dict):
         return {}
     return {k: str(data[k]) for k in ('isp', 'region', 'country') if data.get(k)}
+
+
+def parse_argv(argv, options=(), switches=()):
+    """(positionals, {option: [values in order]}, {switches on}) from argv; None when --help is asked.
+
+    `options` take a value and may repeat (`--lookup-url A --lookup-url B`); no argparse (start-up cost)."""
+    from ddkit import UsageError
+    positional, values, on, args = [], {}, set(), list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg == '--help':
+            return None
+        if not arg.startswith('-') or arg == '-':
+            positional.append(arg)
+            continue
+        name, eq, value = arg.partition('=')
+        if name in options:
+            if not eq:
+                if not args:
+                    raise UsageError('option %s needs a value; see --help' % name)
+                value = args.pop(0)
+            values.setdefault(name, []).append(value)
+        elif name in switches and not eq:
+            on.add(name)
+        else:
+            raise UsageError('unknown option %s; see --help' % arg)
+    return positional, values, on

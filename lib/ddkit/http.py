@@ -1,6 +1,7 @@
 """HTTP: one helper for every remote call (timeout, User-Agent, JSON, capped reads, bounded retries).
 
-http.client and ssl are imported only when a request is made, and ssl only for https:// URLs.
+The requests go through ddkit.wire (HTTP/1.1 on a bare socket, not http.client: start-up cost);
+ssl is imported only for https:// URLs.
 Redirects are never followed: credentials must not travel to another host or over plain HTTP.
 """
 
@@ -50,7 +51,7 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
     """Make one request and return its Response, whatever its status (providers explain errors in
     the body); retry what is transient (refused, reset, timeout, 5xx, 429) a bounded number of
     times; raise Failure naming the step when no answer came or a redirect was offered."""
-    import http.client
+    from ddkit import wire
     scheme, _, rest = url.partition('://')
     hostport, _, path = rest.partition('/')
     host, port = _split_hostport(hostport, 443 if scheme == 'https' else 80)
@@ -65,26 +66,17 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
     for attempt in range(retries + 1):
         last = attempt == retries
         try:
-            conn = _connection(scheme, host, port, timeout, ca_file, family, source)
-            try:
-                conn.request(method, '/' + path, body=body, headers=sent)
-                resp = conn.getresponse()
-                data = resp.read(max_body + 1)
-                if len(data) > max_body:
-                    raise Failure('%s: %s sent an answer larger than %d bytes'
-                                  % (step, _where(url), max_body))
-                answer = Response(resp.status, {k.lower(): v for k, v in resp.getheaders()}, data,
-                                  step, url)
-            finally:
-                conn.close()
-        except Failure:
-            raise
-        except (OSError, http.client.HTTPException) as e:
+            status, got, data = wire.exchange(scheme, host, port, method, '/' + path, sent, body,
+                                              timeout, ca_file, family, source, max_body)
+        except OSError as e:  # refused, reset, timed out, TLS, and wire.ProtocolError
             if last or not _transient(e):
                 raise Failure('%s: no answer from %s: %s' % (step, _where(url), _reason(e)))
             time.sleep(delay)
             delay *= 2
             continue
+        if len(data) > max_body:
+            raise Failure('%s: %s sent an answer larger than %d bytes' % (step, _where(url), max_body))
+        answer = Response(status, got, data, step, url)
         if 300 <= answer.status < 400:
             raise Failure('%s: %s answered with a redirect (HTTP %d to %s), which is refused: '
                           'set the URL to the final address' % (step, _where(url), answer.status,
@@ -141,10 +133,9 @@ def _connect(conn, family, source):
 
 
 def _transient(e):
-    import socket
-    return isinstance(e, (ConnectionRefusedError, ConnectionResetError, ConnectionAbortedError,
-                          socket.timeout, TimeoutError, BrokenPipeError)) or \
-        type(e).__name__ in ('RemoteDisconnected', 'IncompleteRead', 'BadStatusLine')
+    # ConnectionError: refused, reset, aborted, broken pipe; 'timeout' is socket.timeout before 3.10
+    return isinstance(e, (ConnectionError, TimeoutError)) or \
+        type(e).__name__ in ('timeout', 'RemoteDisconnected', 'IncompleteRead', 'BadStatusLine')
 
 
 def _retry_after(value, default):
@@ -158,7 +149,7 @@ def _retry_after(value, default):
 def _reason(e):
     name = type(e).__name__
     if name == 'SSLCertVerificationError':
-        return 'TLS certificate not trusted (%s); set ca_file or install the CA bundle' % (
-            getattr(e, 'verify_message', '') or e)
+        return ('TLS certificate not trusted (%s); set ca_file, or install the CA bundle '
+                '(OpenWrt: opkg install ca-bundle)' % (getattr(e, 'verify_message', '') or e))
     text = getattr(e, 'strerror', None) or str(e) or name
     return '%s (%s)' % (text, name) if name not in text else text

@@ -22,6 +22,11 @@ class Addr6:
         """Usable as a long-lived source: not temporary, deprecated, tentative or DAD-failed."""
         return not self.flags & (TEMPORARY | DEPRECATED | TENTATIVE | DADFAILED)
 
+    @property
+    def usable(self):
+        """Can be a source address now: DAD has not failed and is over (or the address is optimistic)."""
+        return not self.flags & DADFAILED and (not self.flags & TENTATIVE or bool(self.flags & OPTIMISTIC))
+
     def describe(self):
         words = [w for bit, w in ((TEMPORARY, 'temporary'), (DEPRECATED, 'deprecated'),
                                   (TENTATIVE, 'tentative'), (DADFAILED, 'DAD failed'),
@@ -52,6 +57,15 @@ def global_ipv6(ifname):
     found = [a for a in ipv6_addresses() if a.ifname == ifname and a.scope == SCOPE_GLOBAL
              and a.stable and not a.address.lower().startswith(('fc', 'fd', 'fe8', 'fe9', 'fea', 'feb'))]
     return sorted(found, key=lambda a: not a.flags & PERMANENT)
+
+
+def best_first(addresses):
+    """Usable addresses, stable first (then temporary, then deprecated), permanent before dynamic.
+
+    A temporary address is replaced within a day and a deprecated one is on its way out, so a rule
+    or record bound to either breaks soon; otherwise the kernel's order is kept."""
+    return sorted((a for a in addresses if a.usable), key=lambda a: (
+        bool(a.flags & DEPRECATED), bool(a.flags & TEMPORARY), not a.flags & PERMANENT))
 
 
 def interfaces():

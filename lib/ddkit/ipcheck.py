@@ -1,36 +1,51 @@
-"""IP checks: is this text one global address of the record's family?"""
+"""IP checks: is this text one global address of the record's family?
+
+Parsed with the socket module's inet_pton and checked against IANA's special-purpose registries
+below, not with ipaddress: that module alone costs a router more start-up time and memory than the
+rest of a run that finds nothing to do (BENCHMARKS.md).
+"""
+
+import _socket
+
+# (network, prefix length, kind): not globally reachable (IANA special-purpose registries, as
+# Python's ipaddress lists them); the first match names the kind
+SPECIAL4 = [('127.0.0.0', 8, 'loopback'), ('169.254.0.0', 16, 'link-local'),
+            ('0.0.0.0', 8, 'private'), ('10.0.0.0', 8, 'private'), ('172.16.0.0', 12, 'private'),
+            ('192.0.0.9', 32, None), ('192.0.0.10', 32, None),   # global exceptions inside 192.0.0.0/24
+            ('192.0.0.0', 24, 'private'), ('192.0.2.0', 24, 'private'),
+            ('192.168.0.0', 16, 'private'), ('198.18.0.0', 15, 'private'), ('198.51.100.0', 24, 'private'),
+            ('203.0.113.0', 24, 'private'), ('240.0.0.0', 4, 'private'), ('224.0.0.0', 4, 'multicast'),
+            ('100.64.0.0', 10, 'carrier-grade NAT')]
+SPECIAL6 = [('::1', 128, 'loopback'), ('fe80::', 10, 'link-local'), ('::', 128, 'private'),
+            ('64:ff9b:1::', 48, 'private'), ('100::', 64, 'private'),
+            ('2001:1::1', 128, None), ('2001:1::2', 128, None), ('2001:3::', 32, None),
+            ('2001:4:112::', 48, None), ('2001:20::', 28, None), ('2001:30::', 28, None),
+            ('2001::', 23, 'private'), ('2001:db8::', 32, 'private'), ('2002::', 16, 'private'),
+            ('fc00::', 7, 'private'), ('ff00::', 8, 'multicast'),
+            ('2000::', 3, None), ('::', 0, 'reserved')]   # only 2000::/3 is global unicast
 
 
 def valid_ip(text, record_type):
     """Return (address, None) for a global address of the family of record_type ('A' or 'AAAA'),
     else (None, why): HTML pages, empty answers, private, loopback, link-local, CGNAT, wrong family."""
-    import ipaddress
     text = (text or '').strip()
     if not text:
         return None, 'the answer was empty'
     if len(text) > 45 or '<' in text or ' ' in text:
         return None, 'the answer is not an address: %r' % text[:40]
-    try:
-        ip = ipaddress.ip_address(text)
-    except ValueError:
+    version, number = _parse(text)
+    if version is None:
         return None, 'the answer is not an address: %r' % text
+    ip = _text(version, number)
     want = 6 if record_type == 'AAAA' else 4
-    if ip.version != want:
-        return None, '%s is an IPv%d address, the %s record needs IPv%d' % (ip, ip.version, record_type, want)
-    if ip.version == 6 and ip.ipv4_mapped:
+    if version != want:
+        return None, '%s is an IPv%d address, the %s record needs IPv%d' % (ip, version, record_type, want)
+    if version == 6 and number >> 32 == 0xffff:
         return None, '%s is an IPv4-mapped address' % ip
-    if not ip.is_global or ip.is_multicast:
-        return None, '%s is not a public address (%s)' % (ip, _kind(ip))
-    return str(ip), None
-
-
-def _kind(ip):
-    for attr in ('is_loopback', 'is_link_local', 'is_private', 'is_reserved', 'is_multicast'):
-        if getattr(ip, attr):
-            return attr[3:].replace('_', '-')
-    if ip.version == 4 and ip in __import__('ipaddress').ip_network('100.64.0.0/10'):
-        return 'carrier-grade NAT'
-    return 'not global'
+    kind = _special(version, number)
+    if kind:
+        return None, '%s is not a public address (%s)' % (ip, kind)
+    return ip, None
 
 
 def same_ip(a, b):
@@ -39,8 +54,44 @@ def same_ip(a, b):
         return True
     if not a or not b or ':' not in a or ':' not in b:
         return False
-    import ipaddress
+    first, second = _parse(a.strip()), _parse(b.strip())
+    return first[0] is not None and first == second
+
+
+def _parse(text):
+    """(4 or 6, the address as an integer), or (None, None) when text is not one address."""
+    family, version = (_socket.AF_INET6, 6) if ':' in text else (_socket.AF_INET, 4)
     try:
-        return ipaddress.ip_address(a) == ipaddress.ip_address(b)
-    except ValueError:
-        return False
+        packed = _socket.inet_pton(family, text)
+    except (OSError, ValueError):
+        return None, None
+    if version == 4 and _socket.inet_ntop(family, packed) != text:
+        return None, None  # leading zeros and the like: ambiguous, as Python's ipaddress says
+    return version, int.from_bytes(packed, 'big')
+
+
+def _text(version, number):
+    """The canonical text: dotted quad, or RFC 5952 IPv6 (lower case, longest zero run as ::)."""
+    if version == 4:
+        return '.'.join(str(number >> shift & 255) for shift in (24, 16, 8, 0))
+    groups = ['%x' % (number >> shift & 0xffff) for shift in range(112, -16, -16)]
+    best, start = (1, None), None
+    for i, group in enumerate(groups + ['end']):
+        if group == '0':
+            start = i if start is None else start
+        elif start is not None:
+            if i - start > best[0]:
+                best = (i - start, start)
+            start = None
+    if best[1] is None:
+        return ':'.join(groups)
+    return ':'.join(groups[:best[1]]) + '::' + ':'.join(groups[best[1] + best[0]:])
+
+
+def _special(version, number):
+    """The kind of a non-global address ('private', 'loopback', ...), or None when it is global."""
+    bits = 32 if version == 4 else 128
+    for network, length, kind in (SPECIAL4 if version == 4 else SPECIAL6):
+        if number >> (bits - length) == _parse(network)[1] >> (bits - length):
+            return kind
+    return None

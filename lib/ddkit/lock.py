@@ -16,13 +16,19 @@ class Lock:
         self.path, self.wait, self.fd = path, wait, None
 
     def __enter__(self):
-        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+        try:
+            os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+            taken = self._try()
+        except OSError as e:  # a read-only or missing state directory: say so in one line
+            raise Failure('cannot create lock file %s: %s; state_dir must be a writable directory'
+                          % (self.path, e.strerror or e))
         deadline = time.monotonic() + self.wait
-        while not self._try():
+        while not taken:
             if time.monotonic() >= deadline:
                 raise Failure('another run for this record is still going (lock %s); try again later'
                               % self.path)
             time.sleep(0.1)
+            taken = self._try()
         return self
 
     def _try(self):

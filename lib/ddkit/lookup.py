@@ -1,6 +1,6 @@
 """The helper calls of the updaters: the current public IP and the previous one from DoH."""
 
-from ddkit import Failure, http, ipcheck
+from ddkit import Failure, ipcheck
 
 DOH_TYPES = {'A': 1, 'AAAA': 28}
 
@@ -20,6 +20,7 @@ def current_ip(cfg):
             return None, source, 'interface %s has no %s address' % (
                 name, 'stable global IPv6' if cfg.record_type == 'AAAA' else 'IPv4')
     else:
+        from ddkit import http  # not on the iface path: that one makes no request
         source = cfg.ip_lookup_url
         answer = http.request('GET', cfg.ip_lookup_url, 'get current IP', timeout=cfg.timeout,
                               ca_file=cfg.ca_file, family=6 if cfg.record_type == 'AAAA' else 4,
@@ -33,6 +34,7 @@ def resolve(cfg, name):
     """Return (address, why-not) for name from the DoH resolver: a Status 0 answer of the record's type."""
     # name passed settings.check_name: host-name characters only, nothing to escape
     url = '%s/resolve?name=%s&type=%s' % (cfg.doh_url, name, cfg.record_type)
+    from ddkit import http
     try:
         answer = http.request('GET', url, 'resolve previous IP over DoH', timeout=cfg.timeout,
                               ca_file=cfg.ca_file, headers={'accept': 'application/dns-json'})

@@ -81,11 +81,14 @@ def check_text(value):
     return value
 
 
-def usage(prog, summary, settings, switches):
+def usage(prog, summary, settings, switches, uci_name=None):
     """The --help text, built from the settings table so it never disagrees with the code."""
     lines = ['usage: %s [options]' % prog, '', summary, '', 'options:',
              '  --help                show this help and exit',
              '  --config FILE         read setting_name=value lines from FILE']
+    if uci_name:
+        lines += ['  --uci SECTION         read the options of SECTION (a name or @%s[0]) of /etc/config/%s'
+                  % (uci_name, uci_name), '                        (or of the UCI file DDNS_UCI_FILE names)']
     for item in list(switches) + list(settings):
         flag = item.flag + ('' if isinstance(item, Switch) else ' VALUE')
         if item.short:
@@ -155,20 +158,46 @@ def read_config(path, known):
     return values
 
 
-def load(argv, settings, switches, required=(), environ=None):
+def read_uci(argv, uci_name, known, environ):
+    """Take `--uci SECTION` out of argv; returns (the other arguments, that section's settings)."""
+    args, ref = list(argv), None
+    for i, arg in enumerate(args):
+        if arg == '--uci' or arg.startswith('--uci='):
+            ref = arg[6:] if '=' in arg else (args[i + 1] if i + 1 < len(args) else '')
+            del args[i:i + (1 if '=' in arg else 2)]
+            break
+    if ref is None or '--help' in args:
+        return args, {}
+    if not ref:
+        raise UsageError('option --uci needs a section name; see --help')
+    from ddkit import uci
+    path = environ.get('DDNS_UCI_FILE') or '/etc/config/' + uci_name
+    values = {}
+    for key, value in uci.section(path, ref).items():
+        if key in uci.SERVICE_OPTIONS:
+            continue
+        if key not in known or isinstance(value, list):
+            raise UsageError('UCI section %s in %s: %r is not a setting of this tool (option %s, '
+                             'see --help)' % (ref, path, key, key.replace('_', '-')))
+        values[key] = value
+    return args, values
+
+
+def load(argv, settings, switches, required=(), environ=None, uci_name=None):
     """Build the Config of a run; None when --help was asked (the caller prints usage)."""
     environ = os.environ if environ is None else environ
+    known = {s.name: s for s in settings}
+    argv, from_uci = read_uci(argv, uci_name, known, environ) if uci_name else (argv, {})
     flags, on, config_path = parse_args(argv, settings, switches)
     if flags is None:
         return None
-    known = {s.name: s for s in settings}
     from_file = read_config(config_path, known) if config_path else {}
     cfg = Config()
     cfg.config_file = config_path
     for s in settings:
         env = 'DDNS_' + s.name.upper()
         for source, table, key in (('flag', flags, s.name), ('environment', environ, env),
-                                   ('config file', from_file, s.name)):
+                                   ('uci section', from_uci, s.name), ('config file', from_file, s.name)):
             if table.get(key, '') != '':
                 value = table[key]
                 break

@@ -3,12 +3,14 @@
 import os
 
 
-def read_lines(path, limit=4096):
+def read_lines(path, limit=4096, private=False):
     """Return the file's non-empty stripped lines (of its first `limit` bytes), or [] when it is
-    absent or unreadable."""
+    absent or unreadable; private: a file holding a token is made readable by its owner only."""
     try:
         with open(path, 'rb') as f:
             data = f.read(limit)
+            if private and os.name == 'posix' and os.fstat(f.fileno()).st_mode & 0o077:
+                _tighten(f.fileno())
     except OSError:
         return []
     try:
@@ -57,6 +59,14 @@ def remove(path):
     try:
         os.unlink(path)
     except FileNotFoundError:
+        pass
+
+
+def _tighten(fd):
+    # a token file copied in or made by hand must not stay readable by others
+    try:
+        os.fchmod(fd, 0o600)
+    except OSError:
         pass
 
 

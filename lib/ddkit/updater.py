@@ -28,6 +28,8 @@ SWITCHES = [
     Switch('force', help='update even when the IP has not changed', short='-f'),
     Switch('dry_run', help='say what would change, change nothing'),
     Switch('quiet', help='log file only; nothing on stdout unless an error'),
+    Switch('check', help='diagnose the set-up, read-only: one ok/FAIL line per step with the fix; '
+           'exit 0 when an update would succeed'),
 ]
 LOOKUP = {'A': 'https://ipv4.icanhazip.com', 'AAAA': 'https://ipv6.icanhazip.com'}
 
@@ -37,16 +39,21 @@ def start(argv, tool, summary, provider_settings, required, files, prepare=None)
     prepare(cfg), when given, adjusts the settings before the state file names are derived."""
     from ddkit.log import Log
     table = provider_settings + COMMON
+    argv = sys.argv[1:] if argv is None else argv
+    required = required + ('zone_name', 'record_name')
     try:
-        cfg = settings.load(sys.argv[1:] if argv is None else argv, table, SWITCHES,
-                            required=required + ('zone_name', 'record_name'))
+        # --check reports every missing setting itself, as FAIL lines (ddkit.check)
+        cfg = settings.load(argv, table, SWITCHES, required=() if '--check' in argv else required,
+                            uci_name=tool)
     except UsageError as e:
         print('%s: %s' % (tool, e), file=sys.stderr)
         return e.exit_status
     if cfg is None:
-        print(settings.usage(tool + '.py', summary, table, SWITCHES))
+        print(settings.usage(tool + '.py', summary, table, SWITCHES, uci_name=tool))
         return 0
     cfg.tool = tool
+    cfg.required = required
+    cfg.dry_run = cfg.dry_run or cfg.check  # belt and braces: --check writes no file, as a dry run
     if prepare:
         prepare(cfg)
     cfg.ip_lookup_url = cfg.ip_lookup_url or LOOKUP[cfg.record_type]
@@ -81,7 +88,8 @@ def get_current_ip(cfg, log):
     from ddkit import lookup
     ip, source, why = lookup.current_ip(cfg)
     if ip is None:
-        log.info('No valid IP from %s: %s. Nothing changed.' % (source, why))
+        from ddkit.check import ip_fix
+        log.info('No valid IP from %s: %s. Nothing changed; %s.' % (source, why, ip_fix(cfg, why)))
     return ip
 
 

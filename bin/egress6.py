@@ -1,0 +1,462 @@
+#!/usr/bin/env python3
+"""Choose which IPv6 address this Linux host leaves with: one source-NAT rule to the operator's address.
+
+Flow (service.md 4.4): list interfaces; pick the operator's address on a running one; none: exit 1;
+fall back to any address, else disable IPv6 on the interface; apply the NAT rule state table; verify
+with the lookup chain. Without an operator code: report the rule and the effective address only.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir, 'lib'))  # ddkit-path
+
+from ddkit import Failure, UsageError, egress, iface  # noqa: E402
+
+TOOL = 'egress6'
+# test-ipv6.com answers JSON with ip and asn_name; USTC's LibreSpeed answers processedString;
+# icanhazip answers plain text: the three shapes of service.md 4.3, tried in this order.
+LOOKUP_URLS = ['https://ipv6.lookup.test-ipv6.com/ip/', 'https://test6.ustc.edu.cn/backend/getIP.php',
+               'https://ipv6.icanhazip.com']
+GEOIP_URL = 'https://api.ip.sb/geoip'   # GET <url>/<ip> -> isp, region, country
+BACKENDS = ('auto', 'iptables', 'nft')
+SAFE = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:/=@+,%')
+USAGE = """usage: egress6.py [ct|cm|cu] [--lookup-url URL ...] [--geoip-url URL]
+                  [--backend auto|iptables|nft] [--dry-run]
+
+Make outbound IPv6 leave with the operator's address: ct = 240e, cm = 2409, cu = 2408 (first group).
+It picks that address on a running interface and installs one source-NAT rule in the nat POSTROUTING
+chain (ip6tables), or in a table of its own, "table ip6 egress6" (nft), then checks with a lookup
+service which address the outside world sees. Without a code it only reports. Run it as root.
+
+options:
+  --help               show this help and exit
+  --lookup-url URL     IPv6 lookup service, repeatable: tried in order until one answers
+                       (JSON "ip", JSON "processedString" or plain text); default:
+                       %s
+  --geoip-url URL      geolocation service, asked GET URL/<ip> (default: %s)
+  --backend NAME       auto (ip6tables when present, else nft), iptables or nft (default: auto)
+  --dry-run            print each command that would change something; change nothing
+
+Exit status: 0 done, nothing to do or unsupported code; 1 failure (not root, no matching interface,
+several rules, rule not applied, no lookup answer, wrong effective prefix); 2 bad input.
+The rule does not survive a reboot or an address change: run the tool again then.""" % (
+    '\n                       '.join(LOOKUP_URLS), GEOIP_URL)
+
+
+class Options:
+    """The command line of one run."""
+
+    def __init__(self):
+        self.code, self.lookup_urls, self.geoip_url = None, [], GEOIP_URL
+        self.backend, self.dry_run = 'auto', False
+
+
+def main(argv=None):
+    try:
+        opts = parse_args(sys.argv[1:] if argv is None else argv)
+        if opts is None:
+            print(USAGE)
+            return 0
+        if opts.code is not None and opts.code not in egress.OPERATORS:
+            say('Unsupported operator code %r: use ct (240e), cm (2409) or cu (2408); nothing changed.'
+                % opts.code)
+            return 0
+        require_root()
+        backend = pick_backend(opts.backend)
+        if opts.code is None:
+            return report(opts, backend)
+        return select(opts, backend)
+    except Failure as e:
+        sys.stdout.flush()
+        print('%s: %s' % (TOOL, e), file=sys.stderr)
+        return e.exit_status
+
+
+def parse_args(argv):
+    """The command line (interface.md); None when --help was asked."""
+    from ddkit.settings import check_url
+    parsed = egress.parse_argv(argv, ('--lookup-url', '--geoip-url', '--backend'), ('--dry-run',))
+    if parsed is None:
+        return None
+    positional, values, on = parsed
+    opts = Options()
+    if len(positional) > 1:
+        raise UsageError('one operator code at most (got %s); see --help' % ', '.join(map(repr, positional)))
+    opts.code = positional[0].lower() if positional else None
+    opts.dry_run = '--dry-run' in on
+    opts.backend = values.get('--backend', ['auto'])[-1]
+    if opts.backend not in BACKENDS:
+        raise UsageError('bad value for --backend: %r; use auto, iptables or nft' % opts.backend)
+    for name in ('--lookup-url', '--geoip-url'):
+        for value in values.get(name, []):
+            try:
+                value = check_url(value)
+            except ValueError as e:
+                raise UsageError('bad value for %s: %s' % (name, e))
+            if name == '--lookup-url':
+                opts.lookup_urls.append(value)
+            else:
+                opts.geoip_url = value
+    opts.lookup_urls = opts.lookup_urls or list(LOOKUP_URLS)
+    return opts
+
+
+def require_root():
+    """Section 5: the firewall and the interface settings need root; stop before touching anything."""
+    if os.geteuid() != 0:
+        raise Failure('must run as root: it reads and changes the IPv6 NAT rules and interface '
+                      'settings; run it with sudo, or as root on the router (nothing was changed)')
+
+
+def select(opts, backend):
+    """Procedure 4.4 for one operator code."""
+    prefix = egress.OPERATORS[opts.code]
+    running = list_interfaces()                                          # step 1
+    chosen = choose_address(running, prefix, opts.code, opts.dry_run)    # steps 2 to 4
+    if chosen is None:
+        return 0
+    apply_nat_rule(backend, chosen, opts.dry_run)                        # step 5
+    warn_other_backend(backend)
+    if opts.dry_run:
+        say('Dry run: nothing was changed; verification skipped.')
+        return 0
+    status = verify(opts, backend, prefix)                               # step 6
+    say('The rule does not survive a reboot or an address change: run "egress6.py %s" again then.'
+        % opts.code)
+    return status
+
+
+def report(opts, backend):
+    """No code: report interfaces, the current rule and the effective address; change nothing."""
+    for name in list_interfaces():
+        found = [a for a in iface.ipv6_addresses() if a.ifname == name and a.scope == iface.SCOPE_GLOBAL]
+        shown = ['%s (%s)' % (a.address, ', '.join(w for w in (operator_of(a.address), a.describe()) if w))
+                 for a in found]
+        say('%s: %s' % (name, ', '.join(shown) or 'no global IPv6 address'))
+    rules = backend.rules()
+    show_rules(backend, rules)
+    if len(rules) > 1:
+        too_many(backend, rules)
+    warn_other_backend(backend)
+    return verify(opts, backend, None)
+
+
+# --- steps 1 to 4: interface and address ---------------------------------------------------------
+
+def list_interfaces():
+    """Step 1: running interfaces in the kernel's order, loopback skipped, the others reported."""
+    running = []
+    for name in iface.interfaces():
+        flags = iface.flags(name)
+        if flags is None or flags & iface.IFF_LOOPBACK:
+            continue
+        if flags & iface.IFF_RUNNING:
+            running.append(name)
+        else:
+            say('%s: disabled (%s), skipped' % (name, 'not RUNNING: no carrier' if flags & iface.IFF_UP
+                                                 else 'down'))
+    return running
+
+
+def choose_address(running, prefix, code, dry_run):
+    """Steps 2 to 4: (interface, address) of the operator, or None after the disable_ipv6 fallback."""
+    addresses = [a for a in iface.ipv6_addresses() if egress.first_group(a.address) == prefix]
+    matching = [name for name in running if any(a.ifname == name for a in addresses)]
+    if not matching:
+        elsewhere = sorted(set(a.ifname for a in addresses if a.ifname != 'lo'))
+        raise Failure('no running interface has an address under %s::/16 (operator %s)%s'
+                      % (prefix, code, '; found only on disabled interface(s) ' + ', '.join(elsewhere)
+                         if elsewhere else ''))
+    name = matching[0]
+    own = [a for a in addresses if a.ifname == name and a.scope == iface.SCOPE_GLOBAL]
+    best = iface.best_first(own)
+    if not best:
+        # step 4: the interface holds the prefix but no usable global address: search them all
+        others = [a for a in addresses if a.ifname in running and a.scope == iface.SCOPE_GLOBAL]
+        best = iface.best_first(others)
+        if best:
+            say('%s has no usable %s address (%s); fallback: found %s on %s'
+                % (name, prefix, ', '.join('%s %s' % (a.address, a.describe()) for a in own) or 'none global',
+                   best[0].address, best[0].ifname))
+    if not best:
+        return disable_ipv6(name, prefix, [a for a in addresses if a.ifname == name], dry_run)
+    chosen = best[0]
+    why = 'stable' if chosen.stable else 'the only kind there is: ' + chosen.describe()
+    passed = ['%s (%s)' % (a.address, a.describe()) for a in best[1:]] + \
+             ['%s (%s)' % (a.address, a.describe()) for a in own if not a.usable]
+    say('Chosen: %s on %s for %s (%s, %s)%s' % (
+        chosen.address, chosen.ifname, code, why, chosen.describe(),
+        '; passed over ' + ', '.join(passed) if passed else ''))
+    return chosen
+
+
+def disable_ipv6(name, prefix, held, dry_run):
+    """Step 4's last resort: turn IPv6 off on the interface so it cannot leave with another operator."""
+    path = '/proc/sys/net/ipv6/conf/%s/disable_ipv6' % name
+    say('%s holds %s but no usable address of it (%s): disabling IPv6 on %s'
+        % (name, prefix, ', '.join('%s %s' % (a.address, a.describe()) for a in held), name))
+    if dry_run:
+        say('would run: echo 1 > %s' % path)
+    else:
+        say('+ echo 1 > %s' % path)
+        try:
+            with open(path, 'w') as f:
+                f.write('1\n')
+        except OSError as e:
+            raise Failure('disable IPv6 on %s: cannot write %s: %s' % (name, path, e.strerror or e))
+    say('To enable IPv6 on %s again: echo 0 > %s   (or: sysctl -w net.ipv6.conf.%s.disable_ipv6=0)'
+        % (name, path, name.replace('.', '/')))
+    return None
+
+
+# --- step 5: the NAT rule state table (service.md 3) -----------------------------------------------
+
+def apply_nat_rule(backend, chosen, dry_run):
+    """Step 5: no rule -> insert; one rule, same address -> keep; other address -> flush, insert."""
+    rules = backend.rules()
+    show_rules(backend, rules)
+    if len(rules) > 1:
+        too_many(backend, rules)
+    if rules and rules[0].matches(chosen):
+        say('The rule already uses %s on %s: kept.' % (chosen.address, chosen.ifname))
+        return
+    if rules:
+        say('The rule uses %s on %s, not %s on %s: flushing the chain.'
+            % (rules[0].source or 'no source address', rules[0].out, chosen.address, chosen.ifname))
+        backend.flush(dry_run)
+    backend.insert(chosen.ifname, chosen.address, dry_run)
+    if dry_run:
+        return
+    rules = backend.rules()
+    if len(rules) != 1 or not rules[0].matches(chosen):
+        show_rules(backend, rules)
+        print_manual(backend)
+        raise Failure('the rule is not in place after inserting it (%d rule(s) in %s); '
+                      'see the manual commands above' % (len(rules), backend.where))
+    say('Rule in place: %s' % rules[0].text)
+
+
+def show_rules(backend, rules):
+    say('%s: %s' % (backend.where, 'no rule' if not rules else
+                    '; '.join('#%s %s' % (r.position, r.text) for r in rules)))
+
+
+def too_many(backend, rules):
+    print_manual(backend)
+    raise Failure('%d rules in %s, exactly 1 is accepted: remove the extra ones with the commands '
+                  'above, then run again' % (len(rules), backend.where))
+
+
+def print_manual(backend):
+    say('Manual commands (%s):' % backend.name)
+    for what, command in backend.manual():
+        say('  %-22s %s' % (what + ':', command))
+
+
+def warn_other_backend(backend):
+    """A source-NAT rule left by the other backend competes with ours: say so (never touch it)."""
+    other = Nft() if isinstance(backend, Ip6tables) else Ip6tables()
+    if not which(other.name):
+        return
+    try:
+        found = [r for r in other.rules() if r.source]
+    except Failure:
+        return
+    if found:
+        say('Warning: %s also has %d source-NAT rule(s) (%s), which compete with this one; '
+            'see: %s' % (other.where, len(found), ', '.join(r.source for r in found), other.manual()[0][1]))
+
+
+class Rule:
+    """One rule of the chain: position (number or handle), out interface, SNAT source, its text."""
+
+    def __init__(self, position, out, source, text):
+        self.position, self.out, self.source, self.text = position, out, source, text
+
+    def matches(self, chosen):
+        return same_address(self.source, chosen.address) and self.out == chosen.ifname
+
+
+class Ip6tables:
+    """The nat table's POSTROUTING chain, exactly as service.md 4.4 writes the rule."""
+
+    name = 'ip6tables'
+    where = 'ip6tables nat POSTROUTING'
+    LIST = ['ip6tables', '-t', 'nat', '-vnL', 'POSTROUTING', '--line-number']
+
+    def rules(self):
+        """The rules, counted as service.md 3 counts them: lines of the listing past the 2 headers."""
+        lines = [line for line in run(self.LIST, 'list the NAT rules').splitlines() if line.strip()]
+        found = []
+        for line in lines[2:]:
+            words = line.split()
+            # columns: num pkts bytes target prot opt in out source destination [to:addr]
+            # (opt is blank in some versions, so find out by the first address column)
+            at = next((i for i, w in enumerate(words) if i > 3 and '/' in w), len(words))
+            to = [w[3:] for w in words if w.startswith('to:')]
+            found.append(Rule(words[0], words[at - 1] if at < len(words) else '?',
+                              to[0].strip('[]') if to else None, ' '.join(words[3:])))
+        return found
+
+    def insert(self, ifname, address, dry_run):
+        change(['ip6tables', '-t', 'nat', '-I', 'POSTROUTING', '-o', ifname, '-d', '::/0', '-j', 'SNAT',
+                '--to-source', address], 'insert the NAT rule', dry_run)
+
+    def flush(self, dry_run):
+        change(['ip6tables', '-t', 'nat', '-F', 'POSTROUTING'], 'flush the NAT chain', dry_run)
+
+    def manual(self):
+        return [('list', 'ip6tables -t nat -vnL POSTROUTING --line-number'),
+                ('delete rule <n>', 'ip6tables -t nat -D POSTROUTING <n>'),
+                ('flush', 'ip6tables -t nat -F POSTROUTING'),
+                ('save', 'ip6tables-save'),
+                ('IPv4 equivalent', 'iptables')]
+
+
+class Nft:
+    """A table of this tool's own, so it never touches rules it did not write (fw4's included)."""
+
+    name = 'nft'
+    where = 'nft table ip6 egress6 chain postrouting'
+    CHAIN = ['ip6', 'egress6', 'postrouting']
+
+    def rules(self):
+        """The rules of our chain (lines with a handle); no table yet means no rule."""
+        text = run(['nft', '-a', 'list', 'chain'] + self.CHAIN, 'list the NAT rules', missing_ok=True)
+        found = []
+        for line in text.splitlines():
+            body, mark, handle = line.strip().partition(' # handle ')
+            if not mark or body.startswith(('chain ', 'table ')) or body.endswith('{'):
+                continue
+            words = body.split()
+            out = words[words.index('oifname') + 1].strip('"') if 'oifname' in words else '*'
+            source = words[words.index('to') + 1] if 'snat' in words and 'to' in words[:-1] else None
+            found.append(Rule(handle.strip(), out, source.strip('[]') if source else None, body))
+        return found
+
+    def insert(self, ifname, address, dry_run):
+        change(['nft', 'add', 'table', 'ip6', 'egress6'], 'create the nft table', dry_run)
+        chain = '{ type nat hook postrouting priority 100 ; policy accept ; }'   # 100: srcnat
+        change(['nft', 'add', 'chain'] + self.CHAIN + [chain], 'create the nft chain', dry_run)
+        name = ifname if set(ifname) <= SAFE and ifname[:1].isalpha() else '"%s"' % ifname
+        rule = ['oifname', name, 'ip6', 'daddr', '::/0', 'snat', 'to', address]
+        change(['nft', 'insert', 'rule'] + self.CHAIN + rule, 'insert the NAT rule', dry_run)
+
+    def flush(self, dry_run):
+        change(['nft', 'flush', 'chain'] + self.CHAIN, 'flush the NAT chain', dry_run)
+
+    def manual(self):
+        return [('list', 'nft -a list chain ip6 egress6 postrouting'),
+                ('delete rule <handle>', 'nft delete rule ip6 egress6 postrouting handle <handle>'),
+                ('flush', 'nft flush chain ip6 egress6 postrouting'),
+                ('remove all', 'nft delete table ip6 egress6'),
+                ('save', 'nft list table ip6 egress6')]
+
+
+def pick_backend(choice):
+    """--backend auto: ip6tables when present, otherwise nft (OpenWrt 22.03+ has only nft)."""
+    if choice == 'auto':
+        choice = 'iptables' if which('ip6tables') else 'nft' if which('nft') else None
+        if choice is None:
+            raise Failure('neither ip6tables nor nft was found on PATH (%s): install nftables '
+                          '(or ip6tables), or add its directory to PATH' % os.environ.get('PATH', ''))
+    program = 'ip6tables' if choice == 'iptables' else 'nft'
+    if not which(program):
+        raise Failure('%s was not found on PATH (%s): install it, or choose the other --backend'
+                      % (program, os.environ.get('PATH', '')))
+    return Ip6tables() if choice == 'iptables' else Nft()
+
+
+def which(program):
+    """The program's path on PATH, or None (shutil.which costs imports a router does not need)."""
+    for folder in os.environ.get('PATH', os.defpath).split(os.pathsep):
+        path = os.path.join(folder or '.', program)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def run(command, step, missing_ok=False):
+    """Run a read-only command (list args, no shell) and return its output; Failure when it fails."""
+    import subprocess
+    try:
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise Failure('%s: cannot run %s: %s' % (step, command[0], getattr(e, 'strerror', None) or e))
+    if done.returncode != 0:
+        if missing_ok and 'No such file or directory' in done.stderr:
+            return ''
+        raise Failure('%s: `%s` failed (exit %d): %s' % (step, quoted(command), done.returncode,
+                                                        ' '.join(done.stderr.split())[:300] or 'no message'))
+    return done.stdout
+
+
+def change(command, step, dry_run):
+    """Run a command that changes the firewall, printed first; under --dry-run only print it."""
+    if dry_run:
+        say('would run: %s' % quoted(command))
+        return
+    say('+ %s' % quoted(command))
+    run(command, step)
+
+
+def quoted(command):
+    """The command as one shell line the user can copy."""
+    return ' '.join(w if w and set(w) <= SAFE else "'%s'" % w.replace("'", "'\\''") for w in command)
+
+
+# --- step 6: verify -----------------------------------------------------------------------------
+
+def verify(opts, backend, prefix):
+    """Step 6: the effective IPv6 from the lookup chain, checked against the prefix and the rule."""
+    rules = backend.rules()
+    address, details, url = egress.effective_ipv6(opts.lookup_urls)
+    if not address:
+        raise Failure('verify: no lookup service answered with an IPv6 address (asked, in order: %s); '
+                      'check IPv6 connectivity or give --lookup-url' % ', '.join(opts.lookup_urls))
+    say('Effective IPv6: %s (%s; answered by %s)'
+        % (address, operator_of(address) or 'unknown operator', url))
+    if details.get('asn_name'):
+        say('Operator (asn_name): %s' % details['asn_name'])
+    geo = egress.geolocate(opts.geoip_url, address)
+    if geo:
+        say('Geolocation: %s' % ', '.join('%s %s' % (k, geo[k]) for k in ('isp', 'region', 'country')
+                                          if k in geo))
+    got, problems = egress.first_group(address), []
+    if prefix and got != prefix:
+        problems.append('its first group is %s, not the requested %s' % (got, prefix))
+    if len(rules) == 1 and rules[0].source and egress.first_group(rules[0].source) != got:
+        problems.append("it does not have the rule's source prefix %s (rule to %s)"
+                        % (egress.first_group(rules[0].source), rules[0].source))
+    if problems:
+        say('FAILED: outbound IPv6 leaves with %s: %s' % (address, '; '.join(problems)))
+        return 1
+    say('OK: outbound IPv6 leaves with %s%s%s' % (
+        address, ', the requested prefix %s' % prefix if prefix else '',
+        ", as the rule says (%s)" % rules[0].source if len(rules) == 1 and rules[0].source else ''))
+    return 0
+
+
+def operator_of(address):
+    group = egress.first_group(address)
+    return next(('%s %s' % (code, p) for code, p in sorted(egress.OPERATORS.items()) if p == group), '')
+
+
+def same_address(a, b):
+    import _socket
+    try:
+        return _socket.inet_pton(_socket.AF_INET6, a) == _socket.inet_pton(_socket.AF_INET6, b)
+    except (OSError, TypeError, ValueError):
+        return False
+
+
+def say(text):
+    """One output function: text from services and the kernel cannot forge extra lines."""
+    from ddkit.log import Log
+    print(Log().clean(text), flush=True)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,270 @@
+"""--check: read-only diagnostics of an updater's set-up, one line per check: ok or FAIL, with the fix.
+
+Writes nothing: no request that changes anything at the provider, no state, lock or log file, no
+syslog line (the report goes to stdout only; the state directory is judged with os.access, which
+writes nothing to a router's flash). Exit status: 0 when an update would succeed, 1 when it would
+not, 2 when settings are missing (reported as FAIL lines, then the checks that can still run).
+"""
+
+import os
+
+from ddkit import Failure
+from ddkit.log import Log
+
+OK, FAIL, SKIP = 'ok', 'FAIL', 'skip'
+CA_PACKAGE = 'opkg install ca-bundle (or ca-certificates)'
+
+
+class Collect(Log):
+    """The log handed to provider steps in --check: keeps their error lines for the FAIL line."""
+
+    def __init__(self, secrets):
+        super().__init__(None, quiet=True, secrets=secrets)
+        self.errors = []
+
+    def _emit(self, message, error):
+        if error:
+            self.errors.append(self.clean(message))
+
+
+class Report:
+    """The lines of one --check run and its exit status; steps after a failed one are skipped."""
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.log = Collect(cfg.secrets)
+        self.status = 0
+        self.problems = 0
+        self.blocked = None       # the failed check the remote checks depend on
+        self.tls_failed = set()
+
+    # --- output ------------------------------------------------------------------------------
+    def line(self, mark, text, fix=None):
+        """Print one line: mark, text and, for a FAIL, the fix."""
+        if fix:
+            text = '%s -- fix: %s' % (text, fix)
+        print('%-4s  %s' % (mark, self.log.clean(text)), flush=True)
+
+    def ok(self, text):
+        self.line(OK, text)
+
+    def fail(self, text, fix=None, status=1):
+        self.line(FAIL, text, fix)
+        self.problems += 1
+        self.status = max(self.status, status)
+
+    def step(self, name, run, describe):
+        """A remote check: describe(run()) on an ok line, or the Failure (with the provider's own
+        words) on a FAIL line, after which the following steps are skipped. Returns run()'s result."""
+        if self.blocked:
+            self.line(SKIP, '%s: not checked (needs: %s)' % (name, self.blocked))
+            return None
+        del self.log.errors[:]
+        try:
+            result = run()
+        except Failure as e:
+            said = ' [%s]' % '; '.join(self.log.errors) if self.log.errors else ''
+            self.fail('%s: %s%s' % (name, e, said))
+            self.blocked = name
+            return None
+        self.ok(describe(result))
+        return result
+
+    def finish(self):
+        """The closing line; returns the exit status."""
+        if self.status == 0:
+            print('check: all ok; an update would succeed.')
+        else:
+            print('check: %d problem%s; an update would not succeed until %s fixed.'
+                  % (self.problems, '' if self.problems == 1 else 's',
+                     'it is' if self.problems == 1 else 'they are'))
+        return self.status
+
+    # --- the checks both updaters share ---------------------------------------------------------
+    def settings_complete(self, problems=()):
+        """Every required setting present (one FAIL line per missing one) and the names consistent."""
+        cfg = self.cfg
+        missing = [n for n in getattr(cfg, 'required', ()) if getattr(cfg, n, None) in (None, '')]
+        uci = 'uci section' in cfg.sources.values()
+        for name in missing:
+            self.fail('settings complete: %s is missing' % name,
+                      "add option %s '...' to the UCI section" % name if uci else
+                      'give --%s, DDNS_%s or %s= in a --config file'
+                      % (name.replace('_', '-'), name.upper(), name), status=2)
+        for problem in problems:
+            self.fail('settings complete: %s' % problem[0], problem[1], status=2)
+        if missing or problems:
+            self.blocked = 'settings complete'
+            return
+        zone, record = cfg.zone_name.rstrip('.'), cfg.record_name.rstrip('.')
+        if record != zone and not record.endswith('.' + zone):
+            looks_like_id = len(zone) >= 20 and '.' not in zone
+            return self.fail('settings complete: record_name %s is not inside zone_name %s' % (record, zone),
+                             'zone_name is the root domain, e.g. example.com, not the zone id'
+                             if looks_like_id else 'set zone_name to the domain the record belongs to')
+        sources = sorted(set(v for k, v in cfg.sources.items()
+                             if v != 'default' and getattr(cfg, k, None) not in (None, '')))
+        where = ', '.join('config file %s' % cfg.config_file if s == 'config file' and cfg.config_file else s
+                          for s in sources)
+        self.ok('settings complete: %s record %s in zone %s (from %s)'
+                % (cfg.record_type, cfg.record_name, cfg.zone_name, where))
+
+    def state_dir_writable(self):
+        """The state directory (or the nearest existing parent it would be created in) is writable."""
+        path = os.path.abspath(self.cfg.state_dir)
+        probe = path
+        while not os.path.exists(probe) and os.path.dirname(probe) != probe:
+            probe = os.path.dirname(probe)
+        fix = 'set state_dir to a directory this user can write'
+        if not os.path.isdir(probe):
+            return self.fail('state directory %s: %s is not a directory' % (path, probe), fix)
+        if not os.access(probe, os.W_OK | os.X_OK):
+            return self.fail('state directory %s is not writable by this user (or the file system is '
+                             'read-only)' % probe, fix + ', or run as its owner')
+        if hasattr(os, 'statvfs'):
+            fs = os.statvfs(probe)
+            if fs.f_bavail == 0:
+                return self.fail('state directory %s: the file system is full' % probe,
+                                 'free some space (old logs, packages) or set state_dir elsewhere')
+        if probe != path:
+            return self.ok('state directory %s does not exist yet; the first update creates it in %s'
+                           % (path, probe))
+        self.ok('state directory %s is writable' % path)
+
+    def tls_working(self, urls):
+        """A verified TLS handshake (no request) with each https:// host the update talks to."""
+        seen, https = set(), []
+        for url in urls:
+            if url and url.startswith('https://') and url not in seen:
+                seen.add(url)
+                https.append(url)
+        if not https:
+            return self.ok('TLS: not used (every URL is plain http://)')
+        try:
+            import ssl
+        except ImportError:
+            self.tls_failed.update(https)
+            return self.fail('TLS: this Python has no ssl module', 'opkg install python3-openssl')
+        try:
+            'example.com'.encode('idna')
+        except LookupError:
+            self.tls_failed.update(https)
+            return self.fail('TLS: this Python has no idna codec (LookupError: unknown encoding: idna)',
+                             'opkg install python3-codecs')
+        store, missing = ca_store(self.cfg.ca_file)
+        if self.cfg.ca_file and missing:
+            self.tls_failed.update(https)
+            return self.fail('TLS: %s' % missing, 'set ca_file to an existing PEM file, or unset it')
+        for url in https:
+            problem, fix = handshake(url, self.cfg, ssl)
+            if problem is None:
+                self.ok('TLS with %s verified (CA: %s)' % (_host(url), store))
+                continue
+            self.tls_failed.add(url)
+            if missing and 'not trusted' in problem:
+                problem, fix = 'certificate not trusted: %s' % missing, CA_PACKAGE + ', or set ca_file'
+            self.fail('TLS with %s: %s' % (_host(url), problem), fix)
+        if self.tls_failed - {self.cfg.ip_lookup_url}:
+            self.blocked = self.blocked or 'TLS working'
+
+    def current_ip(self):
+        """The current IP and where it came from; a FAIL says why it was rejected. Returns it or None."""
+        from ddkit import lookup
+        cfg = self.cfg
+        if cfg.ip_source == 'url' and cfg.ip_lookup_url in self.tls_failed:
+            self.line(SKIP, 'current IP: not asked (TLS with %s failed)' % _host(cfg.ip_lookup_url))
+            return None
+        try:
+            ip, source, why = lookup.current_ip(cfg)
+        except Failure as e:
+            self.fail('current IP: %s' % e, 'check connectivity, or set ip_lookup_url to another service '
+                      '(or ip_source=iface:<wan interface>)')
+            return None
+        if ip is None:
+            self.fail('current IP: no valid %s address from %s: %s' % (
+                'IPv6' if cfg.record_type == 'AAAA' else 'IPv4', source, why), ip_fix(cfg, why))
+            return None
+        self.ok('current IP %s (from %s)' % (ip, source))
+        return ip
+
+    def compare(self, exists, held, current):
+        """What the record holds now against the current IP, and whether a normal run would act."""
+        from ddkit import ipcheck, state
+        if self.blocked or current is None:
+            self.line(SKIP, 'record vs current IP: not compared (needs: %s)'
+                      % (self.blocked or 'current IP'))
+            return
+        if not exists:
+            return self.ok('record vs current IP: the first update creates the record with %s' % current)
+        if ipcheck.same_ip(held, current):
+            return self.ok('record holds %s, the current IP: nothing to update' % current)
+        previous = state.read_lines(self.cfg.ip_file)
+        if previous and ipcheck.same_ip(previous[0], current) and not self.cfg.force:
+            return self.fail('record holds %s but the current IP is %s, and the ip file %s already says '
+                             '%s, so a normal run will not update it' % (held, current, self.cfg.ip_file, current),
+                             'run once with --force (or delete the ip file)')
+        self.ok('record holds %s, the current IP is %s: the next run updates it' % (held, current))
+
+
+def ca_store(ca_file):
+    """(description, problem) of the CA certificates https will trust; problem None when found."""
+    if ca_file:
+        if not os.path.isfile(ca_file):
+            return None, 'ca_file %s does not exist' % ca_file
+        return 'ca_file ' + ca_file, None
+    if os.name == 'nt':
+        return 'the Windows certificate store', None
+    import ssl
+    paths = ssl.get_default_verify_paths()
+    if paths.cafile or (paths.capath and os.listdir(paths.capath)):
+        return 'system store %s' % (paths.cafile or paths.capath), None
+    return 'system store', 'no CA bundle at %s or in %s' % (paths.openssl_cafile, paths.openssl_capath)
+
+
+def handshake(url, cfg, ssl):
+    """(None, None) when a verified TLS handshake with url's host succeeds, else (problem, fix)."""
+    from ddkit import http, wire
+    scheme, _, rest = url.partition('://')
+    host, port = http._split_hostport(rest.partition('/')[0], 443)
+    try:
+        sock = wire.connect(host, port, cfg.timeout)
+        try:
+            sock = wire._tls(sock, host, cfg.timeout, cfg.ca_file)  # verifies, as every request does
+        finally:
+            sock.close()
+    except ssl.SSLCertVerificationError as e:
+        reason = getattr(e, 'verify_message', '') or str(e)
+        if 'expired' in reason or 'not yet valid' in reason:
+            return ('certificate %s' % reason, 'check the clock of this host (on a router: enable NTP), '
+                    'a wrong date makes every certificate look invalid')
+        if 'mismatch' in reason:
+            return ('certificate is for another name (%s)' % reason, 'check the host in the URL')
+        return ('certificate not trusted (%s)' % reason,
+                'set ca_file to the CA that signed it, or install the CA bundle: ' + CA_PACKAGE)
+    except (OSError, ssl.SSLError) as e:
+        return ('no TLS connection: %s' % (getattr(e, 'strerror', None) or e),
+                'check connectivity and the URL')
+    return None, None
+
+
+def ip_fix(cfg, why):
+    """The fix for a rejected current IP, from the reason ddkit.ipcheck or ddkit.lookup gave."""
+    if why.startswith('interface'):
+        return ('check the interface name (ip addr), that it is up and holds a global address; or use '
+                'ip_source=url')
+    if 'not a public address' in why:
+        if cfg.ip_source != 'url':
+            return 'the interface holds a private address: name the WAN interface, or use ip_source=url'
+        return ('this host has no public address of its own (behind another router or carrier-grade '
+                'NAT): ask the ISP for a public address, or keep an AAAA record instead')
+    if 'record needs' in why:
+        return 'set record_type to match the address family, or an ip_lookup_url of the right family'
+    if 'not an address' in why:
+        return ('the lookup service did not answer with a bare address (an HTML page?): set '
+                'ip_lookup_url to a service that answers with the address as plain text')
+    return 'try again later, or set ip_lookup_url to another service (e.g. %s)' % (
+        'https://ipv6.icanhazip.com' if cfg.record_type == 'AAAA' else 'https://ipv4.icanhazip.com')
+
+
+def _host(url):
+    return url.partition('://')[2].partition('/')[0]

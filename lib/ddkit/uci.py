@@ -1,0 +1,91 @@
+"""Read OpenWrt UCI files (/etc/config/<name>) directly, so no `uci` binary is needed."""
+
+from ddkit import UsageError
+
+# Options the init and hotplug scripts read; a tool ignores them in its section.
+SERVICE_OPTIONS = frozenset(('enabled', 'interface', 'interval'))
+
+
+def tokens(line):
+    """The words of one line: quotes as the uci tool reads them, `#` starts a comment."""
+    words, word, quote, escape, started = [], [], None, False, False
+    for c in line:
+        if escape:
+            word.append(c)
+            escape = False
+        elif quote == "'":
+            if c == "'":
+                quote = None
+            else:
+                word.append(c)
+        elif c == '\\':
+            escape, started = True, True
+        elif quote == '"':
+            if c == '"':
+                quote = None
+            else:
+                word.append(c)
+        elif c in '"\'':
+            quote, started = c, True
+        elif c in ' \t\r\n':
+            if started:
+                words.append(''.join(word))
+                word, started = [], False
+        elif c == '#' and not started:
+            break
+        else:
+            word.append(c)
+            started = True
+    if quote or escape:
+        raise ValueError('unterminated quote')
+    if started:
+        words.append(''.join(word))
+    return words
+
+
+def read(path):
+    """The sections of a UCI file, in order: [(type, name or None, {option: value or [values]})]."""
+    try:
+        with open(path, encoding='utf-8') as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError('cannot read UCI file %s: %s' % (path, getattr(e, 'strerror', None) or e))
+    sections = []
+    for number, line in enumerate(text.splitlines(), 1):
+        try:
+            words = tokens(line)
+        except ValueError as e:
+            raise UsageError('UCI file %s line %d: %s' % (path, number, e))
+        if not words or words[0] == 'package':
+            continue
+        if words[0] == 'config' and len(words) in (2, 3):
+            sections.append((words[1], words[2] if len(words) == 3 else None, {}))
+        elif words[0] in ('option', 'list') and len(words) == 3 and sections:
+            options = sections[-1][2]
+            if words[0] == 'list':
+                options.setdefault(words[1], [])
+                if isinstance(options[words[1]], list):
+                    options[words[1]].append(words[2])
+            else:
+                options[words[1]] = words[2]
+        else:
+            raise UsageError('UCI file %s line %d: expected config, option or list, got %r'
+                             % (path, number, line.strip()))
+    return sections
+
+
+def section(path, ref):
+    """The options of one section, named or `@type[n]` (n from 0, negative from the end)."""
+    sections = read(path)
+    if ref.startswith('@') and ref.endswith(']') and '[' in ref:
+        kind, _, index = ref[1:-1].partition('[')
+        same = [s for s in sections if s[0] == kind]
+        try:
+            return same[int(index)][2]
+        except (ValueError, IndexError):
+            pass
+    else:
+        for kind, name, options in sections:
+            if name == ref:
+                return options
+    raise UsageError('no section %s in UCI file %s' % (ref, path))

@@ -1,0 +1,172 @@
+"""HTTP/1.1 on a bare socket: one request, one answer, then the connection is closed.
+
+http.client brings the email package, socket, selectors, ssl and more: on a router that triples the
+start-up of a cron run and adds 7 MiB, for one GET. This is the part of HTTP the tools use; ssl is
+imported only for https:// (BENCHMARKS.md).
+"""
+
+import _socket
+
+MAX_HEAD = 64 * 1024     # status line and headers; more is not an HTTP server we can talk to
+
+
+class ProtocolError(OSError):
+    """The server broke HTTP (subclasses are named as in http.client, so messages stay familiar)."""
+
+
+class RemoteDisconnected(ProtocolError):
+    """The connection closed before any answer."""
+
+
+class IncompleteRead(ProtocolError):
+    """The connection closed in the middle of the body."""
+
+
+class BadStatusLine(ProtocolError):
+    """The answer does not start like HTTP."""
+
+
+def exchange(scheme, host, port, method, target, headers, body=None, timeout=10, ca_file=None,
+             family=None, source=None, max_body=256 * 1024):
+    """Send one request; return (status, {lower-case name: value}, body), the body cut at max_body + 1
+    bytes (so the caller sees that it was larger)."""
+    sock = connect(host, port, timeout, family, source)
+    try:
+        if scheme == 'https':
+            sock = _tls(sock, host, timeout, ca_file)
+        sock.sendall(_head(method, target, host, port, 443 if scheme == 'https' else 80, headers, body)
+                     + (body or b''))
+        return _answer(sock, method, max_body)
+    finally:
+        sock.close()
+
+
+def connect(host, port, timeout, family=None, source=None):
+    """A connected TCP socket, over one address family (4 or 6) and/or from one source address."""
+    fam = {4: _socket.AF_INET, 6: _socket.AF_INET6}.get(family, _socket.AF_UNSPEC)
+    try:
+        name = host.encode('ascii')  # bytes: the idna codec (and unicodedata) stays unloaded
+    except UnicodeError:
+        name = host
+    error = OSError('no address of the requested family for %s' % host)
+    for af, kind, proto, _, addr in _socket.getaddrinfo(name, port, fam, _socket.SOCK_STREAM):
+        sock = _socket.socket(af, kind, proto)
+        try:
+            sock.settimeout(timeout)
+            if source:
+                sock.bind((source, 0))
+            sock.connect(addr)
+            return sock
+        except OSError as e:
+            sock.close()
+            error = e
+    raise error
+
+
+def _tls(sock, host, timeout, ca_file):
+    import socket
+    import ssl
+    context = ssl.create_default_context(cafile=ca_file)
+    plain = socket.socket(fileno=sock.detach())  # ssl wraps socket.socket objects only
+    plain.settimeout(timeout)
+    try:
+        return context.wrap_socket(plain, server_hostname=host)
+    except BaseException:
+        plain.close()
+        raise
+
+
+def _head(method, target, host, port, default_port, headers, body):
+    hostport = '[%s]' % host if ':' in host else host
+    if port != default_port:
+        hostport += ':%d' % port
+    lines = ['%s %s HTTP/1.1' % (method, target), 'Host: ' + hostport, 'Accept-Encoding: identity']
+    for name, value in headers.items():
+        if any(c in str(name) + str(value) for c in '\r\n\0'):
+            raise ValueError('invalid header %s' % name)  # no header injection, as in http.client
+        lines.append('%s: %s' % (name, value))
+    if body is not None or method in ('POST', 'PUT', 'PATCH'):
+        lines.append('Content-Length: %d' % len(body or b''))
+    lines.append('Connection: close')
+    return ('\r\n'.join(lines) + '\r\n\r\n').encode('latin-1')
+
+
+def _answer(sock, method, max_body):
+    buf = b''
+    while True:
+        while b'\r\n\r\n' not in buf:
+            chunk = sock.recv(65536)
+            if not chunk:
+                if buf:
+                    raise BadStatusLine('the answer ended inside its headers: %r' % buf[:80])
+                raise RemoteDisconnected('Remote end closed connection without response')
+            buf += chunk
+            if len(buf) > MAX_HEAD and b'\r\n\r\n' not in buf:
+                raise BadStatusLine('headers longer than %d bytes' % MAX_HEAD)
+        head, _, buf = buf.partition(b'\r\n\r\n')
+        lines = head.decode('latin-1').split('\r\n')
+        parts = lines[0].split(None, 2)
+        if len(parts) < 2 or not parts[0].startswith('HTTP/') or not parts[1].isdigit() or len(parts[1]) != 3:
+            raise BadStatusLine(repr(lines[0][:80]))
+        status = int(parts[1])
+        if not 100 <= status < 200:
+            break  # a 1xx interim answer is followed by the real one
+    headers = {}
+    for line in lines[1:]:
+        name, colon, value = line.partition(':')
+        if colon:
+            headers[name.strip().lower()] = value.strip()
+    if method == 'HEAD' or status in (204, 304):
+        return status, headers, b''
+    if 'chunked' in headers.get('transfer-encoding', '').lower():
+        return status, headers, _chunked(sock, buf, max_body)
+    length = headers.get('content-length')
+    if length is not None:
+        if not length.isdigit():
+            raise BadStatusLine('bad Content-Length %r' % length[:20])
+        return status, headers, _read(sock, buf, int(length), max_body + 1)
+    return status, headers, _read(sock, buf, None, max_body + 1)
+
+
+def _read(sock, buf, length, cap):
+    """length bytes (None: up to the close), never more than cap."""
+    want = cap if length is None else min(length, cap)
+    parts, size = [buf], len(buf)
+    while size < want:
+        chunk = sock.recv(min(65536, want - size))
+        if not chunk:
+            if length is not None:
+                raise IncompleteRead('%d bytes read, %d more expected' % (size, length - size))
+            break
+        parts.append(chunk)
+        size += len(chunk)
+    return b''.join(parts)[:want]
+
+
+def _chunked(sock, buf, max_body):
+    body = b''
+    while True:
+        while b'\r\n' not in buf:
+            chunk = sock.recv(65536)
+            if not chunk:
+                raise IncompleteRead('%d bytes read, the chunked answer ended early' % len(body))
+            buf += chunk
+            if len(buf) > MAX_HEAD:
+                raise BadStatusLine('bad chunk size line')
+        line, _, buf = buf.partition(b'\r\n')
+        try:
+            size = int(line.split(b';', 1)[0].strip(), 16)
+        except ValueError:
+            raise BadStatusLine('bad chunk size %r' % line[:20])
+        if size == 0:
+            return body
+        over = size > max_body - len(body)
+        want = max_body + 1 - len(body) if over else size + 2  # the chunk and its CRLF
+        while len(buf) < want:
+            chunk = sock.recv(65536)
+            if not chunk:
+                raise IncompleteRead('%d bytes read, the chunked answer ended early' % (len(body) + len(buf)))
+            buf += chunk
+        if over:
+            return body + buf[:want]  # larger than max_body: the caller refuses it
+        body, buf = body + buf[:size], buf[size + 2:]

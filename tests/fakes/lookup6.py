@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""The IPv6 lookup and geolocation services of service.md 4.3, for a network namespace.
+
+Runs as its own process (inside `ip netns exec`), answers with the source address it sees, and
+appends every request to a JSON-lines log so the test can read the order and the source addresses.
+
+  lookup6.py --host 2001:db8::1 --log FILE     prints "PORT <n>" once it listens
+
+Routes: /json (JSON `ip` + `asn_name`, the test-ipv6.com shape), /processed (JSON `processedString`,
+LibreSpeed's "<ip> - <isp>, <country>"), /text (plain text), /empty (JSON with an empty `ip`),
+/html (a portal page, no address), /geo/<ip> (isp, region, country by operator prefix).
+"""
+
+import json
+import os
+import sys
+import threading
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from fakes.base import FakeServer, Reply  # noqa: E402
+
+OPERATORS = {'240e': ('China Telecom', 'CHINANET-BACKBONE', 'Guangdong'),
+             '2409': ('China Mobile', 'CMNET', 'Beijing'),
+             '2408': ('China Unicom', 'CHINA169-BACKBONE', 'Shanghai')}
+
+
+def operator(address):
+    return OPERATORS.get(address.split(':', 1)[0].lower(), ('Example ISP', 'EXAMPLE-NET', 'Nowhere'))
+
+
+class Lookup6(FakeServer):
+    def __init__(self, host, log_path):
+        super().__init__(host=host)
+        self.log_path, self.log_lock = log_path, threading.Lock()
+        self.route('json', 'GET', '/json', lambda req: Reply(200, {
+            'ip': req.client, 'type': 'ipv6', 'subtype': '', 'via': '', 'padding': '', 'asn': '4134',
+            'asnlist': '4134', 'asn_name': operator(req.client)[1], 'country': 'CN', 'protocol': 'HTTP/1.1'}))
+        self.route('processed', 'GET', '/processed', lambda req: Reply(200, {
+            'processedString': '%s - %s, CN' % (req.client, operator(req.client)[0]), 'rawIspInfo': ''}))
+        self.route('text', 'GET', '/text', lambda req: Reply(200, text=req.client + '\n'))
+        self.route('empty', 'GET', '/empty', lambda req: Reply(200, {'ip': ''}))
+        self.route('html', 'GET', '/html', lambda req: Reply(200, text='<html><body>Log in</body></html>',
+                                                             headers={'Content-Type': 'text/html'}))
+        self.route('geo', 'GET', '/geo/([0-9a-fA-F:]+)', lambda req, ip: Reply(200, {
+            'ip': ip, 'isp': operator(ip)[0], 'region': operator(ip)[2], 'country': 'China'}))
+
+    def _dispatch(self, h):
+        super()._dispatch(h)
+        with self.lock:
+            req = self.requests[-1]
+        with self.log_lock, open(self.log_path, 'a') as f:
+            f.write(json.dumps({'route': req.route, 'path': req.path, 'client': req.client}) + '\n')
+
+
+def main(argv):
+    host, log_path = argv[argv.index('--host') + 1], argv[argv.index('--log') + 1]
+    server = Lookup6(host, log_path).start()
+    print('PORT %d' % server.port, flush=True)
+    threading.Event().wait()
+
+
+if __name__ == '__main__':
+    main(sys.argv[1:])

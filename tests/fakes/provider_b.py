@@ -1,0 +1,274 @@
+"""Fake cloud provider B (Huawei Cloud shape): IAM password tokens (expiry, revocation) and DNS v2
+zones and recordsets (trailing dots, loose name matching, total_count), with the real error shapes:
+DNS {code, message}, API gateway {error_code, error_msg}, IAM {error: {code, message, title}}."""
+
+import itertools
+import json
+import secrets
+import time
+from email.utils import formatdate
+
+from fakes.base import FakeServer, Reply
+
+_ids = itertools.count(1)
+PROJECT_ID = '0a1b2c3d4e5f60718293a4b5c6d7e8f9'
+TYPES = ('A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SOA', 'SRV', 'CAA')
+
+
+def new_id():
+    return 'ff8080827%023x' % next(_ids)
+
+
+def dns_error(status, code, message):
+    return Reply(status, {'code': code, 'message': message})
+
+
+def gateway_error(status, code, message):
+    return Reply(status, {'error_msg': message, 'error_code': code, 'request_id': secrets.token_hex(16)})
+
+
+def iam_error(status, message, title):
+    return Reply(status, {'error': {'code': status, 'message': message, 'title': title}})
+
+
+class ProviderB(FakeServer):
+    """IAM and DNS on one server (point auth_url and dns_url at `url`); routes get_token, list_zones,
+    list_records, get_record, create_record, update_record."""
+
+    def __init__(self, username='hw-user', password='Pa55:w0rd"x\'9', project='cn-north-4',
+                 tls_cert=None, token_ttl=86400):
+        super().__init__(tls_cert)
+        self.username, self.password, self.project = username, password, project
+        self.token_ttl = token_ttl
+        self.clock_offset = 0.0     # seconds the provider's clock (Date, expiry) is ahead of ours
+        self.tokens = {}            # token -> {'expires': epoch, 'revoked': bool}
+        self.issued = []            # tokens in the order they were issued
+        self.token_dates = {}       # token -> the epoch second its answer's Date header said
+        self.zones = {}             # zone id -> zone object (name with a trailing dot)
+        self.recordsets = {}        # recordset id -> recordset object
+        self.delay = {}             # route -> seconds to wait before answering
+        self.route('get_token', 'POST', '/v3/auth/tokens', self.get_token)
+        self.route('list_zones', 'GET', '/v2/zones', self.list_zones)
+        self.route('list_records', 'GET', r'/v2/zones/([^/]+)/recordsets', self.list_records)
+        self.route('create_record', 'POST', r'/v2/zones/([^/]+)/recordsets', self.create_record)
+        self.route('get_record', 'GET', r'/v2/zones/([^/]+)/recordsets/([^/]+)', self.get_record)
+        self.route('update_record', 'PUT', r'/v2/zones/([^/]+)/recordsets/([^/]+)', self.update_record)
+
+    # --- state ---------------------------------------------------------------------------------
+    def now(self):
+        return time.time() + self.clock_offset
+
+    def issue_token(self, ttl=None):
+        """A valid token, as a previous run would have cached it."""
+        token = 'MIIZ' + secrets.token_urlsafe(4500)  # real ones are several KiB of base64
+        self.tokens[token] = {'expires': self.now() + (self.token_ttl if ttl is None else ttl),
+                              'revoked': False}
+        self.issued.append(token)
+        return token
+
+    def revoke(self, token=None):
+        """Revoke one token, or every token issued so far."""
+        for t in [token] if token else list(self.tokens):
+            self.tokens[t]['revoked'] = True
+
+    def add_zone(self, name):
+        zid = new_id()
+        stamp = _stamp(self.now())
+        self.zones[zid] = {'id': zid, 'name': name.rstrip('.') + '.', 'description': None,
+                           'email': 'hostmaster@example.com', 'ttl': 300, 'serial': 1, 'masters': [],
+                           'status': 'ACTIVE', 'pool_id': new_id(), 'project_id': PROJECT_ID,
+                           'zone_type': 'public', 'created_at': stamp, 'updated_at': stamp,
+                           'record_num': 2, 'links': {'self': '%s/v2/zones/%s' % (self.url, zid)}}
+        # every new zone starts with its SOA and NS recordsets, as at the real provider
+        self.add_record(zid, name, 'SOA', ['ns1.example.net. hostmaster.example.com. 1 7200 900 1209600 300'],
+                        ttl=300, default=True)
+        self.add_record(zid, name, 'NS', ['ns1.example.net.', 'ns2.example.net.'], ttl=172800, default=True)
+        return zid
+
+    def add_record(self, zone_id, name, rtype, records, ttl=300, description=None, default=False):
+        rid = new_id()
+        stamp = _stamp(self.now())
+        zone = self.zones[zone_id]
+        self.recordsets[rid] = {'id': rid, 'name': name.rstrip('.') + '.', 'description': description,
+                                'zone_id': zone_id, 'zone_name': zone['name'], 'type': rtype, 'ttl': ttl,
+                                'records': list(records), 'create_at': stamp, 'update_at': stamp,
+                                'status': 'ACTIVE', 'default': default, 'project_id': PROJECT_ID,
+                                'links': {'self': '%s/v2/zones/%s/recordsets/%s' % (self.url, zone_id, rid)}}
+        return rid
+
+    def find(self, name, rtype='A'):
+        """The recordsets named so, with or without the trailing dot (what a test asserts on)."""
+        return [r for r in self.recordsets.values()
+                if r['name'] == name.rstrip('.') + '.' and r['type'] == rtype]
+
+    # --- serving -------------------------------------------------------------------------------
+    def _send(self, h, reply, length=None):
+        # every answer's Date header comes from the provider's clock, as the client computes expiry from it
+        date = reply.headers.pop('Date', None) or formatdate(self.now(), usegmt=True)
+        h.date_time_string = lambda timestamp=None: date
+        super()._send(h, reply, length)
+
+    def _dispatch(self, h):
+        route = self._route_of(h)
+        if self.delay.get(route):
+            time.sleep(self.delay[route])
+        super()._dispatch(h)
+
+    def _route_of(self, h):
+        path = h.path.split('?', 1)[0]
+        for name, method, pattern, _ in self.routes:
+            if method == h.command and pattern.match(path):
+                return name
+        return None
+
+    # --- IAM -----------------------------------------------------------------------------------
+    def get_token(self, req):
+        if not req.headers.get('content-type', '').startswith('application/json'):
+            return iam_error(400, 'The request body is not JSON.', 'Bad Request')
+        try:
+            auth = json.loads(req.body)['auth']
+            identity, scope = auth['identity'], auth['scope']
+            user = identity['password']['user']
+            ok_shape = identity['methods'] == ['password'] and isinstance(user['name'], str) \
+                and isinstance(user['password'], str) and isinstance(user['domain']['name'], str) \
+                and isinstance(scope['project']['name'], str)
+        except (ValueError, KeyError, TypeError):
+            ok_shape = False
+        if not ok_shape:
+            return iam_error(400, 'Request body is invalid.', 'Bad Request')
+        if user['domain']['name'] != self.username or user['name'] != self.username \
+                or user['password'] != self.password:
+            return iam_error(401, 'The username or password is wrong.', 'Unauthorized')
+        if scope['project']['name'] != self.project:
+            return Reply(400, {'error_msg': 'Project %s not found.' % scope['project']['name'],
+                               'error_code': 'IAM.0072'})
+        token = self.issue_token()
+        now = int(self.now())
+        self.token_dates[token] = now
+        body = {'token': {'expires_at': _stamp(self.tokens[token]['expires']), 'issued_at': _stamp(now),
+                          'methods': ['password'],
+                          'project': {'id': PROJECT_ID, 'name': self.project,
+                                      'domain': {'id': 'd' * 32, 'name': self.username}},
+                          'user': {'id': 'u' * 32, 'name': self.username,
+                                   'domain': {'id': 'd' * 32, 'name': self.username},
+                                   'password_expires_at': ''},
+                          'roles': [{'id': '0', 'name': 'op_gated_dns'}]}}
+        return Reply(201, body, headers={'X-Subject-Token': token, 'Date': formatdate(now, usegmt=True)})
+
+    def _auth(self, req):
+        """The API gateway in front of DNS checks the token."""
+        token = req.headers.get('x-auth-token')
+        if not token:
+            return gateway_error(401, 'APIGW.0301', 'Incorrect IAM authentication information: '
+                                                    'x-auth-token not found')
+        known = self.tokens.get(token)
+        if known is None or known['revoked']:
+            return gateway_error(401, 'APIGW.0301', 'Incorrect IAM authentication information: '
+                                                    'verify token failed')
+        if self.now() > known['expires']:
+            return gateway_error(401, 'APIGW.0307', 'The token must be updated.')
+        return None
+
+    # --- DNS -----------------------------------------------------------------------------------
+    def _zone(self, req, zone_id):
+        denied = self._auth(req)
+        if denied:
+            return denied
+        if zone_id not in self.zones:
+            return dns_error(404, 'DNS.0302', 'This zone does not exist.')
+        return None
+
+    def list_zones(self, req):
+        denied = self._auth(req)
+        if denied:
+            return denied
+        # the name filter matches loosely: "example.com" finds "myexample.com." and "example.com.cn."
+        name = req.query.get('name', '').rstrip('.')
+        zones = [z for z in self.zones.values() if name in z['name']]
+        return Reply(200, {'links': {'self': '%s/v2/zones?name=%s' % (self.url, name)}, 'zones': zones,
+                           'metadata': {'total_count': len(zones)}})
+
+    def list_records(self, req, zone_id):
+        denied = self._zone(req, zone_id)
+        if denied:
+            return denied
+        name, rtype = req.query.get('name', '').rstrip('.'), req.query.get('type')
+        found = [r for r in self.recordsets.values() if r['zone_id'] == zone_id and name in r['name']
+                 and rtype in (None, r['type'])]
+        return Reply(200, {'links': {'self': '%s/v2/zones/%s/recordsets' % (self.url, zone_id)},
+                           'recordsets': found, 'metadata': {'total_count': len(found)}})
+
+    def get_record(self, req, zone_id, record_id):
+        denied = self._zone(req, zone_id)
+        if denied:
+            return denied
+        record = self.recordsets.get(record_id)
+        if not record or record['zone_id'] != zone_id:
+            return dns_error(404, 'DNS.0313', 'The record set does not exist.')
+        return Reply(200, record)
+
+    def create_record(self, req, zone_id):
+        denied = self._zone(req, zone_id) or self._invalid(req, zone_id, create=True)
+        if denied:
+            return denied
+        body = req.json
+        if self.find(body['name'], body['type']):
+            return dns_error(400, 'DNS.0312', 'Attribute name conflicts with an existing record set.')
+        rid = self.add_record(zone_id, body['name'], body['type'], body['records'], body.get('ttl', 300),
+                              body.get('description'))
+        record = dict(self.recordsets[rid], status='PENDING_CREATE')
+        return Reply(202, record)
+
+    def update_record(self, req, zone_id, record_id):
+        denied = self._zone(req, zone_id) or self._invalid(req, zone_id, create=False)
+        if denied:
+            return denied
+        record = self.recordsets.get(record_id)
+        if not record or record['zone_id'] != zone_id:
+            return dns_error(404, 'DNS.0313', 'The record set does not exist.')
+        body = req.json
+        if body.get('name', record['name']) != record['name'] or body.get('type', record['type']) != record['type']:
+            return dns_error(400, 'DNS.0304', 'The name or type of a record set cannot be changed.')
+        for key in ('description', 'ttl', 'records'):
+            if key in body:
+                record[key] = body[key]
+        record['update_at'] = _stamp(self.now())
+        return Reply(202, dict(record, status='PENDING_UPDATE'))
+
+    def _invalid(self, req, zone_id, create):
+        if not req.headers.get('content-type', '').startswith('application/json'):
+            return dns_error(400, 'DNS.0001', 'Content-Type must be application/json.')
+        try:
+            body = json.loads(req.body)
+        except ValueError:
+            return dns_error(400, 'DNS.0001', 'Invalid JSON in the request body.')
+        if not isinstance(body, dict):
+            return dns_error(400, 'DNS.0001', 'The request body must be an object.')
+        required = ('name', 'type', 'records') if create else ()
+        missing = [k for k in required if k not in body]
+        if missing:
+            return dns_error(400, 'DNS.0303', 'Missing attribute %s.' % missing[0])
+        name = body.get('name', self.zones[zone_id]['name'])
+        if not isinstance(name, str) or not name.endswith('.') \
+                or not (name == self.zones[zone_id]['name'] or name.endswith('.' + self.zones[zone_id]['name'])):
+            return dns_error(400, 'DNS.0304', 'Invalid record set name %r: a name in the zone, with the '
+                                              'trailing dot.' % name)
+        if body.get('type', 'A') not in TYPES:
+            return dns_error(400, 'DNS.0307', 'Invalid record set type.')
+        ttl = body.get('ttl', 300)
+        if not isinstance(ttl, int) or isinstance(ttl, bool) or not 1 <= ttl <= 2147483647:
+            return dns_error(400, 'DNS.0303', 'Invalid ttl.')
+        records = body.get('records', ['x'])
+        if not isinstance(records, list) or not records or not all(isinstance(r, str) and r for r in records):
+            return dns_error(400, 'DNS.0308', 'Invalid record set value.')
+        description = body.get('description')
+        if description is not None and (not isinstance(description, str) or len(description) > 255):
+            return dns_error(400, 'DNS.0309', 'Invalid description.')
+        extra = set(body) - {'name', 'type', 'ttl', 'records', 'description', 'tags', 'line', 'weight'}
+        if extra:
+            return dns_error(400, 'DNS.0001', 'Unknown attribute %s.' % sorted(extra)[0])
+        return None
+
+
+def _stamp(epoch):
+    return time.strftime('%Y-%m-%dT%H:%M:%S.000', time.gmtime(epoch))

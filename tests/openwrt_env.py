@@ -1,0 +1,198 @@
+"""A router on disk for the packaging tests: the feed built as `make feed` builds it, packages
+unpacked into a temporary root the way opkg does, and stand-ins for what OpenWrt provides
+(/lib/functions.sh, /etc/rc.common with procd, logger) that record what the scripts ask of them."""
+
+import os
+import subprocess
+import sys
+import tarfile
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+ROUTER_TOOLS = ('updater_a', 'updater_b', 'egress6')
+EPOCH = '1700000000'
+
+# /lib/functions.sh: the UCI helpers the scripts use. A UCI file is shell (that is how OpenWrt's
+# config_load works: `uci export` output is evaluated), so config_load sources it.
+FUNCTIONS_SH = r'''
+CONFIG_SECTIONS=
+config() { CONFIG_SECTION="$2"; CONFIG_SECTIONS="$CONFIG_SECTIONS $2"; eval "CONFIG_${2}_TYPE=\$1"; }
+option() { eval "CONFIG_${CONFIG_SECTION}_$1=\$2"; }
+list() {
+	local n; eval "n=\${CONFIG_${CONFIG_SECTION}_$1_LENGTH:-0}"; n=$((n + 1))
+	eval "CONFIG_${CONFIG_SECTION}_$1_LENGTH=$n; CONFIG_${CONFIG_SECTION}_$1_ITEM$n=\$2"
+	eval "CONFIG_${CONFIG_SECTION}_$1=\"\${CONFIG_${CONFIG_SECTION}_$1:+\$CONFIG_${CONFIG_SECTION}_$1 }\$2\""
+}
+package() { :; }
+config_load() { CONFIG_SECTIONS=; . "$IPKG_INSTROOT/etc/config/$1"; }
+config_get() { eval "$1=\${CONFIG_${2}_$3:-\$4}"; }
+config_get_bool() {
+	local v; config_get v "$2" "$3" "$4"
+	case "$v" in 1|on|true|yes|enabled) v=1 ;; 0|off|false|no|disabled) v=0 ;; *) v="$4" ;; esac
+	eval "$1=\$v"
+}
+config_foreach() {
+	local f="$1" t="$2" s k; shift 2
+	for s in $CONFIG_SECTIONS; do eval "k=\$CONFIG_${s}_TYPE"; [ "$k" = "$t" ] && "$f" "$s" "$@"; done
+	return 0
+}
+config_list_foreach() {
+	local s="$1" o="$2" f="$3" n i=1 v; eval "n=\${CONFIG_${s}_${o}_LENGTH:-0}"
+	while [ "$i" -le "$n" ]; do eval "v=\$CONFIG_${s}_${o}_ITEM$i"; "$f" "$v"; i=$((i + 1)); done
+}
+list_contains() { local v; eval "v=\" \$$1 \""; case "$v" in *" $2 "*) return 0 ;; esac; return 1; }
+record() { printf '%s' "$1" >> "$STANDIN_LOG"; shift; for a; do printf '\037%s' "$a" >> "$STANDIN_LOG"; done; printf '\036' >> "$STANDIN_LOG"; }
+default_postinst() {
+	local pkg; pkg="$(basename "${1%.*}")"; record default_postinst "$pkg"
+	[ -f "$IPKG_INSTROOT/usr/lib/opkg/info/$pkg.postinst-pkg" ] && ( . "$IPKG_INSTROOT/usr/lib/opkg/info/$pkg.postinst-pkg" )
+	for i in $(grep '^/etc/init.d/' "$IPKG_INSTROOT/usr/lib/opkg/info/$pkg.list"); do
+		sh "$IPKG_INSTROOT/etc/rc.common" "$IPKG_INSTROOT$i" enable
+	done
+}
+default_prerm() {
+	local pkg; pkg="$(basename "${1%.*}")"; record default_prerm "$pkg"
+	[ -f "$IPKG_INSTROOT/usr/lib/opkg/info/$pkg.prerm-pkg" ] && ( . "$IPKG_INSTROOT/usr/lib/opkg/info/$pkg.prerm-pkg" )
+	for i in $(grep '^/etc/init.d/' "$IPKG_INSTROOT/usr/lib/opkg/info/$pkg.list"); do
+		sh "$IPKG_INSTROOT/etc/rc.common" "$IPKG_INSTROOT$i" disable
+	done
+}
+'''
+
+# /etc/rc.common with procd: every procd_* call is recorded, fields split by \037, calls by \036.
+RC_COMMON = r'''
+. "$IPKG_INSTROOT/lib/functions.sh"
+initscript="$1"; action="$2"; shift 2
+name="$(basename "$initscript")"
+procd_open_instance() { record open_instance "$@"; }
+procd_set_param() { record set_param "$@"; }
+procd_append_param() { record append_param "$@"; }
+procd_close_instance() { record close_instance; }
+procd_add_reload_trigger() { record reload_trigger "$@"; }
+start_service() { :; }
+service_triggers() { :; }
+. "$initscript"
+case "$action" in
+	start|reload|restart) record "$action" "$name"; start_service; service_triggers ;;
+	stop) record stop "$name" ;;
+	enable) ln -sf "../init.d/$name" "$IPKG_INSTROOT/etc/rc.d/S$START$name" ;;
+	disable) rm -f "$IPKG_INSTROOT/etc/rc.d/S$START$name" ;;
+	enabled) [ -e "$IPKG_INSTROOT/etc/rc.d/S$START$name" ] ;;
+esac
+'''
+
+LOGGER = '#!/bin/sh\nrecord() { printf "%s" "$1" >> "$STANDIN_LOG"; shift; for a; do printf "\\037%s" "$a" >> ' \
+         '"$STANDIN_LOG"; done; printf "\\036" >> "$STANDIN_LOG"; }\nrecord logger "$@"\n'
+
+
+def build_dist(out):
+    """dist/<tool>.py for the router tools, as `make standalone` builds them."""
+    os.makedirs(out, exist_ok=True)
+    for tool in ROUTER_TOOLS:
+        subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'standalone.py'),
+                        os.path.join(ROOT, 'bin', tool + '.py'), os.path.join(out, tool + '.py')], check=True)
+
+
+def build_feed(out, dist, key=None):
+    """`make feed` (with KEY=key when given) into out, at a fixed SOURCE_DATE_EPOCH."""
+    command = [sys.executable, os.path.join(ROOT, 'tools', 'feed.py'), '--out', out, '--dist', dist]
+    done = subprocess.run(command + (['--key', key] if key else []), capture_output=True, text=True,
+                          env=dict(os.environ, SOURCE_DATE_EPOCH=EPOCH))
+    assert done.returncode == 0, done.stdout + done.stderr
+    return out
+
+
+def ipk_path(feed, name):
+    found = [f for f in os.listdir(feed) if f.startswith(name + '_') and f.endswith('.ipk')]
+    assert len(found) == 1, (name, os.listdir(feed))
+    return os.path.join(feed, found[0])
+
+
+def members(ipk):
+    """{member name: bytes} of the outer tar of an .ipk, read with the system's tar."""
+    out = {}
+    for name in ('./debian-binary', './data.tar.gz', './control.tar.gz'):
+        out[name] = subprocess.run(['tar', '-xzOf', ipk, name], capture_output=True, check=True).stdout
+    return out
+
+
+def install(ipk, root):
+    """Install as opkg does into root: data unpacked, control files in /usr/lib/opkg/info."""
+    name = os.path.basename(ipk).rsplit('_', 2)[0]
+    info = os.path.join(root, 'usr', 'lib', 'opkg', 'info')
+    os.makedirs(info, exist_ok=True)
+    parts = members(ipk)
+    data = os.path.join(root, '.data.tar.gz')
+    with open(data, 'wb') as f:
+        f.write(parts['./data.tar.gz'])
+    subprocess.run(['tar', '-xzpf', data, '-C', root], check=True)
+    listing = subprocess.run(['tar', '-tzf', data], capture_output=True, text=True, check=True).stdout
+    os.remove(data)
+    with open(os.path.join(info, name + '.list'), 'w') as f:
+        f.writelines(line[1:] + '\n' for line in listing.splitlines() if not line.endswith('/'))
+    control = os.path.join(root, '.control')
+    os.makedirs(control)
+    with open(control + '.tar.gz', 'wb') as f:
+        f.write(parts['./control.tar.gz'])
+    subprocess.run(['tar', '-xzpf', control + '.tar.gz', '-C', control], check=True)
+    for item in os.listdir(control):
+        os.replace(os.path.join(control, item), os.path.join(info, '%s.%s' % (name, item)))
+    os.rmdir(control)
+    os.remove(control + '.tar.gz')
+    return name
+
+
+def standins(root):
+    """OpenWrt's /lib/functions.sh, /etc/rc.common (procd) and logger, as recording stand-ins."""
+    for path, text, mode in (('lib/functions.sh', FUNCTIONS_SH, 0o644), ('etc/rc.common', RC_COMMON, 0o755),
+                             ('bin/logger', LOGGER, 0o755)):
+        full = os.path.join(root, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, 'w') as f:
+            f.write(text)
+        os.chmod(full, mode)
+    os.makedirs(os.path.join(root, 'etc', 'rc.d'), exist_ok=True)
+    return os.path.join(root, 'bin')
+
+
+def records(log):
+    """The calls the stand-ins recorded: [[call, arg, ...]]."""
+    if not os.path.exists(log):
+        return []
+    with open(log) as f:
+        return [entry.split('\x1f') for entry in f.read().split('\x1e') if entry]
+
+
+@pytest.fixture(scope='session')
+def signify_key(tmp_path_factory):
+    """An unencrypted signify key pair (usign compatible), as `signify-openbsd -G -n` makes it."""
+    signify = subprocess.run(['sh', '-c', 'command -v signify-openbsd || command -v signify'],
+                             capture_output=True, text=True).stdout.strip()
+    if not signify:
+        if os.environ.get('CI') == 'true':
+            pytest.fail('signify-openbsd is missing (.ci/run installs it)')
+        pytest.skip('signify-openbsd is not installed (apt-get install signify-openbsd)')
+    home = tmp_path_factory.mktemp('key')
+    subprocess.run([signify, '-G', '-n', '-c', 'ddkit test feed', '-p', str(home / 'feed.pub'),
+                    '-s', str(home / 'feed.sec')], check=True)
+    return signify, str(home / 'feed.sec'), str(home / 'feed.pub')
+
+
+@pytest.fixture(scope='session')
+def dist(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp('dist'))
+    build_dist(out)
+    return out
+
+
+@pytest.fixture(scope='session')
+def feed(tmp_path_factory, dist, signify_key):
+    return build_feed(str(tmp_path_factory.mktemp('feed')), dist, key=signify_key[1])
+
+
+def tar_entries(data):
+    """[(name, mode, uid, gid, uname, gname, mtime, type)] of an uncompressed tar."""
+    import io
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        return [(m.name, m.mode, m.uid, m.gid, m.uname, m.gname, m.mtime, m.type) for m in tar.getmembers()]

@@ -1,0 +1,355 @@
+"""--check against the fake providers, on both updaters: one test per line that can fail, and proof
+that it writes nothing (no request that changes anything, no state, lock or log file)."""
+
+import os
+
+import pytest
+
+from conftest import RECORD, run_tool
+
+IP_FILE = {'updater_a': '.cf-wan_ip_%s.txt' % RECORD, 'updater_b': '.hw-wan_ip_%s.txt' % RECORD}
+BOTH = pytest.mark.parametrize('tool', ['updater_a', 'updater_b'])
+
+
+def run_check(env, state_dir, tool='updater_a', **extra):
+    """Run tool --check; returns (exit status, stdout)."""
+    env = dict(env, **{k: v for k, v in extra.items() if k.startswith(('DDNS_', 'SSL_'))})
+    done = run_tool(tool, ['--check'], env=env)
+    assert 'Traceback' not in done.stdout + done.stderr, done.stdout + done.stderr
+    return done.returncode, done.stdout
+
+
+def line(out, mark, start):
+    """The one line of out with this mark whose text starts so (the test fails when it is absent)."""
+    found = [ln[6:] for ln in out.splitlines() if ln.startswith('%-4s  %s' % (mark, start))]
+    assert len(found) == 1, 'no %s line starting %r in:\n%s' % (mark, start, out)
+    return found[0]
+
+
+def marks(out):
+    return [ln.split(' ', 1)[0] for ln in out.splitlines() if not ln.startswith('check:')]
+
+
+def env_of(box, tool, state_dir):
+    return (box.env_a if tool == 'updater_a' else box.env_b)(str(state_dir))
+
+
+def provider(box, tool):
+    return box.provider_a if tool == 'updater_a' else box.provider_b
+
+
+@pytest.fixture
+def ready(box, tmp_path):
+    """A set-up where an update would succeed: the record exists and holds an older address."""
+    box.rid = box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
+    box.rid_b = box.provider_b.add_record(box.zone_b, RECORD, 'A', ['81.2.69.1'])
+    box.lookup.answer = '81.2.69.10'
+    box.env = box.env_a(str(tmp_path / 'state'))
+    return box
+
+
+# --- everything fine, on both updaters ------------------------------------------------------------
+CALLS = {'updater_a': ['list_zones', 'list_records'], 'updater_b': ['get_token', 'list_zones', 'list_records']}
+
+
+@BOTH
+def test_all_ok_exits_0_and_changes_nothing(ready, tmp_path, tool):
+    state = tmp_path / 'state'
+    state.mkdir()
+    status, out = run_check(env_of(ready, tool, state), tmp_path, tool)
+    assert status == 0, out
+    assert marks(out) == ['ok'] * 8
+    assert 'current IP 81.2.69.10 (from %s)' % ready.lookup.url in out
+    assert line(out, 'ok', 'A record' if tool == 'updater_a' else 'A recordset')
+    assert 'record holds 81.2.69.1, the current IP is 81.2.69.10: the next run updates it' in out
+    assert out.rstrip().endswith('check: all ok; an update would succeed.')
+    # read-only: only read calls (and B's token request), no state, lock, log or auth file
+    assert provider(ready, tool).calls() == CALLS[tool]
+    assert ready.doh.calls() == []
+    assert os.listdir(str(state)) == []
+    assert ready.provider_a.records[ready.rid]['content'] == '81.2.69.1'
+    assert ready.provider_b.recordsets[ready.rid_b]['records'] == ['81.2.69.1']
+
+
+@BOTH
+def test_missing_state_dir_is_not_created(ready, tmp_path, tool):
+    status, out = run_check(env_of(ready, tool, tmp_path / 'state'), tmp_path, tool)
+    assert status == 0, out
+    assert 'does not exist yet; the first update creates it' in line(out, 'ok', 'state directory')
+    assert not (tmp_path / 'state').exists()
+
+
+@BOTH
+def test_record_that_does_not_exist_will_be_created(box, tmp_path, tool):
+    status, out = run_check(env_of(box, tool, tmp_path), tmp_path, tool)
+    assert status == 0, out
+    assert 'does not exist yet: it will be created on the first update' in out
+    assert 'the first update creates the record with 81.2.69.10' in out
+    assert provider(box, tool).calls() == CALLS[tool]
+    assert box.provider_a.records == {} and box.provider_b.find(RECORD) == []
+
+
+@BOTH
+def test_record_already_current(ready, tmp_path, tool):
+    ready.lookup.answer = '81.2.69.1'
+    status, out = run_check(env_of(ready, tool, tmp_path), tmp_path, tool)
+    assert status == 0, out
+    assert 'record holds 81.2.69.1, the current IP: nothing to update' in out
+
+
+def test_api_token_is_accepted_and_never_shown(box, tmp_path):
+    box.provider_a.token = 't' * 40
+    env = dict(box.env_a(str(tmp_path)), DDNS_AUTH_EMAIL='', DDNS_AUTH_KEY='', DDNS_API_TOKEN='t' * 40)
+    status, out = run_check(env, tmp_path)
+    assert status == 0, out
+    assert 'credentials accepted (API token)' in out
+    assert 't' * 40 not in out
+
+
+# --- the lines both updaters share ---------------------------------------------------------------------
+@pytest.mark.parametrize('tool, credentials', [
+    ('updater_a', {'DDNS_AUTH_KEY': ''}), ('updater_b', {'DDNS_PASSWORD': '', 'DDNS_PROJECT_NAME': ''})])
+def test_missing_settings_are_fail_lines_exit_2(ready, tmp_path, tool, credentials):
+    env = dict(env_of(ready, tool, tmp_path), DDNS_ZONE_NAME='', DDNS_RECORD_NAME='', **credentials)
+    status, out = run_check(env, tmp_path, tool)
+    assert status == 2, out
+    assert 'give --zone-name, DDNS_ZONE_NAME or zone_name=' in line(out, 'FAIL', 'settings complete: zone_name')
+    assert line(out, 'FAIL', 'settings complete: record_name is missing')
+    if tool == 'updater_a':
+        assert 'auth_email and auth_key' in line(out, 'FAIL', 'settings complete: missing credentials')
+    else:
+        assert line(out, 'FAIL', 'settings complete: password is missing')
+        assert line(out, 'FAIL', 'settings complete: project_name is missing')
+    assert line(out, 'skip', 'credentials accepted')
+    assert line(out, 'ok', 'current IP 81.2.69.10')  # what does not need the settings still runs
+    assert provider(ready, tool).calls() == []
+
+
+@BOTH
+def test_state_dir_that_cannot_be_written(ready, tmp_path, tool):
+    blocker = tmp_path / 'file'
+    blocker.write_text('not a directory\n')
+    status, out = run_check(env_of(ready, tool, blocker / 'state'), tmp_path, tool)
+    assert status == 1, out
+    assert 'is not a directory -- fix: set state_dir' in line(out, 'FAIL', 'state directory')
+
+
+@pytest.mark.skipif(os.name != 'posix' or os.geteuid() == 0, reason='root may write anywhere')
+def test_state_dir_without_write_permission(ready, tmp_path):
+    (tmp_path / 'ro').mkdir(mode=0o500)
+    status, out = run_check(ready.env, tmp_path, DDNS_STATE_DIR=str(tmp_path / 'ro'))
+    assert status == 1, out
+    assert 'not writable' in line(out, 'FAIL', 'state directory')
+
+
+@BOTH
+@pytest.mark.parametrize('answer, words', [
+    ('<html><body>blocked</body></html>', 'did not answer with a bare address'),
+    ('10.1.2.3', 'no public address of its own'),
+    ('100.64.1.2', 'carrier-grade'),
+    ('2001:db8::1', 'set record_type'),
+    ('', 'try again later'),
+])
+def test_current_ip_rejected_says_why(ready, tmp_path, tool, answer, words):
+    ready.lookup.answer = answer
+    status, out = run_check(env_of(ready, tool, tmp_path), tmp_path, tool)
+    assert status == 1, out
+    text = line(out, 'FAIL', 'current IP: no valid IPv4 address from %s' % ready.lookup.url)
+    assert words in text
+    assert line(out, 'ok', 'A record')  # the provider checks still run
+    assert line(out, 'skip', 'record vs current IP')
+
+
+@BOTH
+def test_current_ip_lookup_unreachable(ready, tmp_path, tool):
+    status, out = run_check(env_of(ready, tool, tmp_path), tmp_path, tool, DDNS_IP_LOOKUP_URL='http://127.0.0.1:9')
+    assert status == 1, out
+    assert 'check connectivity' in line(out, 'FAIL', 'current IP: get current IP: no answer')
+
+
+@BOTH
+def test_current_ip_from_missing_interface(ready, tmp_path, tool):
+    status, out = run_check(env_of(ready, tool, tmp_path), tmp_path, tool, DDNS_IP_SOURCE='iface:nosuch0')
+    assert status == 1, out
+    assert 'check the interface name' in line(
+        out, 'FAIL', 'current IP: no valid IPv4 address from interface nosuch0')
+    assert ready.lookup.calls() == []
+
+
+@BOTH
+def test_ip_file_hides_a_wrong_record(ready, tmp_path, tool):
+    state = tmp_path / 'state'
+    state.mkdir()
+    (state / IP_FILE[tool]).write_text('81.2.69.10\n')
+    status, out = run_check(env_of(ready, tool, state), tmp_path, tool)
+    assert status == 1, out
+    assert 'run once with --force' in line(out, 'FAIL', 'record holds 81.2.69.1 but the current IP is 81.2.69.10')
+    assert (state / IP_FILE[tool]).read_text() == '81.2.69.10\n'
+    assert os.listdir(str(state)) == [IP_FILE[tool]]
+
+
+# --- provider A ---------------------------------------------------------------------------------------
+def test_a_zone_id_given_as_zone_name(ready, tmp_path):
+    status, out = run_check(ready.env, tmp_path, DDNS_ZONE_NAME='023e105f4ecef8ad9ca31a8372d0c353')
+    assert status == 1, out
+    assert 'not the zone id' in line(out, 'FAIL', 'settings complete: record_name')
+    assert 'no zone named 023e105f4ecef8ad9ca31a8372d0c353' in line(out, 'FAIL', 'zone found')
+    assert line(out, 'skip', 'record found')
+
+
+def test_a_wrong_key(ready, tmp_path):
+    status, out = run_check(ready.env, tmp_path, DDNS_AUTH_KEY='0' * 37)
+    assert status == 1, out
+    text = line(out, 'FAIL', 'credentials accepted')
+    assert 'codes 9103' in text and 'Global API Key' in text and 'Unknown X-Auth-Key' in text
+    assert '0' * 37 not in out
+    assert line(out, 'skip', 'zone found') and line(out, 'skip', 'record found')
+    assert ready.provider_a.calls() == ['list_zones']
+
+
+def test_a_wrong_api_token(ready, tmp_path):
+    ready.provider_a.token = 'good-token-value'
+    status, out = run_check(ready.env, tmp_path, DDNS_API_TOKEN='bad-token-value')
+    assert status == 1, out
+    assert 'codes 10000' in line(out, 'FAIL', 'credentials accepted')
+    assert 'bad-token-value' not in out
+
+
+def test_a_record_lookup_refused(ready, tmp_path):
+    ready.provider_a.fail('reply', route='list_records', status=400,
+                          body={'success': False, 'errors': [{'code': 7003, 'message': 'Could not route'},
+                                                             {'code': 7000, 'message': 'No route for that URI'}],
+                                'messages': [], 'result': None})
+    status, out = run_check(ready.env, tmp_path)
+    assert status == 1, out
+    text = line(out, 'FAIL', 'record found')
+    assert 'codes 7003, 7000' in text and 'check auth_email, auth_key and zone_name' in text
+    assert line(out, 'skip', 'record vs current IP')
+
+
+def test_a_provider_answers_html(ready, tmp_path):
+    ready.provider_a.fail('html', route='list_zones')
+    status, out = run_check(ready.env, tmp_path)
+    assert status == 1, out
+    assert 'no JSON' in line(out, 'FAIL', 'credentials accepted')
+
+
+# --- provider B ---------------------------------------------------------------------------------------
+def test_b_takes_the_exact_zone_of_a_loose_match(ready, tmp_path):
+    ready.provider_b.add_zone('myexample.com')
+    ready.provider_b.add_zone('example.com.cn')
+    status, out = run_check(ready.env_b(str(tmp_path)), tmp_path, 'updater_b')
+    assert status == 0, out
+    text = line(out, 'ok', 'zone example.com. found (id %s)' % ready.zone_b)
+    assert 'also matched myexample.com., example.com.cn., not taken' in text
+
+
+def test_b_no_exact_zone(ready, tmp_path):
+    status, out = run_check(ready.env_b(str(tmp_path)), tmp_path, 'updater_b', DDNS_ZONE_NAME='xample.com',
+                            DDNS_RECORD_NAME='home.xample.com')
+    assert status == 1, out
+    assert 'no zone named xample.com in project cn-north-4 (found: example.com.)' in line(out, 'FAIL', 'zone found')
+
+
+def test_b_cached_token_is_neither_used_nor_touched(ready, tmp_path):
+    token = ready.provider_b.issue_token()
+    auth = tmp_path / ('.hw-token_%s.txt' % RECORD)
+    auth.write_text('9999999999 %s\n' % token)
+    status, out = run_check(ready.env_b(str(tmp_path)), tmp_path, 'updater_b')
+    assert status == 0, out
+    assert ready.provider_b.calls() == CALLS['updater_b']  # a token request even with a cached token
+    assert auth.read_text() == '9999999999 %s\n' % token
+    assert token not in out and ready.provider_b.issued[-1] not in out
+
+
+@pytest.mark.parametrize('change, words', [
+    ({'DDNS_PASSWORD': 'Not-the-password-1'}, 'The username or password is wrong.'),
+    ({'DDNS_PROJECT_NAME': 'xx-north-9'}, 'Project xx-north-9 not found.'),
+])
+def test_b_credentials_refused(ready, tmp_path, change, words):
+    status, out = run_check(ready.env_b(str(tmp_path)), tmp_path, 'updater_b', **change)
+    assert status == 1, out
+    text = line(out, 'FAIL', 'credentials accepted: get token: ')
+    assert words in text and 'check username, password and project_name' in text
+    assert 'Not-the-password-1' not in out and ready.provider_b.password not in out
+    assert ready.provider_b.calls() == ['get_token']
+
+
+@pytest.mark.parametrize('route, reply, step, words', [
+    ('list_zones', {'status': 404, 'body': {'error_code': 'APIGW.0101', 'error_msg': 'The API does not exist '
+                                             'or has not been published in the environment.'}},
+     'zone found', 'the bare base URL'),
+    ('list_records', {'status': 403, 'body': {'code': 'DNS.0013', 'message': 'You do not have the permission '
+                                              'to perform this operation using the API.'}},
+     'record found', "the user's DNS permissions"),
+])
+def test_b_dns_errors_carry_the_fix(ready, tmp_path, route, reply, step, words):
+    ready.provider_b.fail('reply', route=route, **reply)
+    status, out = run_check(ready.env_b(str(tmp_path)), tmp_path, 'updater_b')
+    assert status == 1, out
+    assert words in line(out, 'FAIL', step)
+    assert line(out, 'skip', 'record vs current IP')
+
+
+# --- TLS ----------------------------------------------------------------------------------------------
+def hosts(box, tool):
+    return [s.url.split('://')[1] for s in ([box.provider_a] if tool == 'updater_a' else [box.provider_b])]
+
+
+@BOTH
+def test_tls_verified(tls_box, tmp_path, tool):
+    status, out = run_check(env_of(tls_box, tool, tmp_path), tmp_path, tool, DDNS_CA_FILE=tls_box.ca_file)
+    assert status == 0, out
+    for host in hosts(tls_box, tool) + [tls_box.lookup.url.split('://')[1]]:
+        assert line(out, 'ok', 'TLS with %s verified (CA: ca_file %s)' % (host, tls_box.ca_file))
+
+
+@BOTH
+def test_tls_with_another_ca(tls_box, tmp_path, tool):
+    trustme = pytest.importorskip('trustme')
+    other = str(tmp_path / 'other.pem')
+    trustme.CA().cert_pem.write_to_path(other)
+    status, out = run_check(env_of(tls_box, tool, tmp_path), tmp_path, tool, DDNS_CA_FILE=other)
+    assert status == 1, out
+    for host in hosts(tls_box, tool):
+        assert 'set ca_file' in line(out, 'FAIL', 'TLS with %s: certificate not trusted' % host)
+    assert line(out, 'skip', 'credentials accepted: not checked (needs: TLS working)')
+    assert line(out, 'skip', 'current IP: not asked')
+    assert provider(tls_box, tool).calls() == [] and tls_box.lookup.calls() == []
+
+
+@BOTH
+def test_tls_without_ca_bundle_names_the_package(tls_box, tmp_path, tool):
+    missing = str(tmp_path / 'nothing')
+    status, out = run_check(env_of(tls_box, tool, tmp_path), tmp_path, tool,
+                            SSL_CERT_FILE=missing, SSL_CERT_DIR=missing)
+    assert status == 1, out
+    for host in hosts(tls_box, tool):
+        text = line(out, 'FAIL', 'TLS with %s: certificate not trusted: no CA bundle' % host)
+        assert 'opkg install ca-bundle (or ca-certificates)' in text
+
+
+@BOTH
+def test_tls_ca_file_that_does_not_exist(tls_box, tmp_path, tool):
+    status, out = run_check(env_of(tls_box, tool, tmp_path), tmp_path, tool,
+                            DDNS_CA_FILE=str(tmp_path / 'missing-ca.pem'))
+    assert status == 1, out
+    assert 'does not exist' in line(out, 'FAIL', 'TLS: ca_file')
+
+
+@BOTH
+def test_help_lists_check(tool):
+    done = run_tool(tool, ['--help'])
+    assert done.returncode == 0 and '--check' in done.stdout
+
+
+def test_missing_setting_in_a_uci_section_says_so(ready, tmp_path):
+    uci = tmp_path / 'updater_a'
+    uci.write_text("config updater_a 'home'\n\toption enabled '1'\n\toption zone_name 'example.com'\n"
+                   "\toption auth_email 'user@example.com'\n\toption auth_key '%s'\n" % ready.provider_a.key)
+    env = dict(ready.env, DDNS_UCI_FILE=str(uci), DDNS_ZONE_NAME='', DDNS_RECORD_NAME='',
+               DDNS_AUTH_EMAIL='', DDNS_AUTH_KEY='')
+    done = run_tool('updater_a', ['--uci', 'home', '--check'], env=env)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "add option record_name '...' to the UCI section" in line(
+        done.stdout, 'FAIL', 'settings complete: record_name is missing')

@@ -1,0 +1,330 @@
+"""The init, hotplug and maintainer scripts of the packages, run by sh from a temporary root
+with stand-ins for OpenWrt's /lib/functions.sh, /etc/rc.common (procd) and logger; the tools they
+start run for real against the sandbox. Also: syslog lines under OpenWrt, with a stand-in /dev/log."""
+
+import json
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import RECORD, import_guard
+from openwrt_env import (dist, feed, install, ipk_path, records, signify_key,  # noqa: F401
+                         standins, ROUTER_TOOLS)
+
+
+@pytest.fixture
+def root(feed, tmp_path):
+    """A router root: the three packages installed as opkg does, and the stand-ins."""
+    path = tmp_path / 'root'
+    path.mkdir()
+    for tool in ROUTER_TOOLS:
+        install(ipk_path(feed, tool), str(path))
+    standins(str(path))
+    return path
+
+
+def environment(root, tool, extra=None):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(('DDNS_', 'IFUPDATE_'))}
+    env.update(import_guard(tool))
+    env.update({'IPKG_INSTROOT': str(root), 'STANDIN_LOG': str(root / 'standin.log'),
+                'PATH': str(root / 'bin') + os.pathsep + os.environ['PATH'],
+                'DDNS_UCI_FILE': str(root / 'etc' / 'config' / tool)})
+    env.update(extra or {})
+    return env
+
+
+def init(root, tool, action, env):
+    return subprocess.run(['sh', str(root / 'etc' / 'rc.common'), str(root / 'etc' / 'init.d' / tool), action],
+                          env=env, capture_output=True, text=True, timeout=60)
+
+
+def hotplug(root, tool, env, **event):
+    """The hotplug script sourced in a subshell, as /sbin/hotplug-call does."""
+    full = dict(env, **event)
+    return subprocess.run(['sh', '-c', '. "$0"', str(root / 'etc' / 'hotplug.d' / 'iface' / ('95-' + tool))],
+                          env=full, capture_output=True, text=True, timeout=60)
+
+
+def until(predicate, what, limit=30):
+    """Wait for something a background process does (a bound, not a timed assertion)."""
+    end = time.monotonic() + limit
+    while not predicate():
+        assert time.monotonic() < end, 'gave up waiting for ' + what
+        time.sleep(0.05)
+
+
+def uci_a(box, state, sections):
+    """An /etc/config/updater_a pointing at the sandbox; sections: {name: {option: value}}."""
+    env = box.env_a(str(state))
+    text = ''
+    for name, options in sections.items():
+        text += "\nconfig updater_a '%s'\n" % name
+        base = {'zone_name': env['DDNS_ZONE_NAME'], 'record_name': RECORD, 'auth_email': env['DDNS_AUTH_EMAIL'],
+                'auth_key': env['DDNS_AUTH_KEY'], 'base_url': env['DDNS_BASE_URL'],
+                'doh_url': env['DDNS_DOH_URL'], 'ip_lookup_url': env['DDNS_IP_LOOKUP_URL'],
+                'state_dir': str(state)}
+        base.update(options)
+        text += ''.join("\toption %s '%s'\n" % item for item in base.items())
+    return text
+
+
+def instances(calls):
+    """{instance name: [recorded procd calls]} from the stand-in log."""
+    out, current = {}, None
+    for call in calls:
+        if call[0] == 'open_instance':
+            current = call[1]
+            out[current] = []
+        elif call[0] == 'close_instance':
+            current = None
+        elif current:
+            out[current].append(call[1:])
+    return out
+
+
+# --- init script --------------------------------------------------------------------------------
+
+def test_init_starts_one_looping_instance_per_enabled_section(root, box, tmp_path):
+    config = root / 'etc' / 'config' / 'updater_a'
+    config.write_text(uci_a(box, tmp_path / 'state', {
+        'home': {'enabled': '1', 'interval': '120'}, 'off': {'enabled': '0'},
+        'bad': {'enabled': 'yes', 'interval': 'soon'}, 'tiny': {'enabled': 'on', 'interval': '5'}}))
+    done = init(root, 'updater_a', 'start', environment(root, 'updater_a'))
+    assert done.returncode == 0, done.stderr
+    calls = records(str(root / 'standin.log'))
+    assert calls[0] == ['start', 'updater_a']
+    assert ['reload_trigger', 'updater_a'] in calls
+    found = instances(calls)
+    assert sorted(found) == ['bad', 'home', 'tiny']
+    program = str(root / 'usr' / 'bin' / 'updater_a')
+    for name, interval in (('home', '120'), ('bad', '1800'), ('tiny', '60')):
+        command = found[name][0]
+        assert command[:3] == ['command', '/bin/sh', '-c'] and command[4:] == [program, name, interval]
+        assert ['file', str(config)] in found[name] and ['respawn'] in found[name]
+
+
+def test_instance_loop_runs_the_update_then_stops_cleanly_on_term(root, box, tmp_path):
+    box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
+    box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
+    (root / 'etc' / 'config' / 'updater_a').write_text(
+        uci_a(box, tmp_path / 'state', {'home': {'enabled': '1', 'interval': '3600'}}))
+    env = environment(root, 'updater_a')
+    assert init(root, 'updater_a', 'start', env).returncode == 0
+    command = instances(records(str(root / 'standin.log')))['home'][0][1:]
+    loop = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        until(lambda: box.provider_a.find(RECORD)[0]['content'] == '81.2.69.10', 'the update')
+        until(lambda: os.path.exists(str(tmp_path / 'state' / ('.cf-wan_ip_%s.txt' % RECORD))), 'the ip file')
+        loop.send_signal(signal.SIGTERM)
+        out, err = loop.communicate(timeout=30)
+    finally:
+        if loop.poll() is None:
+            loop.kill()
+    assert loop.returncode == 0, err   # the trap ended the loop (a plain sh would die of the signal)
+    assert out == '' and err == ''     # --quiet: the log file and syslog have it
+
+
+def test_reload_trigger_and_config_file_make_uci_commit_restart_instances(root):
+    text = (root / 'etc' / 'init.d' / 'updater_a').read_text()
+    assert text.startswith('#!/bin/sh /etc/rc.common\n') and 'USE_PROCD=1' in text
+    assert '@NAME@' not in text and 'procd_add_reload_trigger "$NAME"' in text
+
+
+def test_egress6_init_passes_the_section_as_arguments(root):
+    (root / 'etc' / 'config' / 'egress6').write_text(
+        "config egress6 'main'\n\toption enabled '1'\n\toption operator 'cu'\n\toption backend 'nft'\n"
+        "\toption interval '600'\n\toption geoip_url 'http://127.0.0.1:1/geo'\n"
+        "\tlist lookup_url 'http://127.0.0.1:1/a'\n\tlist lookup_url 'http://127.0.0.1:1/b'\n"
+        "config egress6 'spare'\n\toption enabled '0'\n\toption operator 'ct'\n")
+    env = environment(root, 'egress6')
+    assert init(root, 'egress6', 'start', env).returncode == 0
+    found = instances(records(str(root / 'standin.log')))
+    assert list(found) == ['main']
+    calls = found['main']
+    assert calls[0][:3] == ['command', '/bin/sh', '-c']
+    assert calls[0][4:] == ['egress6-loop', '600', str(root / 'usr' / 'bin' / 'egress6'), 'cu', '--backend', 'nft']
+    assert calls[1:4] == [['command', '--geoip-url', 'http://127.0.0.1:1/geo'],
+                          ['command', '--lookup-url', 'http://127.0.0.1:1/a'],
+                          ['command', '--lookup-url', 'http://127.0.0.1:1/b']]
+    assert ['stdout', '1'] in calls and ['stderr', '1'] in calls and ['respawn'] in calls
+
+
+def test_egress6_loop_runs_the_tool_with_the_section_arguments(root):
+    (root / 'etc' / 'config' / 'egress6').write_text(
+        "config egress6 'main'\n\toption enabled '1'\n\toption operator 'xx'\n\toption interval '3600'\n")
+    env = environment(root, 'egress6')
+    assert init(root, 'egress6', 'start', env).returncode == 0
+    command = instances(records(str(root / 'standin.log')))['main'][0][1:]
+    out = str(root / 'loop.out')
+    with open(out, 'w') as f:
+        loop = subprocess.Popen(command, env=env, stdout=f, stderr=subprocess.STDOUT)
+    try:
+        until(lambda: 'Unsupported operator code' in open(out).read(), 'the first selection')
+        loop.send_signal(signal.SIGTERM)
+        assert loop.wait(timeout=30) == 0
+    finally:
+        if loop.poll() is None:
+            loop.kill()
+
+
+# --- hotplug ------------------------------------------------------------------------------------
+
+def enable(root, tool, env):
+    assert init(root, tool, 'enable', env).returncode == 0
+    assert (root / 'etc' / 'rc.d' / ('S95' + tool if tool != 'egress6' else 'S96egress6')).is_symlink()
+
+
+@pytest.mark.parametrize('event', [
+    {'ACTION': 'ifup', 'INTERFACE': 'wan'},
+    {'ACTION': 'ifupdate', 'INTERFACE': 'wan', 'IFUPDATE_ADDRESSES': '1'},
+    {'ACTION': 'ifupdate', 'INTERFACE': 'wan', 'IFUPDATE_DATA': '1'},
+], ids=['ifup', 'ifupdate-addresses', 'ifupdate-data'])
+def test_hotplug_updates_the_bound_section_at_once(root, box, tmp_path, event):
+    box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
+    box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
+    (root / 'etc' / 'config' / 'updater_a').write_text(uci_a(box, tmp_path / 'state', {
+        'home': {'enabled': '1', 'interface': 'wan'}, 'other': {'enabled': '1', 'interface': 'lan'},
+        'off': {'enabled': '0', 'interface': 'wan'}}))
+    env = environment(root, 'updater_a')
+    enable(root, 'updater_a', env)
+    done = hotplug(root, 'updater_a', env, DEVICE='eth0.2', **event)
+    assert done.returncode == 0 and done.stdout == '' and done.stderr == ''
+    logged = [c for c in records(str(root / 'standin.log')) if c[0] == 'logger']
+    assert logged == [['logger', '-t', 'updater_a', '-p', 'daemon.info', 'wan %s: updating home' % event['ACTION']]]
+    until(lambda: box.provider_a.find(RECORD)[0]['content'] == '81.2.69.10', 'the update')
+
+
+@pytest.mark.parametrize('event, enabled', [
+    ({'ACTION': 'ifdown', 'INTERFACE': 'wan'}, True),
+    ({'ACTION': 'ifupdate', 'INTERFACE': 'wan', 'IFUPDATE_ROUTES': '1'}, True),
+    ({'ACTION': 'ifup', 'INTERFACE': 'lan'}, True),
+    ({'ACTION': 'ifup', 'INTERFACE': 'wan'}, False),
+], ids=['ifdown', 'ifupdate-routes-only', 'other-interface', 'service-disabled'])
+def test_hotplug_leaves_other_events_alone(root, box, tmp_path, event, enabled):
+    (root / 'etc' / 'config' / 'updater_a').write_text(
+        uci_a(box, tmp_path / 'state', {'home': {'enabled': '1', 'interface': 'wan'}}))
+    env = environment(root, 'updater_a')
+    if enabled:
+        enable(root, 'updater_a', env)
+    done = hotplug(root, 'updater_a', env, **event)
+    assert done.returncode == 0
+    assert [c for c in records(str(root / 'standin.log')) if c[0] == 'logger'] == []
+
+
+def test_hotplug_returns_while_the_update_still_runs(root, tmp_path):
+    """The run goes to the background: the script is back while the (stand-in) tool is blocked."""
+    fifo, started = str(tmp_path / 'release'), str(tmp_path / 'started')
+    os.mkfifo(fifo)
+    tool = root / 'usr' / 'bin' / 'updater_a'
+    tool.write_text('#!/bin/sh\necho "$@" > %s\nread line < %s\n' % (started, fifo))
+    (root / 'etc' / 'config' / 'updater_a').write_text(
+        "config updater_a 'home'\n\toption enabled '1'\n\toption interface 'wan'\n")
+    env = environment(root, 'updater_a')
+    enable(root, 'updater_a', env)
+    done = hotplug(root, 'updater_a', env, ACTION='ifup', INTERFACE='wan')
+    assert done.returncode == 0
+    until(lambda: os.path.exists(started), 'the background run')
+    assert open(started).read().split() == ['--uci', 'home', '--quiet']
+    with open(fifo, 'w') as f:   # the stand-in still waits: release it
+        f.write('go\n')
+
+
+@pytest.mark.parametrize('listed, interface, runs', [
+    ('wan6', 'wan6', True), ('wan6', 'lan', False), (None, 'lan', True)])
+def test_egress6_hotplug_selects_again_after_an_address_change(root, listed, interface, runs):
+    text = "config egress6 'main'\n\toption enabled '1'\n\toption operator 'ct'\n"
+    if listed:
+        text += "\tlist interface '%s'\n" % listed
+    (root / 'etc' / 'config' / 'egress6').write_text(text)
+    env = environment(root, 'egress6')
+    enable(root, 'egress6', env)
+    done = hotplug(root, 'egress6', env, ACTION='ifupdate', INTERFACE=interface, IFUPDATE_ADDRESSES='1')
+    assert done.returncode == 0
+    log = str(root / 'standin.log')
+    if runs:
+        until(lambda: ['restart', 'egress6'] in records(log), 'the restart of the service')
+        assert ['logger', '-t', 'egress6', '-p', 'daemon.info',
+                '%s ifupdate: selecting the egress address again' % interface] in records(log)
+    else:
+        assert [c for c in records(log) if c[0] in ('logger', 'restart')] == []
+
+
+# --- maintainer scripts ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize('tool', ROUTER_TOOLS)
+def test_postinst_and_prerm_run_the_package_steps_through_the_defaults(root, tool):
+    config = root / 'etc' / 'config' / tool
+    os.chmod(str(config), 0o644)   # as a kept user copy might be
+    env = environment(root, tool)
+    info = root / 'usr' / 'lib' / 'opkg' / 'info'
+    done = subprocess.run(['sh', str(info / (tool + '.postinst'))], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert ['default_postinst', tool] in records(str(root / 'standin.log'))
+    assert stat.S_IMODE(os.stat(str(config)).st_mode) == 0o600
+    links = os.listdir(str(root / 'etc' / 'rc.d'))
+    assert len(links) == 1 and os.readlink(str(root / 'etc' / 'rc.d' / links[0])) == '../init.d/' + tool
+    done = subprocess.run(['sh', str(info / (tool + '.prerm'))], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert ['default_prerm', tool] in records(str(root / 'standin.log'))
+    assert os.listdir(str(root / 'etc' / 'rc.d')) == []
+
+
+def test_postinst_skips_without_functions_sh(root):
+    os.remove(str(root / 'lib' / 'functions.sh'))
+    info = root / 'usr' / 'lib' / 'opkg' / 'info'
+    done = subprocess.run(['sh', str(info / 'updater_a.postinst')], env=environment(root, 'updater_a'))
+    assert done.returncode == 0 and records(str(root / 'standin.log')) == []
+
+
+# --- syslog under OpenWrt -------------------------------------------------------------------------
+
+SYSLOG_STANDIN = r'''
+import json, socket, subprocess, sys
+server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+server.bind('/dev/log')
+done = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+server.setblocking(False)
+lines = []
+while True:
+    try:
+        lines.append(server.recv(65536).decode())
+    except BlockingIOError:
+        break
+print(json.dumps({'status': done.returncode, 'stdout': done.stdout, 'stderr': done.stderr, 'syslog': lines}))
+'''
+
+
+def test_logs_reach_syslog_under_openwrt(root, box, tmp_path):
+    """In a private mount namespace /etc/openwrt_release exists and /dev/log is a stand-in socket:
+    the installed updater sends its lines there too, tagged with its name, secrets masked."""
+    if os.geteuid() != 0 or not shutil.which('unshare'):
+        if os.environ.get('CI') == 'true':
+            pytest.fail('CI runs as root with unshare')
+        pytest.skip('needs root and unshare for a private mount namespace')
+    box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
+    box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
+    (root / 'etc' / 'config' / 'updater_a').write_text(
+        uci_a(box, tmp_path / 'state', {'home': {'enabled': '1'}}))
+    layers = tmp_path / 'layers'
+    for d in ('dev_u', 'dev_w', 'etc_u', 'etc_w'):
+        (layers / d).mkdir(parents=True)
+    (layers / 'etc_u' / 'openwrt_release').write_text("DISTRIB_ID='OpenWrt'\n")
+    mount = ('mount -t overlay ddkit-test -o lowerdir=/{0},upperdir={1}/{0}_u,workdir={1}/{0}_w /{0}')
+    script = ' && '.join([mount.format('dev', layers), mount.format('etc', layers), 'exec "$@"'])
+    env = environment(root, 'updater_a')
+    done = subprocess.run(['unshare', '-m', 'sh', '-c', script, 'sh', sys.executable, '-c', SYSLOG_STANDIN,
+                           sys.executable, str(root / 'usr' / 'bin' / 'updater_a'), '--uci', 'home'],
+                          env=env, capture_output=True, text=True, timeout=60)
+    if done.returncode != 0 and 'mount' in done.stderr:
+        pytest.skip('overlay mounts are not available here: %s' % done.stderr.strip())
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result['status'] == 0, result
+    assert '<30>updater_a: IP has been updated to: 81.2.69.10' in result['syslog']
+    assert all(box.provider_a.key not in line for line in result['syslog'])

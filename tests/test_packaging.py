@@ -1,0 +1,327 @@
+"""`make feed`: the .ipk files, Packages, Packages.gz and Packages.sig, checked with the system's
+tar, gzip and signify as opkg would see them; reproducibility; the packages installed into a
+temporary root and run from there; Depends exactly what the tools import."""
+
+import hashlib
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import GUARD_DIR, GUARD_MARK, RECORD, ROOT, package_depends, run_tool
+from openwrt_env import (EPOCH, ROUTER_TOOLS, build_feed, dist, feed, install, ipk_path,  # noqa: F401
+                         members, signify_key, tar_entries)
+
+sys.path.insert(0, os.path.join(ROOT, 'tools'))
+import feed as feed_tool  # noqa: E402
+
+# ddkit.wire speaks HTTP on a bare socket (no http.client, hence no email and urllib packages);
+# HTTPS needs _ssl, and ssl encodes the host name with the idna codec (stringprep -> unicodedata)
+HTTPS_DEPENDS = ['python3-light', 'python3-openssl', 'python3-codecs']
+FIELDS = ['Package', 'Version', 'Depends', 'Source', 'SourceName', 'License', 'Section', 'SourceDateEpoch',
+          'Maintainer', 'Architecture', 'Installed-Size', 'Description']
+
+
+def stanzas(text):
+    """Control stanzas as [[(field, value)]], continuation lines folded into their field."""
+    out = []
+    for block in text.strip('\n').split('\n\n'):
+        fields = []
+        for line in block.splitlines():
+            if line.startswith(' '):
+                fields[-1] = (fields[-1][0], fields[-1][1] + '\n' + line)
+            else:
+                key, _, value = line.partition(': ')
+                fields.append((key, value))
+        out.append(fields)
+    return out
+
+
+def gunzip(data):
+    return subprocess.run(['gzip', '-dc'], input=data, capture_output=True, check=True).stdout
+
+
+def gzip_header_is_bare(data):
+    """gzip -n: no FNAME flag and a zero MTIME in the header."""
+    return data[:3] == b'\x1f\x8b\x08' and not data[3] & 0x08 and data[4:8] == b'\0\0\0\0'
+
+
+def test_feed_holds_one_package_per_router_tool_and_the_index(feed):
+    names = sorted(os.listdir(feed))
+    version = '%s-r%s' % (feed_tool.Recipe().variables['PKG_VERSION'], feed_tool.Recipe().variables['PKG_RELEASE'])
+    assert names == sorted(['%s_%s_all.ipk' % (tool, version) for tool in ROUTER_TOOLS]
+                           + ['Packages', 'Packages.gz', 'Packages.sig', 'ddkit.pub'])
+    assert re.match(r'^\d+\.\d+\.\d+-r\d+$', version)
+
+
+def test_recipe_matches_the_library_version_and_the_sdk_shape():
+    with open(os.path.join(ROOT, 'openwrt', 'Makefile')) as f:
+        makefile = f.read()
+    assert 'include $(TOPDIR)/rules.mk' in makefile and 'include $(INCLUDE_DIR)/package.mk' in makefile
+    recipe = feed_tool.Recipe()
+    sys.path.insert(0, os.path.join(ROOT, 'lib'))
+    import ddkit
+    assert recipe.variables['PKG_VERSION'] == ddkit.VERSION
+    assert sorted(recipe.packages) == sorted(ROUTER_TOOLS)
+    for tool in ROUTER_TOOLS:
+        assert '$(eval $(call BuildPackage,%s))' % tool in makefile
+        assert recipe.fields(tool)['PKGARCH'] == 'all'
+        assert recipe.text('Package/%s/conffiles' % tool).split() == ['/etc/config/' + tool]
+
+
+@pytest.mark.parametrize('tool', ROUTER_TOOLS)
+def test_ipk_is_a_gzipped_tar_of_three_members(feed, tool):
+    ipk = ipk_path(feed, tool)
+    with open(ipk, 'rb') as f:
+        raw = f.read()
+    assert gzip_header_is_bare(raw)
+    listing = subprocess.run(['tar', '-tzf', ipk], capture_output=True, text=True, check=True).stdout
+    assert listing.split() == ['./debian-binary', './data.tar.gz', './control.tar.gz']
+    verbose = subprocess.run(['tar', '--numeric-owner', '-tvzf', ipk], capture_output=True, text=True,
+                             check=True).stdout
+    assert all(' 0/0 ' in line for line in verbose.splitlines())
+    parts = members(ipk)
+    assert parts['./debian-binary'] == b'2.0\n'
+    assert gzip_header_is_bare(parts['./data.tar.gz']) and gzip_header_is_bare(parts['./control.tar.gz'])
+    assert raw[:8] != b'!<arch>\n'  # not a Debian-style ar archive: opkg calls that malformed
+
+
+@pytest.mark.parametrize('tool', ROUTER_TOOLS)
+def test_layers_are_what_gnu_tar_makes_as_ipkg_build_runs_it(feed, tool, tmp_path):
+    """Unpack each layer and pack it again with GNU tar --format=gnu --numeric-owner --sort=name
+    --mtime=@SOURCE_DATE_EPOCH: the bytes are the same."""
+    ipk = ipk_path(feed, tool)
+    parts = members(ipk)
+    gnu = ['tar', '--format=gnu', '--numeric-owner', '--owner=0', '--group=0', '--sort=name',
+           '--mtime=@' + EPOCH]
+    for layer in ('./data.tar.gz', './control.tar.gz'):
+        tree = tmp_path / layer[2:-7]
+        tree.mkdir()
+        raw = gunzip(parts[layer])
+        subprocess.run(['tar', '-xpf', '-', '-C', str(tree)], input=raw, check=True)
+        again = subprocess.run(gnu + ['-cpf', '-', '-C', str(tree), '.'], capture_output=True, check=True).stdout
+        assert again == raw, layer
+        entries = tar_entries(raw)
+        assert {(uid, gid, uname, gname, mtime) for _, _, uid, gid, uname, gname, mtime, _ in entries} == {
+            (0, 0, '', '', int(EPOCH))}
+    outer = tmp_path / 'outer'
+    outer.mkdir()
+    subprocess.run(['tar', '-xzpf', ipk, '-C', str(outer)], check=True)
+    again = subprocess.run(gnu + ['-cf', '-', './debian-binary', './data.tar.gz', './control.tar.gz'],
+                           cwd=str(outer), capture_output=True, check=True).stdout
+    assert again == gunzip(open(ipk, 'rb').read())
+
+
+@pytest.mark.parametrize('tool', ROUTER_TOOLS)
+def test_data_holds_the_tool_its_config_init_and_hotplug_with_directories(feed, tool):
+    raw = gunzip(members(ipk_path(feed, tool))['./data.tar.gz'])
+    entries = {name: (mode, kind) for name, mode, _, _, _, _, _, kind in tar_entries(raw)}
+    directories = ['./', './etc', './etc/config', './etc/hotplug.d', './etc/hotplug.d/iface', './etc/init.d',
+                   './usr', './usr/bin']
+    for d in directories:
+        assert entries[d.rstrip('/') if d != './' else '.'] == (0o755, b'5'), d
+    assert entries['./usr/bin/' + tool] == (0o755, b'0')
+    assert entries['./etc/config/' + tool] == (0o600, b'0')   # holds credentials
+    assert entries['./etc/init.d/' + tool] == (0o755, b'0')
+    assert entries['./etc/hotplug.d/iface/95-' + tool] == (0o644, b'0')
+    assert len(entries) == len(directories) + 4
+
+
+@pytest.mark.parametrize('tool', ROUTER_TOOLS)
+def test_control_fields_conffiles_and_maintainer_scripts(feed, tool):
+    parts = members(ipk_path(feed, tool))
+    control = gunzip(parts['./control.tar.gz'])
+    names = [name for name, *_ in tar_entries(control)]
+    assert names == ['.', './conffiles', './control', './postinst', './postinst-pkg', './prerm', './prerm-pkg']
+    files = {}
+    for name in names[1:]:
+        files[name[2:]] = subprocess.run(['tar', '-xzOf', '-', name], input=parts['./control.tar.gz'],
+                                         capture_output=True, check=True).stdout.decode()
+    (fields,) = stanzas(files['control'])
+    assert [k for k, _ in fields] == FIELDS
+    values = dict(fields)
+    assert values['Package'] == tool and values['Architecture'] == 'all'
+    assert values['Depends'].split(', ') == HTTPS_DEPENDS
+    assert values['SourceDateEpoch'] == EPOCH and values['SourceName'] == 'ddkit'
+    assert int(values['Installed-Size']) == len(gunzip(parts['./data.tar.gz']))
+    assert values['Description'].startswith(' ') and len(values['Description']) > 40
+    assert files['conffiles'] == '/etc/config/%s\n' % tool
+    assert 'default_postinst $0 $@' in files['postinst'] and '/lib/functions.sh' in files['postinst']
+    assert 'default_prerm $0 $@' in files['prerm']
+    assert files['postinst-pkg'].startswith('#!/bin/sh') and files['prerm-pkg'].startswith('#!/bin/sh')
+    for script in ('postinst', 'prerm', 'postinst-pkg', 'prerm-pkg'):
+        assert subprocess.run(['sh', '-n', '-c', files[script]]).returncode == 0, script
+
+
+def test_packages_index_sizes_and_checksums_match(feed):
+    with open(os.path.join(feed, 'Packages'), 'rb') as f:
+        packages = f.read()
+    assert (64 + len(packages)) % 128 not in (110, 111)
+    entries = stanzas(packages.decode())
+    assert sorted(dict(e)['Package'] for e in entries) == sorted(ROUTER_TOOLS)
+    for entry in entries:
+        keys = [k for k, _ in entry]
+        assert keys[-4:] == ['Filename', 'Size', 'SHA256sum', 'Description']
+        values = dict(entry)
+        with open(os.path.join(feed, values['Filename']), 'rb') as f:
+            ipk = f.read()
+        assert int(values['Size']) == len(ipk)
+        assert values['SHA256sum'] == hashlib.sha256(ipk).hexdigest()
+        control = subprocess.run(['tar', '-xzOf', '-', './control'], capture_output=True, check=True,
+                                 input=members(os.path.join(feed, values['Filename']))['./control.tar.gz']).stdout
+        expected = [(k, v) for k, v in entry if k not in ('Filename', 'Size', 'SHA256sum')]
+        assert stanzas(control.decode())[0] == expected
+    with open(os.path.join(feed, 'Packages.gz'), 'rb') as f:
+        packed = f.read()
+    assert gzip_header_is_bare(packed) and packed[8] == 2   # XFL 2: maximum compression (-9)
+    assert gunzip(packed) == packages
+
+
+def test_padding_rule_of_openwrt():
+    for size in range(300, 600):
+        padded = feed_tool.padded(b'x' * size)
+        assert (64 + len(padded)) % 128 not in (110, 111)
+        assert padded == b'x' * size + (b'\n\n' if (64 + size) % 128 in (110, 111) else b'')
+
+
+def test_signature_verifies_and_fails_on_a_changed_index(feed, signify_key, tmp_path):
+    signify, _, pub = signify_key
+    index = os.path.join(feed, 'Packages')
+    check = [signify, '-V', '-q', '-p', pub, '-m', index, '-x', index + '.sig']
+    assert subprocess.run(check).returncode == 0
+    with open(os.path.join(feed, 'ddkit.pub')) as f, open(pub) as g:
+        assert f.read() == g.read()
+    changed = tmp_path / 'Packages'
+    changed.write_bytes(open(index, 'rb').read().replace(b'Size: ', b'Size: 1', 1))
+    check[6] = str(changed)
+    assert subprocess.run(check, capture_output=True).returncode != 0
+
+
+def test_feed_is_byte_for_byte_reproducible(feed, dist, signify_key, tmp_path):
+    again = build_feed(str(tmp_path / 'again'), dist, key=signify_key[1])
+    assert sorted(os.listdir(again)) == sorted(os.listdir(feed))
+    for name in os.listdir(feed):
+        with open(os.path.join(feed, name), 'rb') as a, open(os.path.join(again, name), 'rb') as b:
+            assert a.read() == b.read(), name
+
+
+def test_make_feed_target_builds_the_router_tools_only():
+    dry = subprocess.run(['make', '-n', '-B', 'feed', 'KEY=x.sec'], cwd=ROOT, capture_output=True, text=True)
+    assert dry.returncode == 0, dry.stderr
+    assert 'tools/feed.py --out dist/feed --key x.sec' in dry.stdout
+    assert 'egress6_win' not in dry.stdout
+
+
+# --- installed into a temporary root, run from there ------------------------------------------
+
+UCI_A = '''
+config updater_a 'home'
+	option enabled '1'
+	option interface 'wan'
+	option zone_name '%(zone)s'
+	option record_name '%(record)s'
+	option auth_email '%(email)s'
+	option auth_key '%(key)s'
+	option base_url '%(base)s'
+	option doh_url '%(doh)s'
+	option ip_lookup_url '%(lookup)s'
+	option state_dir '%(state)s'
+'''
+
+
+@pytest.fixture
+def router(feed, tmp_path):
+    root = tmp_path / 'root'
+    root.mkdir()
+    for tool in ROUTER_TOOLS:
+        install(ipk_path(feed, tool), str(root))
+    return root
+
+
+@pytest.mark.parametrize('tool', ROUTER_TOOLS)
+def test_installed_tool_runs_from_usr_bin(router, tool):
+    path = str(router / 'usr' / 'bin' / tool)
+    assert os.access(path, os.X_OK)
+    done = run_tool(path, ['--help'])
+    assert done.returncode == 0 and done.stdout.startswith('usage: %s.py' % tool), done.stderr
+
+
+def test_installed_updater_a_updates_from_a_uci_section(router, box, tmp_path):
+    box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
+    box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
+    env = box.env_a(str(tmp_path / 'state'))
+    config = router / 'etc' / 'config' / 'updater_a'
+    config.write_text(UCI_A % dict(zone=env['DDNS_ZONE_NAME'], record=RECORD, email=env['DDNS_AUTH_EMAIL'],
+                                   key=env['DDNS_AUTH_KEY'], base=env['DDNS_BASE_URL'],
+                                   doh=env['DDNS_DOH_URL'], lookup=env['DDNS_IP_LOOKUP_URL'],
+                                   state=env['DDNS_STATE_DIR']))
+    done = run_tool(str(router / 'usr' / 'bin' / 'updater_a'), ['--uci', 'home'],
+                    env={'DDNS_UCI_FILE': str(config), 'PATH': os.environ['PATH']})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert 'IP has been updated to: 81.2.69.10' in done.stdout
+    assert box.provider_a.find(RECORD)[0]['content'] == '81.2.69.10'
+
+
+@pytest.mark.parametrize('tool', ('updater_a', 'updater_b'))
+def test_shipped_sample_section_is_valid_and_the_environment_wins(router, box, tmp_path, tool):
+    """The sample /etc/config file parses; its disabled section runs once given credentials and
+    URLs by environment (which wins over the UCI section), like a user filling it in."""
+    env = box.env_a(str(tmp_path / 'state')) if tool == 'updater_a' else box.env_b(str(tmp_path / 'state'))
+    env.update({'DDNS_UCI_FILE': str(router / 'etc' / 'config' / tool)})
+    if tool == 'updater_a':
+        box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
+    else:
+        box.provider_b.add_record(box.zone_b, RECORD, 'A', ['81.2.69.1'])
+    box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
+    done = run_tool(str(router / 'usr' / 'bin' / tool), ['--uci', 'home_v4'], env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert 'IP has been updated to: 81.2.69.10' in done.stdout
+    if tool == 'updater_a':
+        assert box.provider_a.find(RECORD)[0]['content'] == '81.2.69.10'
+    else:
+        assert box.provider_b.find(RECORD)[0]['records'] == ['81.2.69.10']
+
+
+def test_installed_egress6_answers_an_unsupported_code(router):
+    done = run_tool(str(router / 'usr' / 'bin' / 'egress6'), ['xx'])
+    assert done.returncode == 0 and 'Unsupported operator code' in done.stdout
+
+
+# --- Depends: exactly what the tools import ----------------------------------------------------
+
+def run_guarded(tool, depends, env, log):
+    """The tool under the import guard with the given Depends (bypassing run_tool's own)."""
+    full = {k: v for k, v in os.environ.items() if not k.startswith('DDNS_')}
+    full.update(env)
+    full.update({'PYTHONPATH': GUARD_DIR, 'DDKIT_GUARD_TOOL': tool, 'DDKIT_GUARD_DEPENDS': ','.join(depends),
+                 'DDKIT_GUARD_LOG': log})
+    return subprocess.run([sys.executable, os.path.join(ROOT, 'bin', tool + '.py')], env=full,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_every_router_tool_declares_the_https_depends():
+    assert package_depends() == {tool: HTTPS_DEPENDS for tool in ROUTER_TOOLS}
+
+
+@pytest.mark.parametrize('tool', ('updater_a', 'updater_b'))
+def test_https_run_needs_every_declared_package_and_no_other(tls_box, tmp_path, tool):
+    """With its Depends the update over HTTPS works and uses each declared package; without any
+    one of them it fails the way a router without that package fails."""
+    def env(state):
+        full = (tls_box.env_a if tool == 'updater_a' else tls_box.env_b)(str(tmp_path / state))
+        full['DDNS_CA_FILE'] = tls_box.ca_file
+        return full
+    tls_box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
+    log = str(tmp_path / 'used.log')
+    done = run_guarded(tool, HTTPS_DEPENDS, env('full'), log)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert 'IP has been updated to: 81.2.69.10' in done.stdout
+    with open(log) as f:
+        used = {line.split()[1] for line in f}
+    assert used | {'python3-light'} == set(HTTPS_DEPENDS)
+    for missing in HTTPS_DEPENDS[1:]:
+        fewer = [p for p in HTTPS_DEPENDS if p != missing]
+        done = run_guarded(tool, fewer, env('without-' + missing), log)
+        assert done.returncode != 0 and GUARD_MARK in done.stdout + done.stderr, missing

@@ -1,0 +1,148 @@
+"""`--uci SECTION`: settings read from /etc/config/<tool> by ddkit.uci (no `uci` binary), with the
+same names as everywhere else, below flags and environment, above --config and the defaults."""
+
+import os
+import sys
+
+import pytest
+
+from conftest import RECORD, ROOT, run_tool
+
+sys.path.insert(0, os.path.join(ROOT, 'lib'))
+from ddkit import UsageError, settings, uci, updater  # noqa: E402
+
+SAMPLE = '''# comment line
+package updater_a
+
+config updater_a 'home'
+	option enabled '1'
+	option interface wan
+	option zone_name "example.com"   # trailing comment
+	option record_name 'home.example.com'
+	option record_type AAAA
+	option log_file "/tmp/it's \\"here\\".log"
+
+config updater_a
+	option zone_name 'second.example'
+	list interface 'wan'
+	list interface 'wan6'
+
+config other 'x'
+	option a 'b'
+'''
+
+
+@pytest.fixture
+def sample(tmp_path):
+    path = tmp_path / 'updater_a'
+    path.write_text(SAMPLE)
+    return str(path)
+
+
+def test_tokens_follow_uci_quoting():
+    assert uci.tokens("option a 'b c' # no") == ['option', 'a', 'b c']
+    assert uci.tokens('option a "x\\"y" ') == ['option', 'a', 'x"y']
+    assert uci.tokens("option a ''") == ['option', 'a', '']
+    assert uci.tokens("option a 'it'\\''s'") == ['option', 'a', "it's"]
+    assert uci.tokens('  # only a comment') == []
+    with pytest.raises(ValueError):
+        uci.tokens("option a 'open")
+
+
+def test_read_sections_options_and_lists(sample):
+    sections = uci.read(sample)
+    assert [(kind, name) for kind, name, _ in sections] == [('updater_a', 'home'), ('updater_a', None),
+                                                            ('other', 'x')]
+    home = sections[0][2]
+    assert home['zone_name'] == 'example.com' and home['record_type'] == 'AAAA'
+    assert home['log_file'] == '/tmp/it\'s "here".log'
+    assert sections[1][2]['interface'] == ['wan', 'wan6']
+
+
+def test_section_by_name_or_anonymous_index(sample):
+    assert uci.section(sample, 'home')['record_name'] == 'home.example.com'
+    assert uci.section(sample, '@updater_a[1]')['zone_name'] == 'second.example'
+    assert uci.section(sample, '@updater_a[-1]')['zone_name'] == 'second.example'
+    for missing in ('nope', '@updater_a[2]', '@updater_a[x]'):
+        with pytest.raises(UsageError):
+            uci.section(sample, missing)
+
+
+def test_bad_lines_name_the_file_and_line(tmp_path):
+    path = tmp_path / 'bad'
+    path.write_text("config a 'b'\n\tbogus line here\n")
+    with pytest.raises(UsageError, match='line 2'):
+        uci.read(str(path))
+
+
+def load(argv, environ):
+    return settings.load(argv, updater.COMMON, updater.SWITCHES, environ=environ, uci_name='updater_a')
+
+
+def test_precedence_flag_then_environment_then_uci_then_config_then_default(sample, tmp_path):
+    config = tmp_path / 'conf'
+    config.write_text('zone_name=config.example\ndoh_url=https://config.example\n')
+    os.chmod(str(config), 0o600)
+    cfg = load(['--uci', 'home', '--config', str(config), '--record-name', 'flag.example.com'],
+               {'DDNS_UCI_FILE': sample, 'DDNS_RECORD_TYPE': 'A'})
+    assert (cfg.record_name, cfg.sources['record_name']) == ('flag.example.com', 'flag')
+    assert (cfg.record_type, cfg.sources['record_type']) == ('A', 'environment')
+    assert (cfg.zone_name, cfg.sources['zone_name']) == ('example.com', 'uci section')
+    assert (cfg.doh_url, cfg.sources['doh_url']) == ('https://config.example', 'config file')
+    assert (cfg.timeout, cfg.sources['timeout']) == (10.0, 'default')
+
+
+def test_uci_values_are_checked_like_any_other(tmp_path):
+    path = tmp_path / 'updater_a'
+    path.write_text("config updater_a 'home'\n\toption record_type 'MX'\n")
+    with pytest.raises(UsageError, match='record_type'):
+        load(['--uci', 'home'], {'DDNS_UCI_FILE': str(path)})
+
+
+@pytest.mark.parametrize('text, why', [
+    ("config updater_a 'home'\n\toption zone_nmae 'x'\n", 'zone_nmae'),
+    ("config updater_a 'home'\n\tlist zone_name 'x'\n", 'zone_name'),
+])
+def test_unknown_options_are_refused_service_options_ignored(tmp_path, text, why):
+    path = tmp_path / 'updater_a'
+    path.write_text(text)
+    with pytest.raises(UsageError, match=why):
+        load(['--uci', 'home'], {'DDNS_UCI_FILE': str(path)})
+    path.write_text("config updater_a 'home'\n\toption enabled '1'\n\toption interval '60'\n"
+                    "\tlist interface 'wan'\n\toption zone_name 'example.com'\n")
+    assert load(['--uci', 'home'], {'DDNS_UCI_FILE': str(path)}).zone_name == 'example.com'
+
+
+def test_default_file_is_etc_config_of_the_tool(tmp_path):
+    with pytest.raises(UsageError, match='/etc/config/updater_a'):
+        load(['--uci', 'home'], {})
+
+
+def test_updater_runs_from_a_uci_section_without_a_uci_binary(box, tmp_path):
+    box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
+    box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
+    env = box.env_a(str(tmp_path / 'state'))
+    path = tmp_path / 'updater_a'
+    path.write_text("config updater_a 'home'\n" + ''.join(
+        "\toption %s '%s'\n" % (k[5:].lower(), v) for k, v in env.items()))
+    done = run_tool('updater_a', ['--uci', '@updater_a[0]'],
+                    env={'DDNS_UCI_FILE': str(path), 'PATH': '/nonexistent'})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert 'IP has been updated to: 81.2.69.10' in done.stdout
+
+
+@pytest.mark.parametrize('args, message', [
+    (['--uci', 'nosuch'], 'no section nosuch'),
+    (['--uci'], '--uci needs a section name'),
+])
+def test_bad_uci_use_is_one_line_and_exit_2(tmp_path, args, message):
+    path = tmp_path / 'updater_a'
+    path.write_text("config updater_a 'home'\n")
+    done = run_tool('updater_a', args, env={'DDNS_UCI_FILE': str(path)})
+    assert done.returncode == 2 and message in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and done.stdout == ''
+
+
+def test_help_names_the_uci_option():
+    done = run_tool('updater_b', ['--help'])
+    assert done.returncode == 0 and '--uci SECTION' in done.stdout and '/etc/config/updater_b' in done.stdout

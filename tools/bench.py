@@ -1,0 +1,606 @@
+#!/usr/bin/env python3
+"""make bench: what one cron run of each tool costs, side by side with its references (issue 9).
+
+Method (BENCHMARKS.md explains it): every path and every reference is run in the same rounds, in a
+rotating order, after a warm-up; medians; wall time is time.perf_counter() around the bare command
+(GNU time's %e has only 10 ms resolution), peak RSS is %M of `/usr/bin/time` in a second run of the
+same round (ru_maxrss of a child of this large Python process would include this process). The tools
+and the floor run under /usr/bin/python3. Requests are counted in the fake servers' request logs.
+Run as root, everything runs inside a fresh network namespace with an interface holding a global
+IPv4 and a stable global IPv6 address (the iface paths need one; nothing there can reach the
+internet); otherwise the iface paths are skipped.
+
+usage: python3 tools/bench.py [--runs N] [--smoke] [--write FILE] [--json FILE]
+"""
+
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, 'tests'))
+
+PY = '/usr/bin/python3'
+GNU_TIME = '/usr/bin/time'
+IFACE = 'bench0'                      # inside the namespace
+IFACE_V4, IFACE_V6 = '81.2.69.2', '240e::2'
+SEEN, SEEN_NEXT = '81.2.69.10', '81.2.69.11'   # what the loopback lookup answers
+MiB = 1024.0
+KB = 1000                            # size budgets in the stricter reading: 40 KB = 40,000 bytes
+FORBIDDEN_IFACE = ('ssl', 'http.client', 'urllib', 'json', 'email')
+BEGIN, END = '<!-- bench: begin -->', '<!-- bench: end -->'
+
+
+# --- the network namespace -------------------------------------------------------------------------
+class Netns:
+    """A throw-away network namespace with lo up and IFACE holding IFACE_V4/24 and IFACE_V6/64."""
+
+    def __init__(self, name=None):
+        self.name = name or 'ddkb%d' % os.getpid()
+
+    @staticmethod
+    def possible():
+        """None when a namespace can be made here, else why not."""
+        if os.name != 'posix' or os.geteuid() != 0:
+            return 'needs root for a network namespace'
+        if not shutil.which('ip'):
+            return 'needs `ip` (iproute2)'
+        return None
+
+    def __enter__(self):
+        n = self.name
+        steps = [['ip', 'netns', 'add', n],
+                 ['ip', '-n', n, 'link', 'add', IFACE, 'type', 'veth', 'peer', 'name', 'bench1'],
+                 ['ip', '-n', n, 'addr', 'add', IFACE_V4 + '/24', 'dev', IFACE],
+                 ['ip', '-n', n, '-6', 'addr', 'add', IFACE_V6 + '/64', 'dev', IFACE, 'nodad'],
+                 ['ip', '-n', n, 'link', 'set', 'lo', 'up'],
+                 ['ip', '-n', n, 'link', 'set', 'bench1', 'up'],
+                 ['ip', '-n', n, 'link', 'set', IFACE, 'up']]
+        try:
+            for step in steps:
+                subprocess.run(step, check=True, capture_output=True)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def wrap(self, cmd):
+        return ['ip', 'netns', 'exec', self.name] + list(cmd)
+
+    def __exit__(self, *exc):
+        subprocess.run(['ip', 'netns', 'del', self.name], capture_output=True)
+
+
+# --- one command, run and measured -----------------------------------------------------------------
+def clean_env(extra=None):
+    """What cron would give a tool: PATH, HOME, LANG, and the DDNS_* settings; no PYTHON* variables."""
+    env = {'PATH': os.environ.get('PATH', '/usr/sbin:/usr/bin:/sbin:/bin'), 'LANG': 'C.UTF-8',
+           'HOME': os.environ.get('HOME', '/root')}
+    env.update(extra or {})
+    return env
+
+
+def run(cmd, env, mode='wall'):
+    """Run cmd once: mode 'wall' (perf_counter), 'rss' (under GNU time) or 'imports' (-X importtime).
+
+    Returns a dict: wall (s), rss (KiB, rss mode), modules (imports mode), rc, out, err."""
+    argv = list(cmd)
+    report = None
+    if mode == 'rss':
+        fd, report = tempfile.mkstemp(prefix='bench-time-')
+        os.close(fd)
+        argv = [GNU_TIME, '-f', '%e %M', '-o', report] + argv
+    elif mode == 'imports' and argv[0] == PY:
+        argv = [PY, '-X', 'importtime'] + argv[1:]
+    started = time.perf_counter()
+    p = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       stdin=subprocess.DEVNULL)
+    result = {'wall': time.perf_counter() - started, 'rc': p.returncode,
+              'out': p.stdout.decode('utf-8', 'replace'), 'err': p.stderr.decode('utf-8', 'replace')}
+    if report:
+        with open(report) as f:
+            last = (f.read().strip().splitlines() or ['0 0'])[-1].split()
+        os.unlink(report)
+        result['rss'] = int(last[1])
+    if mode == 'imports':
+        names = [line.split('|')[-1].strip() for line in result['err'].splitlines()
+                 if line.startswith('import time:') and not line.endswith('imported package')]
+        result['modules'] = names
+        result['err'] = '\n'.join(line for line in result['err'].splitlines()
+                                  if not line.startswith('import time:'))
+    return result
+
+
+# --- the paths -------------------------------------------------------------------------------------
+class Path:
+    """One measured command: how to run it, what to reset before each run, what it must show."""
+
+    def __init__(self, name, cmd=None, env=None, expect=None, budget=None, before=None,
+                 missing=None, reference=False):
+        self.name, self.cmd, self.env, self.expect = name, cmd, env, expect
+        self.budget, self.before, self.missing, self.reference = budget, before, missing, reference
+        self.walls, self.rss, self.requests, self.modules, self.errors = [], [], [], None, []
+
+    def once(self, servers, mode):
+        if self.before:
+            self.before()
+        for server in servers:
+            server.reset_log()
+        result = run(self.cmd, self.env, mode)
+        calls = []
+        for server in servers:
+            calls += server.calls()
+        result['requests'] = calls
+        problem = None
+        if result['rc'] != 0:
+            problem = 'exit %d: %s' % (result['rc'], (result['err'] or result['out']).strip()[-300:])
+        elif self.expect and self.expect not in result['out'] + result['err']:
+            problem = 'no %r in its output: %s' % (self.expect, (result['out'] + result['err'])[-300:])
+        if problem and problem not in self.errors:
+            self.errors.append(problem)
+        return result
+
+    def measure(self, servers, mode):
+        result = self.once(servers, mode)
+        self.requests.append(tuple(sorted(result['requests'])))
+        if mode == 'wall':
+            self.walls.append(result['wall'])
+        elif mode == 'rss':
+            self.rss.append(result['rss'])
+
+    @property
+    def wall(self):
+        return statistics.median(self.walls) if self.walls else None
+
+    @property
+    def peak(self):
+        return statistics.median(self.rss) if self.rss else None
+
+    @property
+    def request_summary(self):
+        if not self.requests:
+            return ''
+        common = max(set(self.requests), key=self.requests.count)
+        text = ', '.join('%s %d' % (r, common.count(r)) for r in sorted(set(common))) or '0'
+        return text if len(set(self.requests)) == 1 else text + ' (varied)'
+
+
+class Bench:
+    def __init__(self, runs, smoke, iface_ok, why_no_iface):
+        from sandbox import RECORD, Sandbox
+        self.runs, self.smoke = runs, smoke
+        self.iface_ok, self.why_no_iface = iface_ok, why_no_iface
+        self.tmp = tempfile.mkdtemp(prefix='ddkit-bench-')
+        self.record = RECORD
+        self.box = Sandbox()
+        self.servers = list(self.box.servers)
+        self.paths = []
+        self.notes = []
+
+    def stop(self):
+        self.box.stop()
+        for server in self.servers:
+            if server not in self.box.servers:
+                server.stop()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    # --- building the list of paths --------------------------------------------------------------
+    def state(self, name):
+        path = os.path.join(self.tmp, name)
+        os.makedirs(path, exist_ok=True)
+        return path
+
+    def tool(self, tool, variant):
+        """The command of a tool (bin/ or dist/), or (None, why) when it does not exist yet."""
+        path = os.path.join(ROOT, variant, tool + '.py')
+        if not os.path.exists(path):
+            return None, ('not built yet (%s/%s.py missing%s)'
+                          % (variant, tool, '; run make standalone' if variant == 'dist' else ''))
+        return [PY, path], None
+
+    def settings(self, tool, state):
+        env = getattr(self.box, 'env_' + tool[-1], None)
+        if env is None:
+            return None
+        return env(state)
+
+    def lookup_answer(self, value):
+        def before():
+            self.box.lookup.answer = value
+        return before
+
+    def alternate(self):
+        """Before each run of a 'changed' path: the lookup answers the other address."""
+        flip = [SEEN, SEEN_NEXT]
+
+        def before():
+            flip.reverse()
+            self.box.lookup.answer = flip[0]
+        return before
+
+    def build(self):
+        floor = Path('floor: /usr/bin/python3 -c pass', [PY, '-c', 'pass'], clean_env(), reference=True)
+        self.floor = floor
+        self.paths.append(floor)
+        for tool, label in (('updater_a', 'A'), ('updater_b', 'B')):
+            for variant in ('bin', 'dist'):
+                self.updater_paths(tool, label, variant)
+        self.ddclient_path()
+        self.shell_path()
+        self.egress_path()
+
+    def updater_paths(self, tool, label, variant):
+        suffix = '' if variant == 'bin' else ' (single file)'
+        cmd, why = self.tool(tool, variant)
+        if cmd and self.settings(tool, self.tmp) is None:
+            cmd, why = None, 'not built yet (tests/sandbox.py has no env_%s)' % tool[-1]
+        specs = [('iface', 'A'), ('iface', 'AAAA'), ('url', 'A'), ('changed', 'A')]
+        for kind, rtype in specs:
+            name = {'iface': '%s unchanged, iface %s' % (label, 'IPv4' if rtype == 'A' else 'IPv6'),
+                    'url': '%s unchanged, url' % label,
+                    'changed': '%s changed, ids%s cached' % (label, ' and token' if label == 'B' else '')}[kind]
+            path = Path(name + suffix, budget=(kind, label))
+            self.paths.append(path)
+            if cmd is None:
+                path.missing = why
+                continue
+            if kind == 'iface' and not self.iface_ok:
+                path.missing = 'skipped: %s' % self.why_no_iface
+                continue
+            state = self.state('%s-%s-%s-%s' % (tool, variant, kind, rtype))
+            env = self.settings(tool, state)
+            # a record of its own per path: a 'changed' path alternates its record between two
+            # addresses, which another path's updates must not disturb
+            record = '%s-%s-%s-%s.%s' % (label, variant, kind, rtype, env['DDNS_ZONE_NAME'])
+            env.update({'DDNS_RECORD_TYPE': rtype, 'DDNS_RECORD_NAME': record.lower()})
+            if kind == 'iface':
+                env['DDNS_IP_SOURCE'] = 'iface:' + IFACE
+                path.seed = {(record.lower(), rtype): [IFACE_V4 if rtype == 'A' else IFACE_V6]}
+                path.expect = 'IP has not changed'
+            elif kind == 'url':
+                path.before = self.lookup_answer(SEEN)
+                path.seed = {(record.lower(), 'A'): [SEEN]}
+                path.expect = 'IP has not changed'
+            else:
+                path.before = self.alternate()
+                path.seed = {}
+                path.expect = 'IP has been updated to'
+            path.cmd, path.env = cmd, clean_env(env)
+
+    def ddclient_path(self):
+        path = Path('ddclient, unchanged, use=web', reference=True)
+        self.ddclient = path
+        self.paths.append(path)
+        exe = shutil.which('ddclient') or ('/usr/sbin/ddclient' if os.path.exists('/usr/sbin/ddclient')
+                                           else None)
+        if not exe:
+            path.missing = 'skipped: ddclient is not installed (apt-get install ddclient)'
+            return
+        state = self.state('ddclient')
+        conf, cache = os.path.join(state, 'ddclient.conf'), os.path.join(state, 'ddclient.cache')
+        # use=web asks our loopback lookup; the provider is the loopback fake A over plain http, so
+        # even an unexpected update would stay on this machine and show in the request counts
+        provider = self.box.provider_a.url.split('://', 1)[1]
+        fd = os.open(conf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, 'w') as f:
+            f.write('daemon=0\nssl=no\nuse=web, web=%s/\n'
+                    'protocol=cloudflare, zone=%s, login=%s, password=%s, server=%s\n%s\n'
+                    % (self.box.lookup.url, 'example.com', self.box.provider_a.email,
+                       self.box.provider_a.key, provider, self.record))
+        path.version = ddclient_version(exe)
+
+        def before():
+            self.box.lookup.answer = SEEN
+            now = int(time.time())
+            # the cache of a run that already set this address: ddclient's own no-change check
+            with open(cache, 'w') as f:
+                f.write('## ddclient-%s\natime=%d,host=%s,ip=%s,mtime=%d,status=good,status-ipv4=good %s\n'
+                        % (path.version, now, self.record, SEEN, now, self.record))
+        path.cmd = [exe, '-daemon=0', '-file', conf, '-cache', cache]
+        path.env = clean_env()
+        path.before = before
+        path.seed = {}
+
+    def shell_path(self):
+        path = Path('sh + curl, unchanged (the original approach)', reference=True)
+        self.paths.append(path)
+        if not shutil.which('curl'):
+            path.missing = 'skipped: curl is not installed'
+            return
+        state = self.state('shell')
+        with open(os.path.join(state, 'ip.txt'), 'w') as f:
+            f.write(SEEN + '\n')
+        path.cmd = ['/bin/sh', '-c', 'ip=$(curl -s "$1"); [ "$ip" = "$(cat "$2")" ] && echo unchanged',
+                    'sh', self.box.lookup.url + '/', os.path.join(state, 'ip.txt')]
+        path.env = clean_env()
+        path.before = self.lookup_answer(SEEN)
+        path.expect = 'unchanged'
+        path.seed = {}
+
+    def egress_path(self):
+        path = Path('egress6.py report-only', budget=('egress', None))
+        self.paths.append(path)
+        cmd, why = self.tool('egress6', 'bin')
+        if cmd is None:
+            path.missing = why
+            return
+        if not self.iface_ok:
+            path.missing = 'skipped: %s' % self.why_no_iface
+            return
+        from fakes.base import FakeServer, Reply
+        from fakes.helpers import IpLookup
+        lookup = IpLookup(json.dumps({'ip': IFACE_V6, 'asn_name': 'CHINANET', 'type': 'ipv6'}),
+                          host='::1').start()
+        geo = FakeServer(host='::1')
+        geo.route('geoip', 'GET', '/.*', lambda req: Reply(200, {
+            'isp': 'China Telecom', 'region': 'Guangdong', 'country': 'China'}))
+        geo.start()
+        self.servers += [lookup, geo]
+        self.egress_servers = [lookup, geo]
+        path.cmd = cmd + ['--lookup-url', lookup.url + '/', '--geoip-url', geo.url]
+        path.env = clean_env()
+        path.seed = {}
+
+    # --- running ---------------------------------------------------------------------------------
+    def active(self):
+        return [p for p in self.paths if not p.missing]
+
+    def warm_up(self):
+        """One run of each path (fills the state files and caches), then its -X importtime run."""
+        for path in self.active():
+            self.box.doh.names.clear()
+            self.box.doh.names.update(getattr(path, 'seed', {}))
+            path.once(self.servers, 'wall')
+            self.box.doh.names.clear()
+            path.errors = []  # the first run may rightly differ (no ip file yet); judge the rest
+            result = path.once(self.servers, 'imports')
+            path.modules = result.get('modules')
+
+    def measure(self):
+        paths = self.active()
+        for i in range(self.runs):
+            turn = paths[i % len(paths):] + paths[:i % len(paths)]  # rotate: no path always first
+            for path in turn:
+                path.measure(self.servers, 'wall')
+            for path in turn:
+                path.measure(self.servers, 'rss')
+
+    def lookup_rtt(self):
+        """Median round trip of one loopback lookup from here (the 'its lookups' term of egress6)."""
+        import socket
+        servers = getattr(self, 'egress_servers', None)
+        if not servers:
+            return 0.0
+        times = []
+        for _ in range(max(self.runs, 3)):
+            s = socket.create_connection(('::1', servers[0].port))
+            started = time.perf_counter()
+            s.sendall(b'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+            while s.recv(65536):
+                pass
+            times.append(time.perf_counter() - started)
+            s.close()
+        servers[0].reset_log()
+        return statistics.median(times)
+
+
+def ddclient_version(exe):
+    """ddclient's version from its script (its cache file is ignored unless headed with it)."""
+    try:
+        with open(exe, encoding='utf-8', errors='replace') as f:
+            text = f.read()
+    except OSError:
+        return '3.10.0'
+    mark = "version->declare('v"
+    at = text.find(mark)
+    return text[at + len(mark):text.find("'", at + len(mark))] if at >= 0 else '3.10.0'
+
+
+# --- verdicts ---------------------------------------------------------------------------------------
+def verdict(path, bench, rtt):
+    """(budget text, 'ok' | 'MISSED: why' | '')"""
+    if not path.budget or path.wall is None:
+        return '', ''
+    kind, label = path.budget
+    floor, dd = bench.floor, bench.ddclient
+    ratio = path.wall / floor.wall
+    calls = path.requests[-1] if path.requests else ()
+    missed = []
+    if kind == 'iface':
+        text = 'wall <= 2.0x floor; RSS <= floor + 1 MiB; 0 requests'
+        if ratio > 2.0:
+            missed.append('wall %.2fx' % ratio)
+        if path.peak > floor.peak + 1024:
+            missed.append('RSS +%.1f MiB' % ((path.peak - floor.peak) / MiB))
+        if any(path.requests):
+            missed.append('requests')
+    elif kind == 'url':
+        text = 'wall <= 4.0x floor and < ddclient; RSS <= ddclient; 1 lookup'
+        if ratio > 4.0:
+            missed.append('wall %.2fx' % ratio)
+        if dd.wall is not None and path.wall >= dd.wall:
+            missed.append('slower than ddclient')
+        if dd.peak is not None and path.peak > dd.peak:
+            missed.append('RSS above ddclient')
+        if any(c != ('lookup',) for c in path.requests):
+            missed.append('requests')
+    elif kind == 'changed' and label == 'A':
+        text = 'requests: lookup + read record + update'
+        if any(c != ('get_record', 'lookup', 'update_record') for c in path.requests):
+            missed.append('requests')
+    elif kind == 'changed':
+        text = 'requests: lookup + update, no token'
+        if any(len(c) != 2 or 'lookup' not in c or not any('update' in r for r in c)
+               or any('token' in r for r in c) for c in path.requests):
+            missed.append('requests')
+    else:
+        lookups = len(calls)
+        limit = 3.0 * floor.wall + lookups * rtt
+        text = 'wall <= 3.0x floor + its lookups (%d x %.1f ms)' % (lookups, rtt * 1000)
+        if path.wall > limit:
+            missed.append('wall %.1f ms > %.1f ms' % (path.wall * 1000, limit * 1000))
+    if path.errors:
+        missed.append('runs failed')
+    return text, 'MISSED: ' + ', '.join(missed) if missed else 'ok'
+
+
+def sizes():
+    """[(file, bytes, budget bytes, verdict)] of dist/*.py and the .ipk files of make feed."""
+    rows = []
+    dist = os.path.join(ROOT, 'dist')
+    for tool in ('updater_a', 'updater_b', 'egress6', 'egress6_win'):
+        path = os.path.join(dist, tool + '.py')
+        if os.path.exists(path):
+            size = os.path.getsize(path)
+            rows.append(('dist/%s.py' % tool, size, 40 * KB, 'ok' if size <= 40 * KB else 'MISSED'))
+        else:
+            rows.append(('dist/%s.py' % tool, None, 40 * KB, 'not built yet (make standalone)'))
+    feed = os.path.join(dist, 'feed')
+    ipks = sorted(f for f in os.listdir(feed) if f.endswith('.ipk')) if os.path.isdir(feed) else []
+    for name in ipks:
+        size = os.path.getsize(os.path.join(feed, name))
+        rows.append(('dist/feed/' + name, size, 20 * KB, 'ok' if size <= 20 * KB else 'MISSED'))
+    if not ipks:
+        rows.append(('dist/feed/*.ipk', None, 20 * KB, 'not built yet (make feed)'))
+    return rows
+
+
+def machine():
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open('/proc/cpuinfo') as f:
+            cpu = next((l.split(':', 1)[1].strip() for l in f if l.startswith('model name')), cpu)
+    except OSError:
+        pass
+    py = subprocess.run([PY, '-c', 'import sys; print(sys.version.split()[0])'],
+                        capture_output=True, text=True).stdout.strip()
+    return '%s, %d cores, %s %s, /usr/bin/python3 %s' % (cpu, os.cpu_count() or 0, platform.system(),
+                                                         platform.release(), py)
+
+
+def report(bench, rtt, elapsed):
+    floor = bench.floor
+    floor_modules = set(floor.modules or ())
+    lines = ['Ran %s UTC on: %s.' % (time.strftime('%Y-%m-%d %H:%M', time.gmtime()), machine()),
+             '%d rounds after a warm-up; medians; the whole bench took %.0f s.%s'
+             % (bench.runs, elapsed, ' SMOKE RUN: 1 round, figures meaningless.' if bench.smoke else ''),
+             '',
+             '| path | wall ms | x floor | peak RSS MiB | vs floor | modules | requests | budget | verdict |',
+             '|---|---:|---:|---:|---:|---:|---|---|---|']
+    for path in bench.paths:
+        if path.missing:
+            lines.append('| %s | | | | | | | | %s |' % (path.name, path.missing))
+            continue
+        text, result = verdict(path, bench, rtt)
+        if path.errors:
+            result = (result + '; ' if result else '') + 'ERRORS: ' + ' / '.join(path.errors)
+        ratio = path.wall / floor.wall
+        extra = '' if path is floor else '%+.1f' % ((path.peak - floor.peak) / MiB)
+        modules = '' if path.modules is None or path.cmd[0] != PY else str(len(path.modules))
+        version = getattr(path, 'version', '')
+        name = path.name + (' %s' % version if version else '')
+        lines.append('| %s | %.1f | %.2f | %.1f | %s | %s | %s | %s | %s |' % (
+            name, path.wall * 1000, ratio, path.peak / MiB, extra, modules,
+            path.request_summary.replace('|', '/'), text, result))
+    lines += ['', '| file | bytes | budget | verdict |', '|---|---:|---:|---|']
+    for name, size, budget, result in sizes():
+        lines.append('| %s | %s | %s | %s |' % (name, '' if size is None else '{:,}'.format(size),
+                                               '{:,}'.format(budget), result))
+    lines += ['', 'Modules each path imports beyond the floor\'s %d (from `-X importtime`):' % len(floor_modules),
+              '']
+    for path in bench.active():
+        if path.modules is None or path is floor or path.cmd[0] != PY:
+            continue
+        extra = [m for m in path.modules if m not in floor_modules]
+        lines.append('- %s (%d): %s' % (path.name, len(extra), ', '.join(extra)))
+    if bench.notes:
+        lines += [''] + ['Note: ' + n for n in bench.notes]
+    return '\n'.join(lines)
+
+
+def write_into(path, text):
+    """Replace the block between the bench markers of path (create the file when absent)."""
+    try:
+        with open(path, encoding='utf-8') as f:
+            old = f.read()
+    except FileNotFoundError:
+        old = '# Benchmarks\n\n%s\n%s\n' % (BEGIN, END)
+    if BEGIN not in old or END not in old:
+        old = old.rstrip('\n') + '\n\n%s\n%s\n' % (BEGIN, END)
+    head, rest = old.split(BEGIN, 1)
+    tail = rest.split(END, 1)[1]
+    with open(path, 'w', encoding='utf-8') as f:
+        f.write('%s%s\n%s\n%s%s' % (head, BEGIN, text, END, tail))
+
+
+def inner(args, iface_ok, why):
+    started = time.monotonic()
+    for need in (PY, GNU_TIME):
+        if not os.path.exists(need):
+            sys.exit('bench: %s is missing (apt-get install %s)' % (need, 'time' if need == GNU_TIME
+                                                                     else 'python3'))
+    bench = Bench(1 if args['smoke'] else args['runs'], args['smoke'], iface_ok, why)
+    try:
+        bench.build()
+        bench.warm_up()
+        bench.measure()
+        rtt = bench.lookup_rtt()
+        text = report(bench, rtt, time.monotonic() - started)
+        results = [{'name': p.name, 'missing': p.missing, 'wall': p.wall, 'rss': p.peak,
+                    'requests': [list(c) for c in p.requests], 'errors': p.errors,
+                    'modules': p.modules, 'verdict': verdict(p, bench, rtt)[1] if not p.missing else None}
+                   for p in bench.paths]
+    finally:
+        bench.stop()
+    print(text)
+    if args['write']:
+        write_into(args['write'], text)
+        print('\n(written into %s)' % args['write'])
+    if args['json']:
+        with open(args['json'], 'w') as f:
+            json.dump(results, f, indent=1)
+    return 0
+
+
+def parse(argv):
+    args = {'runs': 15, 'smoke': False, 'write': None, 'json': None, 'inner': False}
+    argv = list(argv)
+    while argv:
+        arg = argv.pop(0)
+        if arg in ('--runs', '--write', '--json') and argv:
+            value = argv.pop(0)
+            args[arg[2:]] = int(value) if arg == '--runs' else value
+        elif arg in ('--smoke', '--inner'):
+            args[arg[2:]] = True
+        else:
+            sys.exit(__doc__.strip().splitlines()[-1])
+    if args['runs'] < 1:
+        sys.exit('bench: --runs must be at least 1')
+    return args
+
+
+def main(argv):
+    args = parse(argv)
+    if args['inner']:
+        return inner(args, True, None)
+    why = Netns.possible()
+    if why:
+        print('bench: running without a network namespace (%s): the iface and egress6 paths are skipped'
+              % why, file=sys.stderr)
+        return inner(args, False, why)
+    # the whole bench runs inside the namespace: tools, floor and fakes alike, and nothing can
+    # reach the internet from there
+    with Netns() as ns:
+        return subprocess.call(ns.wrap([sys.executable, os.path.abspath(__file__), '--inner']
+                                       + list(argv)))
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

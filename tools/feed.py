@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""Build an opkg feed in dist/feed/: one .ipk per router tool, Packages, Packages.gz and, given a
+usign/signify secret key, Packages.sig -- laid out as OpenWrt's ipkg-build and ipkg-make-index.sh
+lay them out, and the same bytes every time for the same input (see shared/spec/opkg.md).
+
+The packages are those of openwrt/Makefile (the OpenWrt SDK recipe): names, versions, Depends,
+descriptions, conffiles and maintainer scripts are read from it, so both builds agree.
+
+usage: feed.py [--out DIR] [--dist DIR] [--key SECRET_KEY [--pub PUBLIC_KEY]]
+"""
+
+import gzip
+import hashlib
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OPENWRT = os.path.join(ROOT, 'openwrt')
+SOURCE = 'feeds/ddkit/openwrt'   # where the SDK sees openwrt/Makefile when the repository is a feed
+
+# OpenWrt's generated maintainer scripts (include/package-pack.mk): they run the package's own
+# postinst-pkg / prerm-pkg through default_postinst / default_prerm of /lib/functions.sh.
+POSTINST = '''#!/bin/sh
+[ "${IPKG_NO_SCRIPT}" = "1" ] && exit 0
+[ -s ${IPKG_INSTROOT}/lib/functions.sh ] || exit 0
+. ${IPKG_INSTROOT}/lib/functions.sh
+default_postinst $0 $@
+'''
+PRERM = '''#!/bin/sh
+[ -s ${IPKG_INSTROOT}/lib/functions.sh ] || exit 0
+. ${IPKG_INSTROOT}/lib/functions.sh
+default_prerm $0 $@
+'''
+
+
+class Recipe:
+    """What openwrt/Makefile says: top-level variables, define blocks and the packages built."""
+
+    def __init__(self, path=os.path.join(OPENWRT, 'Makefile')):
+        self.variables, self.blocks, self.packages = {}, {}, []
+        with open(path, encoding='utf-8') as f:
+            lines = f.read().splitlines()
+        block = None
+        for line in lines:
+            if block is not None:
+                if line.strip() == 'endef':
+                    block = None
+                else:
+                    self.blocks[block].append(line)
+            elif line.startswith('define '):
+                block = line[7:].strip()
+                self.blocks[block] = []
+            elif re.match(r'^\w+:=', line):
+                name, _, value = line.partition(':=')
+                self.variables[name] = value.strip()
+            else:
+                built = re.match(r'^\$\(eval \$\(call BuildPackage,([\w.+-]+)\)\)', line)
+                if built:
+                    self.packages.append(built.group(1))
+
+    def fields(self, name):
+        """KEY:=value lines of Package/<name>, with the $(call ...) defaults it pulls in."""
+        fields = {}
+        for line in self.blocks.get('Package/' + name, []):
+            call = re.match(r'^\s*\$\(call (Package/[\w/.+-]+)\)', line)
+            if call:
+                fields.update(self.fields(call.group(1)[len('Package/'):]))
+            elif ':=' in line:
+                key, _, value = line.strip().partition(':=')
+                fields[key] = value.strip()
+        return fields
+
+    def text(self, block):
+        """A define block as the shell sees it ($$ is make's escape for $), or None."""
+        lines = self.blocks.get(block)
+        return None if lines is None else '\n'.join(lines).replace('$$', '$') + '\n'
+
+    def depends(self, name):
+        """The Depends field of a package: `+pkg` conditions of DEPENDS, comma separated."""
+        return ', '.join(d.lstrip('+') for d in self.fields(name).get('DEPENDS', '').split()
+                         if not d.startswith('@'))
+
+    @property
+    def version(self):
+        return '%s-r%s' % (self.variables['PKG_VERSION'], self.variables['PKG_RELEASE'])
+
+    def files(self, name, dist):
+        """The data of a package as [(path, mode, bytes or None for a directory)], from its
+        install block (Package/ddkit/install-tool: the tool, its UCI file, init and hotplug)."""
+        install = '\n'.join(self.blocks.get('Package/%s/install' % name, []))
+        found = re.search(r'install-tool,\$\(1\),([\w.+-]+),([\w.+-]+)\)', install)
+        if not found:
+            sys.exit('feed: Package/%s/install in openwrt/Makefile does not call install-tool' % name)
+        tool, template = found.groups()
+        files = os.path.join(OPENWRT, 'files')
+        wanted = [('usr/bin/' + tool, 0o755, read(os.path.join(dist, tool + '.py'))),
+                  ('etc/config/' + tool, 0o600, read(os.path.join(files, tool + '.config'))),
+                  ('etc/init.d/' + tool, 0o755, named(read(os.path.join(files, template + '.init')), tool)),
+                  ('etc/hotplug.d/iface/95-' + tool, 0o644,
+                   named(read(os.path.join(files, template + '.hotplug')), tool))]
+        entries, dirs = [], set()
+        for path, mode, data in wanted:
+            parts = path.split('/')
+            for depth in range(1, len(parts)):
+                dirs.add('/'.join(parts[:depth]))
+            entries.append(('./' + path, mode, data))
+        return [('.', 0o755, None)] + [('./' + d, 0o755, None) for d in dirs] + entries
+
+
+def read(path):
+    with open(path, 'rb') as f:
+        return f.read()
+
+
+def named(template, tool):
+    return template.replace(b'@NAME@', tool.encode())
+
+
+def sort_key(entry):
+    # GNU tar --sort=name: depth first, each directory's names in byte order
+    return [p for p in entry[0].encode().split(b'/') if p not in (b'', b'.')]
+
+
+def tar(entries, epoch, sort=True):
+    """An uncompressed GNU tar as ipkg-build writes it: owner 0:0 by number, one mtime."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode='w', format=tarfile.GNU_FORMAT) as out:
+        for name, mode, data in (sorted(entries, key=sort_key) if sort else entries):
+            info = tarfile.TarInfo(name)
+            info.mode, info.mtime, info.uid, info.gid, info.uname, info.gname = mode, epoch, 0, 0, '', ''
+            if data is None:
+                info.type = tarfile.DIRTYPE
+                out.addfile(info)
+            else:
+                info.size = len(data)
+                out.addfile(info, io.BytesIO(data))
+    return raw.getvalue()
+
+
+def gzip_n(data):
+    """gzip -n: no file name, no time stamp (so the bytes depend on the content only)."""
+    return gzip.compress(data, compresslevel=9, mtime=0)
+
+
+def control(recipe, name, installed_size, epoch):
+    """The control file, fields in the order OpenWrt's package-pack.mk writes them."""
+    fields = recipe.fields(name)
+    variables = recipe.variables
+    lines = ['Package: ' + name, 'Version: ' + recipe.version]
+    for key, value in (('Depends', recipe.depends(name)), ('Source', SOURCE),
+                       ('SourceName', variables.get('PKG_NAME')), ('License', variables.get('PKG_LICENSE')),
+                       ('Section', fields.get('SECTION')), ('SourceDateEpoch', str(epoch)),
+                       ('Maintainer', variables.get('PKG_MAINTAINER')),
+                       ('Architecture', fields.get('PKGARCH', 'all')),
+                       ('Installed-Size', str(installed_size))):
+        if value:
+            lines.append('%s: %s' % (key, value))
+    description = recipe.text('Package/%s/description' % name) or fields.get('TITLE', name) + '\n'
+    # package-pack.mk: each line's leading blanks become one space, after "Description: "
+    lines.append('Description: ' + '\n'.join(' ' + line.lstrip() for line in description.splitlines()))
+    return '\n'.join(lines) + '\n'
+
+
+def build_package(recipe, name, dist, epoch):
+    """One .ipk: (file name, bytes, control text)."""
+    data = tar(recipe.files(name, dist), epoch)
+    text = control(recipe, name, len(data), epoch)
+    entries = [('.', 0o755, None), ('./control', 0o644, text.encode()),
+               ('./postinst', 0o755, POSTINST.encode()), ('./prerm', 0o755, PRERM.encode())]
+    conffiles = recipe.text('Package/%s/conffiles' % name)
+    if conffiles:
+        entries.append(('./conffiles', 0o644, ''.join(
+            line.strip() + '\n' for line in sorted(conffiles.splitlines()) if line.strip()).encode()))
+    for script, suffix in (('postinst', '-pkg'), ('prerm', '-pkg')):
+        body = recipe.text('Package/%s/%s' % (name, script))
+        if body:
+            entries.append(('./' + script + suffix, 0o755, body.encode()))
+    outer = [('./debian-binary', 0o644, b'2.0\n'), ('./data.tar.gz', 0o644, gzip_n(data)),
+             ('./control.tar.gz', 0o644, gzip_n(tar(entries, epoch)))]
+    filename = '%s_%s_%s.ipk' % (name, recipe.version, recipe.fields(name).get('PKGARCH', 'all'))
+    return filename, gzip_n(tar(outer, epoch, sort=False)), text
+
+
+def index_entry(filename, ipk, text):
+    """ipkg-make-index.sh: Filename, Size and SHA256sum go just before Description."""
+    extra = 'Filename: %s\nSize: %d\nSHA256sum: %s\n' % (filename, len(ipk), hashlib.sha256(ipk).hexdigest())
+    at = text.index('Description:')
+    return text[:at] + extra + text[at:] + '\n'
+
+
+def padded(packages):
+    """OpenWrt's padding of Packages: two more newlines when (64 + size) % 128 is 110 or 111,
+    sizes at which old usign builds (a SHA-512 bug) reject a good signature."""
+    return packages + b'\n\n' if (64 + len(packages)) % 128 in (110, 111) else packages
+
+
+def source_date_epoch():
+    """SOURCE_DATE_EPOCH, else the last commit's time, so a rebuild gives the same bytes."""
+    if os.environ.get('SOURCE_DATE_EPOCH', '').isdigit():
+        return int(os.environ['SOURCE_DATE_EPOCH'])
+    try:
+        out = subprocess.run(['git', '-C', ROOT, 'log', '-1', '--format=%ct'], capture_output=True,
+                             text=True, check=True).stdout.strip()
+        return int(out)
+    except (OSError, subprocess.CalledProcessError, ValueError):
+        return 0
+
+
+def sign(out, key, pub):
+    """Packages.sig with signify-openbsd: usign on the router accepts its signatures."""
+    signify = shutil.which('signify-openbsd') or shutil.which('signify')
+    if not signify:
+        sys.exit('feed: signify-openbsd is needed to sign (apt-get install signify-openbsd)')
+    subprocess.run([signify, '-S', '-s', key, '-m', os.path.join(out, 'Packages'),
+                    '-x', os.path.join(out, 'Packages.sig')], check=True)
+    if pub and os.path.exists(pub):
+        shutil.copyfile(pub, os.path.join(out, 'ddkit.pub'))
+
+
+def build(out, dist, key=None, pub=None):
+    """Write the feed into out; returns the .ipk file names."""
+    recipe = Recipe()
+    epoch = source_date_epoch()
+    os.makedirs(out, exist_ok=True)
+    for old in os.listdir(out):
+        if old.endswith('.ipk') or old.startswith('Packages') or old == 'ddkit.pub':
+            os.remove(os.path.join(out, old))
+    index, names = [], []
+    for name in sorted(recipe.packages):
+        filename, ipk, text = build_package(recipe, name, dist, epoch)
+        write(os.path.join(out, filename), ipk)
+        index.append(index_entry(filename, ipk, text))
+        names.append(filename)
+    packages = padded(''.join(index).encode())
+    write(os.path.join(out, 'Packages'), packages)
+    write(os.path.join(out, 'Packages.gz'), gzip_n(packages))
+    if key:
+        sign(out, key, pub)
+    return names
+
+
+def write(path, data):
+    with open(path + '.tmp', 'wb') as f:
+        f.write(data)
+    os.chmod(path + '.tmp', 0o644)
+    os.replace(path + '.tmp', path)
+
+
+def main(argv):
+    opts = {'--out': os.path.join(ROOT, 'dist', 'feed'), '--dist': os.path.join(ROOT, 'dist'),
+            '--key': None, '--pub': None}
+    args = list(argv[1:])
+    while args:
+        name = args.pop(0)
+        if name not in opts or not args:
+            sys.exit(__doc__.strip().splitlines()[-1])
+        opts[name] = args.pop(0)
+    key = opts['--key'] or None
+    pub = opts['--pub'] or (key[:-4] + '.pub' if key and key.endswith('.sec') else None)
+    for filename in build(opts['--out'], opts['--dist'], key, pub):
+        print('feed: %s' % os.path.join(opts['--out'], filename))
+
+
+if __name__ == '__main__':
+    main(sys.argv)
