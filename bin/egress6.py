@@ -16,8 +16,6 @@ from ddkit import Failure, UsageError, egress, iface  # noqa: E402
 TOOL = 'egress6'
 # test-ipv6.com answers JSON with ip and asn_name; USTC's LibreSpeed answers processedString;
 # icanhazip answers plain text: the three shapes of service.md 4.3, tried in this order.
-LOOKUP_URLS = ['https://ipv6.lookup.test-ipv6.com/ip/', 'https://test6.ustc.edu.cn/backend/getIP.php',
-               'https://ipv6.icanhazip.com']
 GEOIP_URL = 'https://api.ip.sb/geoip'   # GET <url>/<ip> -> isp, region, country
 BACKENDS = ('auto', 'iptables', 'nft')
 SAFE = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:/=@+,%')
@@ -41,7 +39,7 @@ options:
 Exit status: 0 done, nothing to do or unsupported code; 1 failure (not root, no matching interface,
 several rules, rule not applied, no lookup answer, wrong effective prefix); 2 bad input.
 The rule does not survive a reboot or an address change: run the tool again then.""" % (
-    '\n                       '.join(LOOKUP_URLS), GEOIP_URL)
+    '\n                       '.join(egress.LOOKUP_URLS), GEOIP_URL)
 
 
 class Options:
@@ -98,7 +96,7 @@ def parse_args(argv):
                 opts.lookup_urls.append(value)
             else:
                 opts.geoip_url = value
-    opts.lookup_urls = opts.lookup_urls or list(LOOKUP_URLS)
+    opts.lookup_urls = opts.lookup_urls or list(egress.LOOKUP_URLS)
     return opts
 
 

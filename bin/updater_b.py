@@ -82,10 +82,11 @@ def check(cfg):
 
 
 def describe_zone(found):
+    """The ok line of the zone check: which zone was taken, and which loose matches were not."""
     zone, listed = found
     others = [str(z.get('name')) for z in listed if z is not zone]
-    return 'zone %s found (id %s)%s' % (zone.get('name'), zone['id'], '; the listing also matched %s, not '
-                                        'taken: only the exact name is' % ', '.join(others) if others else '')
+    return 'zone %s found (id %s)%s' % (zone.get('name'), zone['id'], '; also listed (a loose match, not '
+                                        'taken): %s' % ', '.join(others) if others else '')
 
 
 def record_or_none(cfg, log, zone_id):
@@ -248,14 +249,14 @@ def call(cfg, log, method, path, step, body=None, tolerate=False):
     """One DNS API call with the token; the answer checked as in service.md 7. A tolerated failure is
     logged and gives None. A cached token the API refuses is dropped and replaced, once."""
     token = cfg.token or get_token(cfg, log)
-    for attempt in (1, 2):
+    for _ in (1, 2):
         answer = http.request(method, cfg.dns_url + path, step, json_body=body, timeout=cfg.timeout,
                               ca_file=cfg.ca_file, headers={'X-Auth-Token': token,
                                                             'Content-Type': 'application/json'})
         code, message = provider_error(answer)
         if not token_refused(answer, code):
             break
-        if not cfg.token_cached or attempt == 2:
+        if not cfg.token_cached:  # a new token refused: asking again would loop
             raise Failure('%s: the API refused a new token (HTTP %d%s): check project_name and the '
                           'user\'s DNS permissions' % (step, answer.status, ', %s: %s' % (code, message)
                                                        if code or message else ''))

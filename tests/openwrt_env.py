@@ -86,6 +86,11 @@ LOGGER = '#!/bin/sh\nrecord() { printf "%s" "$1" >> "$STANDIN_LOG"; shift; for a
          '"$STANDIN_LOG"; done; printf "\\036" >> "$STANDIN_LOG"; }\nrecord logger "$@"\n'
 
 
+def quoted(value):
+    """A UCI value in single quotes, a quote inside written '\\'' as `uci export` writes it."""
+    return "'%s'" % value.replace("'", "'\\''")
+
+
 def build_dist(out):
     """dist/<tool>.py for the router tools, as `make standalone` builds them."""
     os.makedirs(out, exist_ok=True)

@@ -241,7 +241,7 @@ def test_b_takes_the_exact_zone_of_a_loose_match(ready, tmp_path):
     status, out = run_check(ready.env_b(str(tmp_path)), tmp_path, 'updater_b')
     assert status == 0, out
     text = line(out, 'ok', 'zone example.com. found (id %s)' % ready.zone_b)
-    assert 'also matched myexample.com., example.com.cn., not taken' in text
+    assert text.endswith('; also listed (a loose match, not taken): myexample.com., example.com.cn.')
 
 
 def test_b_no_exact_zone(ready, tmp_path):
@@ -353,3 +353,20 @@ def test_missing_setting_in_a_uci_section_says_so(ready, tmp_path):
     assert done.returncode == 2, done.stdout + done.stderr
     assert "add option record_name '...' to the UCI section" in line(
         done.stdout, 'FAIL', 'settings complete: record_name is missing')
+
+
+@BOTH
+def test_check_in_the_single_file_build(ready, tmp_path, tool):
+    import shutil
+    import subprocess
+    import sys
+    from conftest import ROOT, tool_path
+    alone = tmp_path / 'alone'
+    alone.mkdir()
+    subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'standalone.py'), tool_path(tool),
+                    str(alone / (tool + '.py'))], check=True)
+    assert sorted(os.listdir(str(alone))) == [tool + '.py']
+    status, out = run_check(env_of(ready, tool, tmp_path / 'state'), tmp_path, str(alone / (tool + '.py')))
+    assert status == 0, out
+    assert marks(out) == ['ok'] * 8
+    shutil.rmtree(str(alone))

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from conftest import RECORD, import_guard
-from openwrt_env import (dist, feed, install, ipk_path, records, signify_key,  # noqa: F401
+from openwrt_env import (dist, feed, install, ipk_path, quoted, records, signify_key,  # noqa: F401
                          standins, ROUTER_TOOLS)
 
 
@@ -70,7 +70,7 @@ def uci_a(box, state, sections):
                 'doh_url': env['DDNS_DOH_URL'], 'ip_lookup_url': env['DDNS_IP_LOOKUP_URL'],
                 'state_dir': str(state)}
         base.update(options)
-        text += ''.join("\toption %s '%s'\n" % item for item in base.items())
+        text += ''.join("\toption %s %s\n" % (key, quoted(value)) for key, value in base.items())
     return text
 
 
@@ -300,29 +300,67 @@ print(json.dumps({'status': done.returncode, 'stdout': done.stdout, 'stderr': do
 '''
 
 
-def test_logs_reach_syslog_under_openwrt(root, box, tmp_path):
-    """In a private mount namespace /etc/openwrt_release exists and /dev/log is a stand-in socket:
-    the installed updater sends its lines there too, tagged with its name, secrets masked."""
+def in_namespace(tmp_path, directories, command, env, files=()):
+    """Run command in a private mount namespace where each of directories (/etc, /dev, /run) is an
+    overlay: changes there stay in tmp_path, the machine's own files are untouched."""
     if os.geteuid() != 0 or not shutil.which('unshare'):
         if os.environ.get('CI') == 'true':
             pytest.fail('CI runs as root with unshare')
         pytest.skip('needs root and unshare for a private mount namespace')
+    layers = tmp_path / 'layers'
+    for d in directories:
+        (layers / (d + '_u')).mkdir(parents=True)
+        (layers / (d + '_w')).mkdir(parents=True)
+    for path, text in files:   # e.g. ('etc/openwrt_release', ...): placed in the upper layer
+        top, _, rest = path.partition('/')
+        target = layers / (top + '_u') / rest
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+        target.chmod(0o755)
+    mount = 'mount -t overlay ddkit-test -o lowerdir=/{0},upperdir={1}/{0}_u,workdir={1}/{0}_w /{0}'
+    script = ' && '.join([mount.format(d, layers) for d in directories] + ['exec "$@"'])
+    done = subprocess.run(['unshare', '-m', 'sh', '-c', script, 'sh'] + command,
+                          env=env, capture_output=True, text=True, timeout=60)
+    if done.returncode != 0 and 'mount' in done.stderr:
+        pytest.skip('overlay mounts are not available here: %s' % done.stderr.strip())
+    return done
+
+
+@pytest.mark.parametrize('upgrade', [False, True], ids=['remove', 'upgrade'])
+def test_prerm_pkg_stops_the_service_and_removes_its_state(root, tmp_path, upgrade):
+    """The package's own prerm on a live system (IPKG_INSTROOT empty): /etc/init.d/<tool> stop,
+    then the RAM state in /var/run/<tool> goes (kept on upgrade); for egress6 its nft table."""
+    log = str(tmp_path / 'calls.log')
+    stub = '#!/bin/sh\necho "$0 $*" >> %s\n' % log
+    info = root / 'usr' / 'lib' / 'opkg' / 'info'
+    script = ('mkdir -p /run/updater_a && touch /run/updater_a/.cf-wan_ip_x.txt && sh "$0" && sh "$1"; '
+              '[ -e /run/updater_a ] && echo state kept || echo state removed')
+    env = dict(environment(root, 'updater_a'), IPKG_INSTROOT='', PKG_UPGRADE='1' if upgrade else '',
+               PATH=str(tmp_path / 'bin') + os.pathsep + os.environ['PATH'])
+    (tmp_path / 'bin').mkdir()
+    (tmp_path / 'bin' / 'nft').write_text(stub)
+    (tmp_path / 'bin' / 'nft').chmod(0o755)
+    done = in_namespace(tmp_path, ['etc', 'run'], ['sh', '-c', script, str(info / 'updater_a.prerm-pkg'),
+                                                   str(info / 'egress6.prerm-pkg')], env,
+                        files=[('etc/init.d/updater_a', stub), ('etc/init.d/egress6', stub)])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ('state kept' if upgrade else 'state removed')
+    calls = open(log).read().splitlines()
+    assert calls[:2] == ['/etc/init.d/updater_a stop', '/etc/init.d/egress6 stop']
+    assert calls[2:] == ([] if upgrade else ['%s delete table ip6 egress6' % (tmp_path / 'bin' / 'nft')])
+    assert not os.path.exists('/etc/init.d/updater_a')   # the machine itself was not touched
+
+
+def test_logs_reach_syslog_under_openwrt(root, box, tmp_path):
+    """In a private mount namespace /etc/openwrt_release exists and /dev/log is a stand-in socket:
+    the installed updater sends its lines there too, tagged with its name, secrets masked."""
     box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
     box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
     (root / 'etc' / 'config' / 'updater_a').write_text(
         uci_a(box, tmp_path / 'state', {'home': {'enabled': '1'}}))
-    layers = tmp_path / 'layers'
-    for d in ('dev_u', 'dev_w', 'etc_u', 'etc_w'):
-        (layers / d).mkdir(parents=True)
-    (layers / 'etc_u' / 'openwrt_release').write_text("DISTRIB_ID='OpenWrt'\n")
-    mount = ('mount -t overlay ddkit-test -o lowerdir=/{0},upperdir={1}/{0}_u,workdir={1}/{0}_w /{0}')
-    script = ' && '.join([mount.format('dev', layers), mount.format('etc', layers), 'exec "$@"'])
-    env = environment(root, 'updater_a')
-    done = subprocess.run(['unshare', '-m', 'sh', '-c', script, 'sh', sys.executable, '-c', SYSLOG_STANDIN,
-                           sys.executable, str(root / 'usr' / 'bin' / 'updater_a'), '--uci', 'home'],
-                          env=env, capture_output=True, text=True, timeout=60)
-    if done.returncode != 0 and 'mount' in done.stderr:
-        pytest.skip('overlay mounts are not available here: %s' % done.stderr.strip())
+    done = in_namespace(tmp_path, ['dev', 'etc'], [sys.executable, '-c', SYSLOG_STANDIN, sys.executable,
+                                                   str(root / 'usr' / 'bin' / 'updater_a'), '--uci', 'home'],
+                        environment(root, 'updater_a'), files=[('etc/openwrt_release', "DISTRIB_ID='OpenWrt'\n")])
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result['status'] == 0, result

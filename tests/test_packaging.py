@@ -12,7 +12,7 @@ import pytest
 
 from conftest import GUARD_DIR, GUARD_MARK, RECORD, ROOT, package_depends, run_tool
 from openwrt_env import (EPOCH, ROUTER_TOOLS, build_feed, dist, feed, install, ipk_path,  # noqa: F401
-                         members, signify_key, tar_entries)
+                         members, quoted, signify_key, tar_entries)
 
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
 import feed as feed_tool  # noqa: E402
@@ -216,21 +216,6 @@ def test_make_feed_target_builds_the_router_tools_only():
 
 # --- installed into a temporary root, run from there ------------------------------------------
 
-UCI_A = '''
-config updater_a 'home'
-	option enabled '1'
-	option interface 'wan'
-	option zone_name '%(zone)s'
-	option record_name '%(record)s'
-	option auth_email '%(email)s'
-	option auth_key '%(key)s'
-	option base_url '%(base)s'
-	option doh_url '%(doh)s'
-	option ip_lookup_url '%(lookup)s'
-	option state_dir '%(state)s'
-'''
-
-
 @pytest.fixture
 def router(feed, tmp_path):
     root = tmp_path / 'root'
@@ -248,20 +233,25 @@ def test_installed_tool_runs_from_usr_bin(router, tool):
     assert done.returncode == 0 and done.stdout.startswith('usage: %s.py' % tool), done.stderr
 
 
-def test_installed_updater_a_updates_from_a_uci_section(router, box, tmp_path):
-    box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
+@pytest.mark.parametrize('tool', ('updater_a', 'updater_b'))
+def test_installed_updater_updates_from_a_uci_section(router, box, tmp_path, tool):
+    """Every setting in the UCI section (option names = setting names), nothing in the environment."""
+    env = (box.env_a if tool == 'updater_a' else box.env_b)(str(tmp_path / 'state'))
+    if tool == 'updater_a':
+        box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
+    else:
+        box.provider_b.add_record(box.zone_b, RECORD, 'A', ['81.2.69.1'])
     box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
-    env = box.env_a(str(tmp_path / 'state'))
-    config = router / 'etc' / 'config' / 'updater_a'
-    config.write_text(UCI_A % dict(zone=env['DDNS_ZONE_NAME'], record=RECORD, email=env['DDNS_AUTH_EMAIL'],
-                                   key=env['DDNS_AUTH_KEY'], base=env['DDNS_BASE_URL'],
-                                   doh=env['DDNS_DOH_URL'], lookup=env['DDNS_IP_LOOKUP_URL'],
-                                   state=env['DDNS_STATE_DIR']))
-    done = run_tool(str(router / 'usr' / 'bin' / 'updater_a'), ['--uci', 'home'],
-                    env={'DDNS_UCI_FILE': str(config), 'PATH': os.environ['PATH']})
+    config = router / 'etc' / 'config' / tool
+    config.write_text("config %s 'home'\n\toption enabled '1'\n\toption interface 'wan'\n" % tool + ''.join(
+        "\toption %s %s\n" % (name[5:].lower(), quoted(value)) for name, value in sorted(env.items())))
+    done = run_tool(str(router / 'usr' / 'bin' / tool), ['--uci', 'home'], env={'DDNS_UCI_FILE': str(config)})
     assert done.returncode == 0, done.stdout + done.stderr
     assert 'IP has been updated to: 81.2.69.10' in done.stdout
-    assert box.provider_a.find(RECORD)[0]['content'] == '81.2.69.10'
+    if tool == 'updater_a':
+        assert box.provider_a.find(RECORD)[0]['content'] == '81.2.69.10'
+    else:
+        assert box.provider_b.find(RECORD)[0]['records'] == ['81.2.69.10']
 
 
 @pytest.mark.parametrize('tool', ('updater_a', 'updater_b'))

@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from conftest import RECORD, ROOT, run_tool
+from openwrt_env import quoted
 
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
 from ddkit import UsageError, settings, uci, updater  # noqa: E402
@@ -124,7 +125,7 @@ def test_updater_runs_from_a_uci_section_without_a_uci_binary(box, tmp_path):
     env = box.env_a(str(tmp_path / 'state'))
     path = tmp_path / 'updater_a'
     path.write_text("config updater_a 'home'\n" + ''.join(
-        "\toption %s '%s'\n" % (k[5:].lower(), v) for k, v in env.items()))
+        "\toption %s %s\n" % (k[5:].lower(), quoted(v)) for k, v in env.items()))
     done = run_tool('updater_a', ['--uci', '@updater_a[0]'],
                     env={'DDNS_UCI_FILE': str(path), 'PATH': '/nonexistent'})
     assert done.returncode == 0, done.stdout + done.stderr

@@ -559,6 +559,18 @@ def test_no_secret_in_output_log_or_urls(box, state):
         assert secret[:40] not in ''.join(texts)
 
 
+@pytest.mark.parametrize('cached', [True, False])
+def test_a_token_quoted_back_by_the_provider_is_masked(box, state, cached):
+    fake = box.provider_b
+    seed(box, state, token=cached)
+    fake.echo_token = True
+    done = run_b(box, state)
+    assert done.returncode == 1
+    assert 'Request refused (X-Auth-Token: ***)' in done.stdout
+    token = fake.issued[-1]
+    assert token not in out(done) and token not in read(state, LOG_FILE)
+
+
 def test_help_and_missing_settings(box, state):
     done = run_tool('updater_b', ['--help'])
     assert done.returncode == 0

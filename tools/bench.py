@@ -35,6 +35,7 @@ SEEN, SEEN_NEXT = '81.2.69.10', '81.2.69.11'   # what the loopback lookup answer
 MiB = 1024.0
 KB = 1000                            # size budgets in the stricter reading: 40 KB = 40,000 bytes
 FORBIDDEN_IFACE = ('ssl', 'http.client', 'urllib', 'json', 'email')
+TMPDIR = [tempfile.gettempdir()]     # the tools' TMPDIR (the single files keep compiled code there)
 BEGIN, END = '<!-- bench: begin -->', '<!-- bench: end -->'
 
 
@@ -82,7 +83,7 @@ class Netns:
 def clean_env(extra=None):
     """What cron would give a tool: PATH, HOME, LANG, and the DDNS_* settings; no PYTHON* variables."""
     env = {'PATH': os.environ.get('PATH', '/usr/sbin:/usr/bin:/sbin:/bin'), 'LANG': 'C.UTF-8',
-           'HOME': os.environ.get('HOME', '/root')}
+           'HOME': os.environ.get('HOME', '/root'), 'TMPDIR': TMPDIR[0]}
     env.update(extra or {})
     return env
 
@@ -178,6 +179,7 @@ class Bench:
         self.runs, self.smoke = runs, smoke
         self.iface_ok, self.why_no_iface = iface_ok, why_no_iface
         self.tmp = tempfile.mkdtemp(prefix='ddkit-bench-')
+        TMPDIR[0] = self.tmp
         self.record = RECORD
         self.box = Sandbox()
         self.servers = list(self.box.servers)

@@ -69,9 +69,8 @@ def _ddkit_cached():
     if _ddkit_private(folder):
         try:
             with open(path, 'rb') as f:
-                data = f.read()
-            if data.startswith(stamp):
-                return marshal.loads(data[len(stamp):])
+                if f.readline() == stamp:
+                    return marshal.load(f)
         except (OSError, EOFError, ValueError, TypeError):
             pass  # absent or torn: compile again
     if sys.dont_write_bytecode or not _ddkit_private(folder, create=True):
@@ -92,7 +91,8 @@ def _ddkit_cached():
 
 
 def _ddkit_code(name):
-    return marshal.loads(_CODES[name]) if name in _CODES else _ddkit_compile(name)
+    # pop: the marshalled bytes are not needed once loaded (memory is the budget on a router)
+    return marshal.loads(_CODES.pop(name)) if name in _CODES else _ddkit_compile(name)
 
 
 class _Inlined:

@@ -51,6 +51,7 @@ def write_if_changed(path, lines, private=False):
             pass
         raise
     _sync_dir(directory)
+    _remove_orphans(path)
     return True
 
 
@@ -60,6 +61,30 @@ def remove(path):
         os.unlink(path)
     except FileNotFoundError:
         pass
+
+
+def _remove_orphans(path):
+    """Temporary files of writers killed mid-write (power cut, SIGKILL) go, so they never pile up."""
+    if os.name != 'posix':
+        return  # os.kill(pid, 0) would terminate the process on Windows
+    directory, prefix = os.path.split(os.path.abspath(path))
+    prefix += '.tmp'
+    try:
+        names = [n for n in os.listdir(directory) if n.startswith(prefix) and n[len(prefix):].isdigit()]
+    except OSError:
+        return
+    for name in names:
+        try:
+            os.kill(int(name[len(prefix):]), 0)
+            continue  # its writer is still running
+        except ProcessLookupError:
+            pass
+        except OSError:
+            continue
+        try:
+            os.unlink(os.path.join(directory, name))
+        except OSError:
+            pass
 
 
 def _tighten(fd):

@@ -47,6 +47,7 @@ class ProviderB(FakeServer):
         self.zones = {}             # zone id -> zone object (name with a trailing dot)
         self.recordsets = {}        # recordset id -> recordset object
         self.delay = {}             # route -> seconds to wait before answering
+        self.echo_token = False     # a careless provider: DNS errors quote the token they were sent
         self.route('get_token', 'POST', '/v3/auth/tokens', self.get_token)
         self.route('list_zones', 'GET', '/v2/zones', self.list_zones)
         self.route('list_records', 'GET', r'/v2/zones/([^/]+)/recordsets', self.list_records)
@@ -174,6 +175,8 @@ class ProviderB(FakeServer):
         denied = self._auth(req)
         if denied:
             return denied
+        if self.echo_token:
+            return dns_error(400, 'DNS.0001', 'Request refused (X-Auth-Token: %s).' % req.headers['x-auth-token'])
         if zone_id not in self.zones:
             return dns_error(404, 'DNS.0302', 'This zone does not exist.')
         return None

@@ -31,6 +31,8 @@ PACKAGES = {
 # what installing a package pulls in with it (23.05 and 24.10)
 PULLS = {'python3-urllib': ('python3-email',)}
 MODULE_PACKAGE = {module: package for package, modules in PACKAGES.items() for module in modules}
+# imports the standard library makes in `try: ... except ImportError`, working on without them
+OPTIONAL = {'shutil': ('bz2', 'lzma'), 'hashlib': ('_hashlib',)}
 MARK = '[import guard]'
 
 
@@ -53,10 +55,19 @@ class Guard:
             return None
         why = '%s %s is in the OpenWrt package %s, which the Depends of %s does not declare' % (
             MARK, name, package, self.tool)
-        # said on stderr too: some importers swallow the error (the codec search turns it into
-        # "LookupError: unknown encoding: idna", as on a router without python3-codecs)
-        os.write(2, (why + '\n').encode())
+        if name not in OPTIONAL.get(importer(), ()):
+            # said on stderr too: some importers swallow the error (the codec search turns it into
+            # "LookupError: unknown encoding: idna", as on a router without python3-codecs)
+            os.write(2, (why + '\n').encode())
         raise ModuleNotFoundError('No module named %r %s' % (name, why), name=name)
+
+
+def importer():
+    """The module whose `import` statement is running (the first frame outside importlib)."""
+    frame = sys._getframe(2)
+    while frame and frame.f_code.co_filename.startswith('<frozen importlib'):
+        frame = frame.f_back
+    return frame.f_globals.get('__name__') if frame else None
 
 
 if os.environ.get('DDKIT_GUARD_TOOL'):

@@ -1,0 +1,137 @@
+"""The cheap paths stay cheap: which modules a cron run that finds nothing to do loads (a behaviour,
+not a timing: speed itself is measured by `make bench`), and the bench harness itself, in one quick
+smoke round so that it cannot rot."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, run_tool
+
+sys.path.insert(0, os.path.join(ROOT, 'tools'))
+import bench  # noqa: E402
+
+# never on a path that makes no request (the issue's rule for the iface path), nor their usual
+# companions; a plain-http lookup needs no ssl either
+NO_REQUEST_FORBIDDEN = {'ssl', '_ssl', 'http', 'http.client', 'urllib', 'urllib.parse', 'email', 'json',
+                        'socket', 'ipaddress', 're', 'argparse', 'logging', 'subprocess', 'ddkit.wire'}
+HTTP_LOOKUP_FORBIDDEN = {'ssl', '_ssl', 'http.client', 'urllib', 'email', 'json', 'socket', 'ipaddress',
+                         're', 'argparse', 'logging', 'subprocess', 'ddkit.check'}
+UPDATERS = ('updater_a', 'updater_b')
+
+
+def imported(done):
+    """The modules -X importtime saw loaded, in order."""
+    return [line.rsplit('|', 1)[-1].strip() for line in done.stderr.splitlines()
+            if line.startswith('import time:') and not line.endswith('imported package')]
+
+
+@pytest.fixture(scope='module')
+def netns():
+    why = bench.Netns.possible()
+    if why:
+        if os.environ.get('CI') == 'true':
+            pytest.fail('the iface path needs a network namespace under CI: %s' % why)
+        pytest.skip(why)
+    with bench.Netns('ddkt%d' % os.getpid()) as ns:
+        yield ns
+
+
+def single_file(tool, tmp_path):
+    """dist/<tool>.py built now by tools/standalone.py (the file a router runs)."""
+    out = str(tmp_path / (tool + '.py'))
+    subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'standalone.py'),
+                    os.path.join(ROOT, 'bin', tool + '.py'), out], check=True)
+    return out
+
+
+def ip_file(tool, state, record):
+    """The tool's ip file for record, from its FILES table (the state file names of the README)."""
+    import ast
+    with open(os.path.join(ROOT, 'bin', tool + '.py')) as f:
+        tree = ast.parse(f.read())
+    files = next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
+                 and getattr(node.targets[0], 'id', None) == 'FILES')
+    return os.path.join(str(state), files['ip_file'] % record)
+
+
+def env_for(box, tool, state, **settings):
+    env = getattr(box, 'env_' + tool[-1])(str(state))
+    env.update(settings)
+    return env
+
+
+@pytest.mark.parametrize('variant', ['bin', 'single file'])
+@pytest.mark.parametrize('rtype, address', [('A', bench.IFACE_V4), ('AAAA', bench.IFACE_V6)])
+@pytest.mark.parametrize('tool', UPDATERS)
+def test_unchanged_iface_path_loads_no_http_json_or_ipaddress(netns, box, tmp_path, tool, rtype, address,
+                                                               variant):
+    path = tool if variant == 'bin' else single_file(tool, tmp_path)
+    env = env_for(box, tool, tmp_path / 'state', DDNS_RECORD_TYPE=rtype, DDNS_IP_SOURCE='iface:' + bench.IFACE,
+                  TMPDIR=str(tmp_path))
+    os.makedirs(env['DDNS_STATE_DIR'])
+    with open(ip_file(tool, env['DDNS_STATE_DIR'], env['DDNS_RECORD_NAME']), 'w') as f:
+        f.write(address + '\n')
+    first = run_tool(path, env=env, prefix=netns.wrap([]))  # (single file: fills its code cache)
+    assert 'IP has not changed: %s' % address in first.stdout, first.stdout + first.stderr
+    done = run_tool(path, env=env, prefix=netns.wrap([]), flags=['-X', 'importtime'])
+    assert done.returncode == 0 and 'IP has not changed: %s' % address in done.stdout, done.stdout + done.stderr
+    modules = imported(done)
+    assert 'ddkit.iface' in modules  # the path under test was taken
+    assert not NO_REQUEST_FORBIDDEN & set(modules), sorted(NO_REQUEST_FORBIDDEN & set(modules))
+    assert [s.calls() for s in box.servers] == [[] for _ in box.servers]  # and no request at all
+
+
+@pytest.mark.parametrize('tool', UPDATERS)
+def test_unchanged_plain_http_lookup_loads_no_ssl_http_client_or_json(box, tmp_path, tool):
+    env = env_for(box, tool, tmp_path / 'state', TMPDIR=str(tmp_path))
+    box.doh.names[(env['DDNS_RECORD_NAME'], 'A')] = [box.lookup.answer]
+    first = run_tool(tool, env=env)
+    assert 'IP has not changed' in first.stdout, first.stdout + first.stderr
+    box.lookup.reset_log()
+    done = run_tool(tool, env=env, flags=['-X', 'importtime'])
+    assert 'IP has not changed' in done.stdout, done.stdout + done.stderr
+    modules = imported(done)
+    assert 'ddkit.wire' in modules
+    assert not HTTP_LOOKUP_FORBIDDEN & set(modules), sorted(HTTP_LOOKUP_FORBIDDEN & set(modules))
+    assert box.lookup.calls() == ['lookup']
+
+
+def test_bench_smoke_round_measures_every_built_path(tmp_path):
+    for need in (bench.PY, bench.GNU_TIME):
+        if not os.path.exists(need):
+            pytest.skip('%s is missing' % need)
+    out = tmp_path / 'bench.json'
+    done = subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'bench.py'), '--smoke', '--json', str(out)],
+                          capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert '| path | wall ms |' in done.stdout
+    rows = {r['name']: r for r in json.loads(out.read_text())}
+    assert rows['floor: /usr/bin/python3 -c pass']['wall'] > 0
+    for name, row in rows.items():
+        if row['missing']:
+            assert row['missing'].startswith(('not built yet', 'skipped:')), name
+            continue
+        assert row['errors'] == [], (name, row['errors'])
+        assert row['wall'] > 0 and row['rss'] > 0, name
+        calls = set(tuple(c) for c in row['requests'])
+        if 'unchanged, iface' in name:
+            assert calls == {()}, (name, calls)
+        elif 'unchanged, url' in name or name.startswith(('ddclient', 'sh + curl')):
+            assert calls == {('lookup',)}, (name, calls)
+        elif name.startswith('A changed'):
+            assert calls == {('get_record', 'lookup', 'update_record')}, (name, calls)
+        elif name.startswith('B changed'):
+            assert calls == {('lookup', 'update_record')}, (name, calls)
+    assert not rows['A unchanged, url']['missing']
+
+
+@pytest.mark.parametrize('tool', ['updater_a', 'updater_b', 'egress6', 'egress6_win'])
+def test_single_file_fits_the_flash_budget(tmp_path, tool):
+    if not os.path.exists(os.path.join(ROOT, 'bin', tool + '.py')):
+        pytest.skip('bin/%s.py not written yet' % tool)
+    size = os.path.getsize(single_file(tool, tmp_path))
+    assert size <= 40 * bench.KB, '%s single file is %d bytes (budget 40 KB, BENCHMARKS.md)' % (tool, size)
