@@ -377,18 +377,17 @@ def which(program):
 
 def run(command, step, missing_ok=False):
     """Run a read-only command (list args, no shell) and return its output; Failure when it fails."""
-    import subprocess
+    from ddkit import proc  # not subprocess: its imports cost more than the interpreter's start-up
     try:
-        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              universal_newlines=True, timeout=30)
-    except (OSError, subprocess.SubprocessError) as e:
+        returncode, stdout, stderr = proc.run(command, timeout=30)
+    except OSError as e:
         raise Failure('%s: cannot run %s: %s' % (step, command[0], getattr(e, 'strerror', None) or e))
-    if done.returncode != 0:
-        if missing_ok and 'No such file or directory' in done.stderr:
+    if returncode != 0:
+        if missing_ok and 'No such file or directory' in stderr:
             return ''
-        raise Failure('%s: `%s` failed (exit %d): %s' % (step, quoted(command), done.returncode,
-                                                        ' '.join(done.stderr.split())[:300] or 'no message'))
-    return done.stdout
+        raise Failure('%s: `%s` failed (exit %d): %s' % (step, quoted(command), returncode,
+                                                        ' '.join(stderr.split())[:300] or 'no message'))
+    return stdout
 
 
 def change(command, step, dry_run):

@@ -140,7 +140,7 @@ def find_zone(cfg, log):
 def list_zones(cfg, log):
     """The zones listed for zone_name: a read call, so --check also uses it to test the credentials."""
     data = call(cfg, log, 'GET', '/zones?name=%s' % cfg.zone_name, 'find zone')
-    return [z for z in data.get('result') or [] if isinstance(z, dict) and z.get('id')]
+    return [z for z in updater.listing(data, 'result', 'find zone') if updater.safe_id(z.get('id'))]
 
 
 def choose_zone(cfg, zones):
@@ -155,7 +155,7 @@ def choose_zone(cfg, zones):
 def find_record(cfg, log, zone_id):
     data = call(cfg, log, 'GET', '/zones/%s/dns_records?name=%s&type=%s'
                 % (zone_id, cfg.record_name, cfg.record_type), 'find record')
-    records = [r for r in data.get('result') or [] if isinstance(r, dict) and r.get('id')]
+    records = [r for r in updater.listing(data, 'result', 'find record') if updater.safe_id(r.get('id'))]
     return records[0] if records else None
 
 
@@ -164,7 +164,7 @@ def read_record(cfg, log, zone_id, record_id):
     data = call(cfg, log, 'GET', '/zones/%s/dns_records/%s' % (zone_id, record_id), 'read record')
     record = data.get('result')
     if not isinstance(record, dict) or record.get('type') != cfg.record_type \
-            or record.get('name') != cfg.record_name:
+            or record.get('name') != cfg.record_name or record.get('id') != record_id:
         raise Stale()  # ids of another record: find ours again
     return record
 
@@ -212,7 +212,7 @@ def call(cfg, log, method, path, step, body=None):
     if not isinstance(data, dict):
         raise Failure('%s: unexpected answer: %s' % (step, http.snippet(answer.text)))
     if data.get('success') is False or 'error' in data:
-        errors = [e for e in data.get('errors') or [] if isinstance(e, dict)]
+        errors = updater.listing(data, 'errors', step)
         codes = set()
         for e in errors:
             log.error('%s: error %s: %s' % (step, e.get('code'), e.get('message')))
@@ -232,8 +232,8 @@ def call(cfg, log, method, path, step, body=None):
 
 def record_id_of(data, step):
     result = data.get('result')
-    if not isinstance(result, dict) or not result.get('id'):
-        raise Failure('%s: the answer has no record id' % step)
+    if not isinstance(result, dict) or not updater.safe_id(result.get('id')):
+        raise Failure('%s: the answer has no usable record id' % step)
     return result['id']
 
 

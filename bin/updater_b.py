@@ -16,7 +16,8 @@ from ddkit import Failure, http, updater  # noqa: E402
 from ddkit.settings import Setting, check_text, check_url  # noqa: E402
 
 TOOL = 'updater_b'
-SUMMARY = 'Keep one A or AAAA recordset at cloud provider B (IAM token, DNS v2) equal to this host\'s public IP.'
+SUMMARY = ('Keep one A or AAAA recordset at cloud provider B (IAM token, DNS v2) equal to this host\'s '
+           'public IP.')
 SETTINGS = [
     Setting('username', help='account user name (also the user\'s domain name)', check=check_text),
     Setting('password', help='account password (prefer DDNS_PASSWORD or --config: argv is visible)',
@@ -179,7 +180,7 @@ def find_zone(cfg, log):
 def list_zones(cfg, log):
     """The zones the listing returns for zone_name (it matches names loosely)."""
     data = call(cfg, log, 'GET', '/v2/zones?name=%s' % cfg.zone_name, 'find zone')
-    return [z for z in data.get('zones') or [] if isinstance(z, dict) and _id(z.get('id'))]
+    return [z for z in updater.listing(data, 'zones', 'find zone') if _id(z.get('id'))]
 
 
 def choose_zone(cfg, zones):
@@ -197,7 +198,7 @@ def find_record(cfg, log, zone_id, tolerate=True):
     """Rule 3: a failed lookup is tolerated (None), so that creation follows."""
     data = call(cfg, log, 'GET', '/v2/zones/%s/recordsets?name=%s&type=%s'
                 % (zone_id, cfg.record_name, cfg.record_type), 'find record', tolerate=tolerate) or {}
-    records = [r for r in data.get('recordsets') or [] if isinstance(r, dict) and _id(r.get('id'))
+    records = [r for r in updater.listing(data, 'recordsets', 'find record') if _id(r.get('id'))
                and str(r.get('name', '')).rstrip('.') == cfg.record_name and r.get('type') == cfg.record_type]
     return records[0] if records else None
 
@@ -237,8 +238,9 @@ def update_record(cfg, log, zone_id, record, ip):
 
 def recordset(cfg, ip, what):
     """The body of a create or an update (service.md 4.2): the name carries the trailing dot."""
+    when = time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())
     return {'name': cfg.record_name + '.', 'type': cfg.record_type, 'ttl': TTL, 'records': [ip],
-            'description': '%s by %s at %s' % (what, TOOL, time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime()))}
+            'description': '%s by %s at %s' % (what, TOOL, when)}
 
 
 class Stale(Exception):
@@ -269,7 +271,8 @@ def call(cfg, log, method, path, step, body=None, tolerate=False):
     elif not answer.body.strip():
         why = 'no data received, check connectivity'
     elif not isinstance(data, dict):
-        raise Failure('%s: unexpected answer (HTTP %d): %s' % (step, answer.status, http.snippet(answer.text)))
+        raise Failure('%s: unexpected answer (HTTP %d): %s'
+                      % (step, answer.status, http.snippet(answer.text)))
     elif total_count(data) == 0:
         why = DOESNT_EXIST
     elif answer.status >= 400:
@@ -393,9 +396,7 @@ def _json(answer):
 
 def _id(value):
     """An id from an answer, only when it is safe in a URL path and the ids file."""
-    from ddkit.settings import NAME_CHARS
-    value = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ''
-    return value if value and set(value) <= NAME_CHARS and '*' not in value and '@' not in value else None
+    return updater.safe_id(value)
 
 
 if __name__ == '__main__':

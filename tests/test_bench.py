@@ -70,8 +70,9 @@ def env_for(box, tool, state, **settings):
 def test_unchanged_iface_path_loads_no_http_json_or_ipaddress(netns, box, tmp_path, tool, rtype, address,
                                                                variant):
     path = tool if variant == 'bin' else single_file(tool, tmp_path)
+    # as on a router: the single file may keep its compiled code (PYTHONDONTWRITEBYTECODE empty = unset)
     env = env_for(box, tool, tmp_path / 'state', DDNS_RECORD_TYPE=rtype, DDNS_IP_SOURCE='iface:' + bench.IFACE,
-                  TMPDIR=str(tmp_path))
+                  TMPDIR=str(tmp_path), PYTHONDONTWRITEBYTECODE='')
     os.makedirs(env['DDNS_STATE_DIR'])
     with open(ip_file(tool, env['DDNS_STATE_DIR'], env['DDNS_RECORD_NAME']), 'w') as f:
         f.write(address + '\n')

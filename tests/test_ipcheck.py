@@ -101,3 +101,9 @@ def test_same_ip_compares_addresses_not_spellings():
     assert not ipcheck.same_ip('240e::2', '240e::3')
     assert not ipcheck.same_ip('240e::2', None) and not ipcheck.same_ip('x:y', 'x:y:z')
     assert ipcheck.same_ip('81.2.69.10', '81.2.69.10') and not ipcheck.same_ip('81.2.69.10', '81.2.69.1')
+
+
+@pytest.mark.parametrize('text, canonical', [('2409:8A00::1', '2409:8a00::1'), (' fe80::1 ', 'fe80::1'),
+                                             ('81.2.69.10', None), ('2409::g', None), ('', None)])
+def test_ipv6_canonical_text_of_any_scope(text, canonical):
+    assert ipcheck.ipv6(text) == canonical

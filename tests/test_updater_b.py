@@ -285,12 +285,16 @@ def test_refused_cached_token_is_replaced_once_and_the_call_retried(box, state, 
     assert fake.recordsets[rid]['records'] == [NEW]
 
 
-def test_refused_token_is_never_fetched_twice(box, state):
+@pytest.mark.parametrize('status, refused', [
+    (401, {'error_code': 'APIGW.0301', 'error_msg': 'Incorrect IAM authentication information: '
+                                                    'verify token failed'}),
+    (403, {'code': 'DNS.0040', 'message': 'Permission denied.'}),                 # by the status alone
+    (400, {'error_code': 'APIGW.0307', 'error_msg': 'The token must be updated.'}),  # by the code alone
+], ids=['401-apigw', '403', 'apigw-code'])
+def test_refused_token_is_never_fetched_twice(box, state, status, refused):
     fake = box.provider_b
     rid = seed(box, state)
-    refused = {'error_code': 'APIGW.0301', 'error_msg': 'Incorrect IAM authentication information: '
-                                                        'verify token failed'}
-    fake.fail('reply', route='update_record', times=5, status=401, body=refused)
+    fake.fail('reply', route='update_record', times=5, status=status, body=refused)
     done = run_b(box, state)
     assert done.returncode == 1
     assert fake.calls() == ['update_record', 'get_token', 'update_record']
@@ -372,7 +376,8 @@ def test_stale_zone_id_is_looked_up_again_once(box, state):
      'find zone: Invalid zone name filter.'),
     ('reply', {'status': 500, 'body': {'error_code': 'DNS.0021', 'error_msg': 'Could not acquire the lock.'}},
      'find zone: Could not acquire the lock.'),
-    ('reply', {'body': {'links': {}, 'zones': [], 'metadata': {'total_count': 0}}}, "find zone: Doesn't exist."),
+    ('reply', {'body': {'links': {}, 'zones': [], 'metadata': {'total_count': 0}}},
+     "find zone: Doesn't exist."),
     ('empty', {}, 'find zone: no data received, check connectivity'),
     ('html', {}, 'find zone: '),
 ], ids=['code-message', 'error_code-error_msg', 'total_count-0', 'empty', 'html'])
@@ -415,7 +420,8 @@ def test_update_and_creation_both_failing_is_exit_1(box, state):
 
 IPUTILS = ('PING %s (%s) 56(84) bytes of data.\n64 bytes from %s: icmp_seq=1 ttl=52 time=11.2 ms\n\n'
            '--- %s ping statistics ---\n1 packets transmitted, 1 received, 0%% packet loss, time 0ms')
-BUSYBOX = 'PING %s (%s): 56 data bytes\n\n--- %s ping statistics ---\n1 packets transmitted, 0 packets received'
+BUSYBOX = ('PING %s (%s): 56 data bytes\n\n--- %s ping statistics ---\n'
+           '1 packets transmitted, 0 packets received')
 WINDOWS = ('Pinging %s [%s] with 32 bytes of data:\r\nRequest timed out.\r\n\r\nPing statistics for %s:\r\n'
            '    Packets: Sent = 1, Received = 0, Lost = 1 (100%% loss),')
 
@@ -424,7 +430,8 @@ WINDOWS = ('Pinging %s [%s] with 32 bytes of data:\r\nRequest timed out.\r\n\r\n
     (IPUTILS % (RECORD, NEW, NEW, RECORD), 0),
     (BUSYBOX % (RECORD, NEW, RECORD), 1),                  # no reply: the name still resolved
     (WINDOWS % (RECORD, NEW, NEW), 1),
-], ids=['iputils', 'busybox-no-reply', 'windows-format'])
+    ('64 bytes from %s: icmp_seq=1 ttl=52 time=11.2 ms' % NEW, 0),
+], ids=['iputils', 'busybox-no-reply', 'windows-format', 'reply-line-only'])
 def test_previous_ip_from_one_ping_when_doh_has_nothing(box, state, output, status):
     seed(box, state, ip=None, ids=False, token=False)
     box.doh.status = 2                                      # SERVFAIL: Status is not 0
@@ -459,7 +466,8 @@ def test_aaaa_ping_asks_for_ipv6_and_reads_the_ipv6_address(box, state):
     from fakes.helpers import IpLookup
     lookup6 = IpLookup('240e:1::10', host='::1').start()
     try:
-        output = 'PING %s(%s (240e:1::10)) 56 data bytes\n64 bytes from 240e:1::10: icmp_seq=1' % (RECORD, RECORD)
+        output = ('PING %s(%s (240e:1::10)) 56 data bytes\n64 bytes from 240e:1::10: icmp_seq=1'
+                  % (RECORD, RECORD))
         done = run_b(box, state, env={'DDNS_RECORD_TYPE': 'AAAA', 'DDNS_IP_LOOKUP_URL': lookup6.url,
                                       'PING_STUB_OUTPUT': output})
     finally:
@@ -594,7 +602,8 @@ def test_single_file_build_runs_alone(box, tmp_path, state):
     rid = seed(box, state, ids=False, token=False)
     full = box.env_b(str(state))
     full['PATH'] = STUBS + os.pathsep + os.environ.get('PATH', '/usr/bin:/bin')
-    done = run_tool(str(alone / 'updater_b.py'), env=full, cwd=str(alone), python=sys.executable, flags=['-I'])
+    done = run_tool(str(alone / 'updater_b.py'), env=full, cwd=str(alone), python=sys.executable,
+                    flags=['-I'])
     assert done.returncode == 0, out(done)
     assert box.provider_b.calls() == ['get_token', 'list_zones', 'list_records', 'update_record']
     assert box.provider_b.recordsets[rid]['records'] == [NEW]

@@ -10,7 +10,7 @@ modules it uses, served by a tiny importer so that `import ddkit.x` stays lazy i
   a router): the first run keeps the compiled code in $TMPDIR/ddkit-<uid>/ (RAM on OpenWrt, so no
   flash wear), in a directory only its owner can write, keyed by build and exact interpreter.
 
-usage: standalone.py bin/<tool>.py dist/<tool>.py
+usage: standalone.py [--plain] bin/<tool>.py dist/<tool>.py   (--plain: the library not compressed)
        standalone.py --show dist/<tool>.py
 """
 
@@ -44,10 +44,12 @@ def _ddkit_private(folder, create=False):
 def _ddkit_source(name, lib=[]):
     if name == '__main__':
         return _TOOL
-    if not lib:  # decompressed once, and only when something must be compiled
-        import binascii
+    if not lib and _PACKED:  # unpacked once, and only when something must be compiled
+        import base64
         import zlib
-        lib.append(zlib.decompress(binascii.a2b_base64(_LIB)).decode('utf-8'))
+        lib.append(zlib.decompress(base64.b85decode(''.join(_LIB.split()))).decode('utf-8'))
+    elif not lib:
+        lib.append(_LIB)
     start, end = _DDKIT[name]
     return lib[0][start:end]
 
@@ -191,13 +193,14 @@ def raw(name, source):
 
 
 def pack(source):
-    """zlib, then base64 in lines of 76 characters (what binascii.a2b_base64 reads back)."""
+    """zlib, then base85 in lines of 100 characters (no quote or backslash among them)."""
     import base64
     import zlib
-    return base64.encodebytes(zlib.compress(source.encode('utf-8'), 9)).decode('ascii')
+    text = base64.b85encode(zlib.compress(source.encode('utf-8'), 9)).decode('ascii')
+    return ''.join(text[i:i + 100] + '\n' for i in range(0, len(text), 100))
 
 
-def build(tool_path):
+def build(tool_path, packed=True):
     import hashlib
     tool = read(tool_path)
     lines = tool.splitlines(True)
@@ -214,29 +217,33 @@ def build(tool_path):
     version = re.search(r"VERSION = '([^']+)'", sources['ddkit']).group(1)
     doc = re.match(r'(#![^\n]*\n)?\s*("""[\s\S]*?""")', head)
     about = ('\n\nSingle file: bin/%s.py and ddkit %s (build %s) by tools/standalone.py. The tool is\n'
-             '_TOOL; the library (lib/ddkit/) is _LIB, compressed; `standalone.py --show` prints all.\n'
-             % (name, version, digest))
+             '_TOOL; the library (lib/ddkit/) is _LIB%s; `standalone.py --show` prints all.\n'
+             % (name, version, digest, ', compressed' if packed else ''))
     docstring = doc.group(2)[:-3].rstrip() + about + '"""' if doc else '"""%s"""' % about.strip()
     table, at = ['_DDKIT = {  # module: where its code is in _LIB'], 0
     for m in modules:
         table.append('    %r: (%d, %d),' % (m, at, at + len(sources[m])))
         at += len(sources[m])
-    table += ['}', "_LIB = \'\'\'\n%s\'\'\'" % pack(''.join(sources[m] for m in modules))]
+    lib = ''.join(sources[m] for m in modules)
+    table += ['}', "_LIB = \'\'\'\n%s\'\'\'" % pack(lib) if packed else '_LIB = ' + raw('ddkit', lib)]
     return '\n'.join(['#!/usr/bin/env python3', docstring, '', 'import os', 'import sys', '',
-                      '_NAME = %r' % name, '_BUILD = %r' % digest, '_TOOL = ' + raw(name, code)]
+                      '_NAME = %r' % name, '_BUILD = %r' % digest, '_PACKED = %r' % packed,
+                      '_TOOL = ' + raw(name, code)]
                      + table) + '\n\n\n' + LOADER.split('\n', 1)[0] + '\n' + strip(LOADER)
 
 
 def show(path):
     """Print the code a single file holds: the tool, then each ddkit module."""
-    import binascii
+    import base64
     import zlib
     scope = {}
     text = read(path)
     top = text[:text.index('# --- the loader of the single file')]
     exec(compile(top, path, 'exec'), scope)  # only assignments of literals
     print('# ===== %s (the tool) =====\n%s' % (scope['_NAME'], scope['_TOOL']))
-    lib = zlib.decompress(binascii.a2b_base64(scope['_LIB'])).decode('utf-8')
+    lib = scope['_LIB']
+    if scope['_PACKED']:
+        lib = zlib.decompress(base64.b85decode(''.join(lib.split()))).decode('utf-8')
     for name, (start, end) in scope['_DDKIT'].items():
         print('# ===== %s =====\n%s' % (name, lib[start:end]))
 
@@ -244,9 +251,11 @@ def show(path):
 def main(argv):
     if len(argv) == 3 and argv[1] == '--show':
         return show(argv[2])
+    plain = '--plain' in argv
+    argv = [a for a in argv if a != '--plain']
     if len(argv) != 3:
         sys.exit(__doc__.strip().split('usage: ')[-1])
-    text = build(argv[1])
+    text = build(argv[1], packed=not plain)
     os.makedirs(os.path.dirname(os.path.abspath(argv[2])), exist_ok=True)
     tmp = argv[2] + '.tmp'
     with open(tmp, 'w', encoding='utf-8') as f:

@@ -17,7 +17,7 @@ def first_group(address):
 
 def parse_lookup(text):
     """(address, details) from one lookup answer: JSON `ip`, JSON `processedString`, or plain text."""
-    import ipaddress
+    from ddkit import ipcheck  # not ipaddress: start-up cost
     text = text.strip()
     details, candidates = {}, []
     if text.startswith('{'):
@@ -35,10 +35,9 @@ def parse_lookup(text):
     for candidate in candidates:
         # LibreSpeed's processedString may read "<ip> - <isp>, <country>": the address is the first word
         words = str(candidate or '').split()
-        try:
-            return str(ipaddress.IPv6Address(words[0] if words else '')), details
-        except ValueError:
-            continue
+        address = ipcheck.ipv6(words[0]) if words else None
+        if address:
+            return address, details
     return None, details
 
 

@@ -31,7 +31,7 @@ class Response:
         import json
         try:
             return json.loads(self.body.decode('utf-8'))
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: "[[[[..." nested deeper than Python goes
             raise Failure('%s: %s answered HTTP %d with no JSON: %s'
                           % (self.step, _where(self.url), self.status, snippet(self.text)))
 

@@ -58,6 +58,12 @@ def same_ip(a, b):
     return first[0] is not None and first == second
 
 
+def ipv6(text):
+    """The canonical text of an IPv6 address (any scope), or None when text is not one."""
+    version, number = _parse(text.strip()) if ':' in text else (None, None)
+    return _text(6, number) if version == 6 else None
+
+
 def _parse(text):
     """(4 or 6, the address as an integer), or (None, None) when text is not one address."""
     family, version = (_socket.AF_INET6, 6) if ':' in text else (_socket.AF_INET, 4)

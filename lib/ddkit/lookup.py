@@ -43,7 +43,8 @@ def resolve(cfg, name):
         return None, str(e)
     if not isinstance(data, dict) or data.get('Status') != 0:
         return None, 'DoH answered Status %s' % (data.get('Status') if isinstance(data, dict) else '?')
-    for entry in data.get('Answer') or []:
+    answers = data.get('Answer')
+    for entry in answers if isinstance(answers, list) else []:
         if isinstance(entry, dict) and entry.get('type') == DOH_TYPES[cfg.record_type]:
             ip, why = ipcheck.valid_ip(str(entry.get('data', '')), cfg.record_type)
             if ip:

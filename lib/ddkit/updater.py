@@ -126,9 +126,29 @@ def unchanged(cfg, log, current, previous):
 def read_ids(cfg):
     """The ids file: exactly two lines (zone id, record id), else None."""
     lines = state.read_lines(cfg.ids_file)
-    if len(lines) == 2 and all(settings.NAME_CHARS.issuperset(x) for x in lines):
+    if len(lines) == 2 and all(safe_id(x) for x in lines):
         return lines
     return None
+
+
+def listing(data, key, step):
+    """The objects listed under key in a provider's answer ([] when absent); not a list: a Failure."""
+    items = data.get(key)
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise Failure('%s: unexpected answer: "%s" is not a list' % (step, key))
+    return [item for item in items if isinstance(item, dict)]
+
+
+ID_CHARS = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.')
+
+
+def safe_id(value):
+    """An id from a provider's answer or the ids file, only when it is safe in a URL path; else None."""
+    value = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ''
+    # a hostile or broken answer must not steer a request ("../", "?", "#") or the ids file
+    return value if value and set(value) <= ID_CHARS and not value.startswith('.') else None
 
 
 def save(cfg, path, lines, private=False):

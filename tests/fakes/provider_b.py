@@ -176,7 +176,8 @@ class ProviderB(FakeServer):
         if denied:
             return denied
         if self.echo_token:
-            return dns_error(400, 'DNS.0001', 'Request refused (X-Auth-Token: %s).' % req.headers['x-auth-token'])
+            return dns_error(400, 'DNS.0001', 'Request refused (X-Auth-Token: %s).'
+                             % req.headers['x-auth-token'])
         if zone_id not in self.zones:
             return dns_error(404, 'DNS.0302', 'This zone does not exist.')
         return None
@@ -230,7 +231,7 @@ class ProviderB(FakeServer):
         if not record or record['zone_id'] != zone_id:
             return dns_error(404, 'DNS.0313', 'The record set does not exist.')
         body = req.json
-        if body.get('name', record['name']) != record['name'] or body.get('type', record['type']) != record['type']:
+        if any(body.get(key, record[key]) != record[key] for key in ('name', 'type')):
             return dns_error(400, 'DNS.0304', 'The name or type of a record set cannot be changed.')
         for key in ('description', 'ttl', 'records'):
             if key in body:
@@ -251,9 +252,10 @@ class ProviderB(FakeServer):
         missing = [k for k in required if k not in body]
         if missing:
             return dns_error(400, 'DNS.0303', 'Missing attribute %s.' % missing[0])
-        name = body.get('name', self.zones[zone_id]['name'])
+        zone = self.zones[zone_id]['name']
+        name = body.get('name', zone)
         if not isinstance(name, str) or not name.endswith('.') \
-                or not (name == self.zones[zone_id]['name'] or name.endswith('.' + self.zones[zone_id]['name'])):
+                or not (name == zone or name.endswith('.' + zone)):
             return dns_error(400, 'DNS.0304', 'Invalid record set name %r: a name in the zone, with the '
                                               'trailing dot.' % name)
         if body.get('type', 'A') not in TYPES:

@@ -189,6 +189,12 @@ class RigA(Rig):
     def clock_checks(self, offset):
         """Updater A keeps nothing that depends on the clock."""
 
+    zones_key = 'result'
+
+    @staticmethod
+    def zones_body(zone_id):
+        return {'success': True, 'errors': [], 'messages': [], 'result': [{'id': zone_id, 'name': ZONE}]}
+
     @staticmethod
     def error_body(errors):
         return {'success': False, 'errors': [{'code': c, 'message': m} for c, m in errors],

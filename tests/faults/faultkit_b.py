@@ -3,7 +3,7 @@
 import os
 import time
 
-from faultkit import NEW, OLD, PASSWORD, RECORD, Rig  # noqa: F401
+from faultkit import NEW, OLD, PASSWORD, RECORD, ZONE, Rig  # noqa: F401
 
 DAY = 86400
 
@@ -58,6 +58,12 @@ class RigB(Rig):
 
     def ids_ok(self):
         return self.read(self.ids_name) == self.ids_text()
+
+    zones_key = 'zones'
+
+    @staticmethod
+    def zones_body(zone_id):
+        return {'zones': [{'id': zone_id, 'name': ZONE + '.'}], 'metadata': {'total_count': 1}}
 
     @staticmethod
     def error_body(errors):

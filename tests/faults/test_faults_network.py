@@ -58,6 +58,20 @@ def record_deleted(rig):
     rig.provider.records.pop(rig.rid) if hasattr(rig.provider, 'records') else rig.provider.recordsets.pop(rig.rid)
 
 
+def hostile_zone_id(value):
+    return lambda rig: rig.fail('zones', 'reply', body=rig.zones_body(value))
+
+
+def no_hostile_path(rig, out):
+    assert not [r.path for r in rig.provider.requests if 'evil' in r.path or '..' in r.path]
+
+
+def zones_not_a_list(rig):
+    body = rig.zones_body('x')
+    body[rig.zones_key] = 5
+    rig.fail('zones', 'reply', body=body)
+
+
 def no_redirect_followed(rig):
     assert rig.extra_servers[0].requests == [], 'credentials followed a redirect'
 
@@ -121,6 +135,16 @@ ROWS = [
         'recordsets': [], 'metadata': {'total_count': 0}}), 1, 'conflicts with an existing record set',
         tools='B', calls={'create': 1}),
     Row('redirect to another host', redirect_away, 1, 'redirect', check=lambda rig, out: no_redirect_followed(rig)),
+    Row('zone id with URL-path characters', hostile_zone_id('../../../evil?x=1#'), 1, 'find zone: no zone named',
+        check=no_hostile_path),
+    Row('zone id ".."', hostile_zone_id('..'), 1, 'find zone: no zone named', check=no_hostile_path),
+    Row('JSON nested deeper than Python parses', fail('zones', 'reply', text='[' * 50000), 1,
+        {'A': 'no JSON', 'B': 'unexpected answer (HTTP 200)'}, calls={'zones': 1}),
+    Row('a number where a list belongs', zones_not_a_list, 1, 'is not a list', calls={'zones': 1}),
+    Row('DoH Answer not a list', fail('doh', 'reply', body={'Status': 0, 'Answer': 5}), 0,
+        'IP has been updated to', ip_file=False),
+    Row('DoH answer nested too deep', fail('doh', 'reply', text='[' * 50000), 0, 'IP has been updated to',
+        ip_file=False),
     Row('DoH Status 2 (SERVFAIL)', doh_status(2), 0, 'DoH answered Status 2', ip_file=False,
         heal=doh_status(0)),
     Row('lookup answers a private address', lookup_says('192.168.1.20'), 0, 'not a public address (private)',
