@@ -215,5 +215,18 @@ class FakeServer:
                                 headers=options.get('headers')))
         elif kind == 'close':  # accept and drop the connection with no answer
             h.close_connection = True
+        elif kind == 'trickle':  # answer one byte at a time, each just inside a read timeout
+            h.send_response(200)
+            h.send_header('Content-Type', 'application/json')
+            h.send_header('Content-Length', str(options.get('size', 400)))
+            h.end_headers()
+            try:
+                for _ in range(options.get('size', 400)):
+                    h.wfile.write(b' ')
+                    h.wfile.flush()
+                    time.sleep(options.get('interval', 0.3))
+            except OSError:
+                pass
+            h.close_connection = True
         else:
             raise ValueError('unknown fault %r' % kind)

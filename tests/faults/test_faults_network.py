@@ -89,6 +89,8 @@ ROWS = [
     Row('connection refused', refused, 1, 'Connection refused'),
     Row('accepts, never answers', fail('zones', 'hang', 3, seconds=3), 1, 'timed out', args=TIMEOUT,
         calls={'zones': 3}),
+    Row('answers a byte at a time (slow drip)', fail('zones', 'trickle', 3, interval=0.3), 1, 'timed out',
+        args=TIMEOUT, calls={'zones': 3}),
     Row('500 then success', fail('zones', 'status', status=500), 0, 'IP has been updated to: ' + NEW,
         calls={'zones': 2}),
     Row('502 then success', fail('zones', 'status', status=502), 0, 'IP has been updated to', calls={'zones': 2}),
