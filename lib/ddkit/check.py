@@ -229,7 +229,7 @@ def handshake(url, cfg, ssl):
     try:
         sock = wire.connect(host, port, cfg.timeout)
         try:
-            sock = wire._tls(sock, host, cfg.timeout, cfg.ca_file)  # verifies, as every request does
+            sock = wire.tls(sock, host, cfg.timeout, cfg.ca_file)  # verifies, as every request does
         finally:
             sock.close()
     except ssl.SSLCertVerificationError as e:

@@ -68,6 +68,9 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
         try:
             status, got, data = wire.exchange(scheme, host, port, method, '/' + path, sent, body,
                                               timeout, ca_file, family, source, max_body)
+        except LookupError as e:  # "unknown encoding: idna": the router lacks python3-codecs
+            raise Failure('%s: cannot use %s: %s; on OpenWrt: opkg install python3-codecs'
+                          % (step, _where(url), e))
         except OSError as e:  # refused, reset, timed out, TLS, and wire.ProtocolError
             if last or not _transient(e):
                 raise Failure('%s: no answer from %s: %s' % (step, _where(url), _reason(e)))
@@ -94,42 +97,6 @@ def _split_hostport(hostport, default_port):
         return host, int(rest[1:]) if rest.startswith(':') else default_port
     host, _, port = hostport.partition(':')
     return host, int(port) if port else default_port
-
-
-def _connection(scheme, host, port, timeout, ca_file, family, source):
-    import http.client
-    if scheme == 'https':
-        import ssl
-        context = ssl.create_default_context(cafile=ca_file)
-        conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=context)
-    else:
-        conn = http.client.HTTPConnection(host, port, timeout=timeout)
-    if family or source:
-        conn.connect = lambda: _connect(conn, family, source)
-    return conn
-
-
-def _connect(conn, family, source):
-    """Connect over one address family (4 or 6) and/or from one source address."""
-    import socket
-    fam = {4: socket.AF_INET, 6: socket.AF_INET6}.get(family, socket.AF_UNSPEC)
-    error = OSError('no address of the requested family for %s' % conn.host)
-    for af, kind, proto, _, addr in socket.getaddrinfo(conn.host, conn.port, fam, socket.SOCK_STREAM):
-        sock = socket.socket(af, kind, proto)
-        try:
-            sock.settimeout(conn.timeout)
-            if source:
-                sock.bind((source, 0))
-            sock.connect(addr)
-            break
-        except OSError as e:
-            sock.close()
-            error = e
-    else:
-        raise error
-    if hasattr(conn, '_context'):  # https: wrap with the verifying context, checking the host name
-        sock = conn._context.wrap_socket(sock, server_hostname=conn.host)
-    conn.sock = sock
 
 
 def _transient(e):

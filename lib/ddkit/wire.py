@@ -33,7 +33,7 @@ def exchange(scheme, host, port, method, target, headers, body=None, timeout=10,
     sock = connect(host, port, timeout, family, source)
     try:
         if scheme == 'https':
-            sock = _tls(sock, host, timeout, ca_file)
+            sock = tls(sock, host, timeout, ca_file)
         sock.sendall(_head(method, target, host, port, 443 if scheme == 'https' else 80, headers, body)
                      + (body or b''))
         return _answer(sock, method, max_body)
@@ -63,7 +63,8 @@ def connect(host, port, timeout, family=None, source=None):
     raise error
 
 
-def _tls(sock, host, timeout, ca_file):
+def tls(sock, host, timeout, ca_file):
+    """Wrap a connected socket in TLS verified against ca_file (or the system store) and host."""
     import socket
     import ssl
     context = ssl.create_default_context(cafile=ca_file)
