@@ -63,6 +63,9 @@ class Address:
 
 
 def main(argv=None):
+    for stream in (sys.stdout, sys.stderr):  # an interface name the console cannot show must not crash
+        if hasattr(stream, 'reconfigure'):
+            stream.reconfigure(errors='replace')
     try:
         opts = parse_command_line(sys.argv[1:] if argv is None else argv)
         if opts is None:

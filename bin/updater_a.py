@@ -11,16 +11,16 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir, 'lib'))  # ddkit-path
 
 from ddkit import Failure, http, updater  # noqa: E402
-from ddkit.settings import Setting, check_text, check_url  # noqa: E402
+from ddkit.settings import Setting, check_header, check_url  # noqa: E402
 
 TOOL = 'updater_a'
 SUMMARY = 'Keep one A or AAAA record at DNS provider A (API v4) equal to this host\'s public IP.'
 SETTINGS = [
-    Setting('auth_email', help='account e-mail (with auth_key)', short='-u', check=check_text),
+    Setting('auth_email', help='account e-mail (with auth_key)', short='-u', check=check_header),
     Setting('auth_key', help='global API key (prefer DDNS_AUTH_KEY or --config: argv is visible)',
-            short='-k', secret=True, check=check_text),
+            short='-k', secret=True, check=check_header),
     Setting('api_token', help='API token, sent as Authorization: Bearer (instead of e-mail + key)',
-            secret=True, check=check_text),
+            secret=True, check=check_header),
     Setting('base_url', 'https://api.cloudflare.com', help='API base URL', check=check_url),
 ]
 FILES = {'ip_file': '.cf-wan_ip_%s.txt', 'ids_file': '.cf-id_%s.txt'}
@@ -96,8 +96,6 @@ def update(cfg, log):
     previous = updater.get_previous_ip(cfg, log)
     if updater.unchanged(cfg, log, current, previous):
         return 0
-    log.info('IP changed from %s to %s; updating %s %s.' % (previous or 'unknown', current,
-                                                          cfg.record_type, cfg.record_name))
     for attempt in (1, 2):
         zone_id, record = resolve_ids(cfg, log, fresh=attempt == 2)
         try:
@@ -113,11 +111,7 @@ def update(cfg, log):
             if attempt == 2:
                 raise Failure('update record: the provider still says the record does not exist')
             log.info('Stored ids are stale; looking them up again.')
-    updater.save(cfg, cfg.ids_file, [zone_id, record_id])
-    if cfg.dry_run:
-        log.info('Dry run: nothing was changed.')
-        return 0
-    updater.record_ip(cfg, log, current)
+    updater.record_ip(cfg, log, [zone_id, record_id], current)
     return 0
 
 
@@ -199,10 +193,11 @@ class Stale(Exception):
 
 def call(cfg, log, method, path, step, body=None):
     """One API call; the envelope checked as in service.md 7 (success false, error, empty)."""
+    headers = {'Content-Type': 'application/json'}  # service.md 4.1: on every call
     if cfg.api_token:
-        headers = {'Authorization': 'Bearer ' + cfg.api_token}
+        headers['Authorization'] = 'Bearer ' + cfg.api_token
     else:
-        headers = {'X-Auth-Email': cfg.auth_email, 'X-Auth-Key': cfg.auth_key}
+        headers.update({'X-Auth-Email': cfg.auth_email, 'X-Auth-Key': cfg.auth_key})
     answer = http.request(method, cfg.base_url + '/client/v4' + path, step, headers=headers,
                           json_body=body, timeout=cfg.timeout, ca_file=cfg.ca_file)
     if not answer.body.strip():

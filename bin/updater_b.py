@@ -113,8 +113,6 @@ def update(cfg, log):
     previous = updater.get_previous_ip(cfg, log, fallback=ping_previous_ip)
     if updater.unchanged(cfg, log, current, previous):
         return 0
-    log.info('IP changed from %s to %s; updating %s %s.' % (previous or 'unknown', current,
-                                                          cfg.record_type, cfg.record_name))
     for attempt in (1, 2):
         zone_id, record = resolve_ids(cfg, log, fresh=attempt == 2)
         try:
@@ -132,11 +130,7 @@ def update(cfg, log):
             if attempt == 2:
                 raise Failure('create record: the provider still says the zone does not exist')
             log.info('The zone id is stale; looking the ids up again.')
-    updater.save(cfg, cfg.ids_file, [zone_id, record_id])
-    if cfg.dry_run:
-        log.info('Dry run: nothing was changed.')
-        return 0
-    updater.record_ip(cfg, log, current)
+    updater.record_ip(cfg, log, [zone_id, record_id], current)
     return 0
 
 
@@ -212,13 +206,22 @@ def holds(record, ip):
 def create_record(cfg, log, zone_id, ip):
     body = recordset(cfg, ip, 'created')
     if cfg.dry_run:
-        log.info('Dry run: would create %s recordset %s with %s.' % (cfg.record_type, body['name'], ip))
+        log.info('Dry run: would create %s recordset %s with %s.' % (cfg.record_type, cfg.record_name, ip))
         return 'new'
-    data = call(cfg, log, 'POST', '/v2/zones/%s/recordsets' % zone_id, 'create record', body)
+    try:
+        data = call(cfg, log, 'POST', '/v2/zones/%s/recordsets' % zone_id, 'create record', body)
+    except Exists:
+        # the stored id was stale, yet a recordset of this name exists (re-created elsewhere):
+        # take that one, or every run would fail on the same conflict
+        record = find_record(cfg, log, zone_id, tolerate=False)
+        record_id = record and update_record(cfg, log, zone_id, record, ip)
+        if not record_id:
+            raise Failure('create record: %s exists but cannot be found or updated' % body['name'])
+        return record_id
     record_id = _id(data.get('id'))
     if not record_id:
         raise Failure('create record: the answer has no recordset id')
-    log.info('Created %s recordset %s.' % (cfg.record_type, body['name']))
+    log.info('Created %s recordset %s.' % (cfg.record_type, cfg.record_name))
     return record_id
 
 
@@ -226,7 +229,7 @@ def update_record(cfg, log, zone_id, record, ip):
     """Rule 3: a failed update is tolerated; its id, or None when the recordset must be created."""
     body = recordset(cfg, ip, 'updated')
     if cfg.dry_run:
-        log.info('Dry run: would update recordset %s to %s.' % (body['name'], ip))
+        log.info('Dry run: would update recordset %s to %s.' % (cfg.record_name, ip))
         return record['id']
     data = call(cfg, log, 'PUT', '/v2/zones/%s/recordsets/%s' % (zone_id, record['id']), 'update record',
                 body, tolerate=True) or {}
@@ -245,6 +248,10 @@ def recordset(cfg, ip, what):
 
 class Stale(Exception):
     """The stored zone id is no longer valid at the provider."""
+
+
+class Exists(Exception):
+    """A create met a recordset of the same name and type (DNS.0312)."""
 
 
 def call(cfg, log, method, path, step, body=None, tolerate=False):
@@ -283,6 +290,9 @@ def call(cfg, log, method, path, step, body=None, tolerate=False):
     if step == 'create record' and (code in ZONE_GONE or answer.status == 404):
         log.info('%s: %s' % (step, why))
         raise Stale()
+    if step == 'create record' and (code == 'DNS.0312' or answer.status == 409):
+        log.info('%s: %s' % (step, why))
+        raise Exists()
     if tolerate:
         log.info('%s: %s' % (step, why))
         return None

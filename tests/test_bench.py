@@ -48,14 +48,14 @@ def single_file(tool, tmp_path):
     return out
 
 
-def ip_file(tool, state, record):
-    """The tool's ip file for record, from its FILES table (the state file names of the README)."""
+def ip_file(tool, state, record, record_type):
+    """The tool's ip file, from its FILES table and ddkit.updater.start's naming (the README's)."""
     import ast
     with open(os.path.join(ROOT, 'bin', tool + '.py')) as f:
         tree = ast.parse(f.read())
     files = next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
                  and getattr(node.targets[0], 'id', None) == 'FILES')
-    return os.path.join(str(state), files['ip_file'] % record)
+    return os.path.join(str(state), files['ip_file'] % (record + ('_AAAA' if record_type == 'AAAA' else '')))
 
 
 def env_for(box, tool, state, **settings):
@@ -74,7 +74,7 @@ def test_unchanged_iface_path_loads_no_http_json_or_ipaddress(netns, box, tmp_pa
     env = env_for(box, tool, tmp_path / 'state', DDNS_RECORD_TYPE=rtype, DDNS_IP_SOURCE='iface:' + bench.IFACE,
                   TMPDIR=str(tmp_path), PYTHONDONTWRITEBYTECODE='')
     os.makedirs(env['DDNS_STATE_DIR'])
-    with open(ip_file(tool, env['DDNS_STATE_DIR'], env['DDNS_RECORD_NAME']), 'w') as f:
+    with open(ip_file(tool, env['DDNS_STATE_DIR'], env['DDNS_RECORD_NAME'], rtype), 'w') as f:
         f.write(address + '\n')
     first = run_tool(path, env=env, prefix=netns.wrap([]))  # (single file: fills its code cache)
     assert 'IP has not changed: %s' % address in first.stdout, first.stdout + first.stderr
@@ -136,3 +136,16 @@ def test_single_file_fits_the_flash_budget(tmp_path, tool):
         pytest.skip('bin/%s.py not written yet' % tool)
     size = os.path.getsize(single_file(tool, tmp_path))
     assert size <= 40 * bench.KB, '%s single file is %d bytes (budget 40 KB, BENCHMARKS.md)' % (tool, size)
+
+
+@pytest.mark.parametrize('tool', UPDATERS)
+def test_changed_ip_path_loads_no_json_package_or_http_client(box, tmp_path, tool):
+    env = env_for(box, tool, tmp_path / 'state', TMPDIR=str(tmp_path))
+    first = run_tool(tool, env=env)  # zone, record, ids (and token) found and cached
+    assert 'IP has been updated to' in first.stdout, first.stdout + first.stderr
+    box.lookup.answer = '81.2.69.11'
+    done = run_tool(tool, env=env, flags=['-X', 'importtime'])
+    assert 'IP has been updated to: 81.2.69.11' in done.stdout, done.stdout + done.stderr
+    modules = set(imported(done))
+    assert 'ddkit.jsontext' in modules
+    assert not HTTP_LOOKUP_FORBIDDEN & modules, sorted(HTTP_LOOKUP_FORBIDDEN & modules)

@@ -330,11 +330,11 @@ def test_tls_without_ca_bundle_names_the_package(tls_box, tmp_path, tool):
 
 
 @BOTH
-def test_tls_ca_file_that_does_not_exist(tls_box, tmp_path, tool):
-    status, out = run_check(env_of(tls_box, tool, tmp_path), tmp_path, tool,
-                            DDNS_CA_FILE=str(tmp_path / 'missing-ca.pem'))
-    assert status == 1, out
-    assert 'does not exist' in line(out, 'FAIL', 'TLS: ca_file')
+def test_tls_ca_file_that_does_not_exist_is_bad_input(tls_box, tmp_path, tool):
+    missing = str(tmp_path / 'missing-ca.pem')
+    done = run_tool(tool, ['--check'], env=dict(env_of(tls_box, tool, tmp_path), DDNS_CA_FILE=missing))
+    assert done.returncode == 2 and done.stdout == ''
+    assert 'bad value for ca_file (DDNS_CA_FILE): %s is not a readable file' % missing in done.stderr
 
 
 @BOTH

@@ -148,7 +148,8 @@ def test_aaaa_record_uses_doh_type_28(box, tmp_path):
     assert done.returncode == 0, done.stdout
     assert box.doh.calls('resolve')[0].query == {'name': RECORD, 'type': 'AAAA'}
     assert box.provider_a.records[rid]['content'] == '240e:1::2'
-    assert (tmp_path / ('.cf-wan_ip_%s.txt' % RECORD)).read_text() == '240e:1::2\n'
+    assert (tmp_path / ('.cf-wan_ip_%s_AAAA.txt' % RECORD)).read_text() == '240e:1::2\n'
+    assert not (tmp_path / IP_FILE).exists()   # the A record's file is its own
 
 
 def test_previous_ip_from_doh_equal_means_unchanged_and_is_recorded(box, tmp_path):

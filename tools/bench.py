@@ -34,7 +34,6 @@ IFACE_V4, IFACE_V6 = '81.2.69.2', '240e::2'
 SEEN, SEEN_NEXT = '81.2.69.10', '81.2.69.11'   # what the loopback lookup answers
 MiB = 1024.0
 KB = 1000                            # size budgets in the stricter reading: 40 KB = 40,000 bytes
-FORBIDDEN_IFACE = ('ssl', 'http.client', 'urllib', 'json', 'email')
 TMPDIR = [tempfile.gettempdir()]     # the tools' TMPDIR (the single files keep compiled code there)
 BEGIN, END = '<!-- bench: begin -->', '<!-- bench: end -->'
 
@@ -174,6 +173,8 @@ class Path:
 
 
 class Bench:
+    """One bench run: the fake servers (the sandbox's), the paths, and their measurements."""
+
     def __init__(self, runs, smoke, iface_ok, why_no_iface):
         from sandbox import RECORD, Sandbox
         self.runs, self.smoke = runs, smoke
@@ -546,6 +547,7 @@ def write_into(path, text):
 
 
 def inner(args, iface_ok, why):
+    """Measure and report (inside the namespace when there is one)."""
     started = time.monotonic()
     for need in (PY, GNU_TIME):
         if not os.path.exists(need):

@@ -21,6 +21,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 LIB = os.path.join(HERE, os.pardir, 'lib', 'ddkit')
 MARK = '# ddkit-path'
+BUDGET = 40000   # bytes of a single file (BENCHMARKS.md): over it, the tool's code is compressed too
 
 LOADER = '''\
 # --- the loader of the single file, written by tools/standalone.py ---
@@ -42,7 +43,7 @@ def _ddkit_private(folder, create=False):
 
 
 def _ddkit_source(name, lib=[]):
-    if name == '__main__':
+    if name == '__main__' and _TOOL is not None:
         return _TOOL
     if not lib and _PACKED:  # unpacked once, and only when something must be compiled
         import base64
@@ -50,7 +51,7 @@ def _ddkit_source(name, lib=[]):
         lib.append(zlib.decompress(base64.b85decode(''.join(_LIB.split()))).decode('utf-8'))
     elif not lib:
         lib.append(_LIB)
-    start, end = _DDKIT[name]
+    start, end = _MAIN if name == '__main__' else _DDKIT[name]
     return lib[0][start:end]
 
 
@@ -209,26 +210,41 @@ def build(tool_path, packed=True):
         sys.exit('standalone: %s needs exactly one line ending in %r' % (tool_path, MARK))
     name = os.path.splitext(os.path.basename(tool_path))[0]
     head, rest = ''.join(lines[:at[0]]), ''.join(lines[at[0] + 1:])
-    code = strip(head) + strip(rest)
+    code = strip(head).split('\n', 1)[-1] if head.startswith('#!') else strip(head)  # no shebang inside
+    code += strip(rest)
     modules = ['ddkit'] + ['ddkit.' + m for m in sorted(used_modules(code))]
     sources = {m: strip(read(os.path.join(LIB, ('__init__' if m == 'ddkit' else m[6:]) + '.py')))
                for m in modules}
     digest = hashlib.sha256(repr((code, sorted(sources.items()))).encode('utf-8')).hexdigest()[:16]
     version = re.search(r"VERSION = '([^']+)'", sources['ddkit']).group(1)
     doc = re.match(r'(#![^\n]*\n)?\s*("""[\s\S]*?""")', head)
-    about = ('\n\nSingle file: bin/%s.py and ddkit %s (build %s) by tools/standalone.py. The tool is\n'
-             '_TOOL; the library (lib/ddkit/) is _LIB%s; `standalone.py --show` prints all.\n'
-             % (name, version, digest, ', compressed' if packed else ''))
-    docstring = doc.group(2)[:-3].rstrip() + about + '"""' if doc else '"""%s"""' % about.strip()
-    table, at = ['_DDKIT = {  # module: where its code is in _LIB'], 0
-    for m in modules:
-        table.append('    %r: (%d, %d),' % (m, at, at + len(sources[m])))
-        at += len(sources[m])
-    lib = ''.join(sources[m] for m in modules)
+    text = assemble(name, version, digest, doc and doc.group(2), code, modules, sources, packed, False)
+    if packed and len(text.encode('utf-8')) > BUDGET:
+        text = assemble(name, version, digest, doc and doc.group(2), code, modules, sources, packed, True)
+    return text
+
+
+def assemble(name, version, digest, docstring, code, modules, sources, packed, tool_packed):
+    """The single file's text; with tool_packed the tool's code is compressed with the library."""
+    about = ('\n\nSingle file: bin/%s.py and ddkit %s (build %s), by tools/standalone.py.\n%s;\n'
+             '`standalone.py --show` prints all.\n'
+             % (name, version, digest, 'The tool and the library (lib/ddkit/) are in _LIB, compressed '
+                '(plain, the file would\nbe over 40 KB)' if tool_packed else 'The tool is _TOOL; the '
+                'library (lib/ddkit/) is _LIB' + (', compressed' if packed else '')))
+    docstring = docstring[:-3].rstrip() + about + '"""' if docstring else '"""%s"""' % about.strip()
+    parts = ([('__main__', code)] if tool_packed else []) + [(m, sources[m]) for m in modules]
+    table, at, where = ['_DDKIT = {  # module: where its code is in _LIB'], 0, {}
+    for m, source in parts:
+        where[m] = (at, at + len(source))
+        at += len(source)
+        if m != '__main__':
+            table.append('    %r: %r,' % (m, where[m]))
+    lib = ''.join(source for _, source in parts)
     table += ['}', "_LIB = \'\'\'\n%s\'\'\'" % pack(lib) if packed else '_LIB = ' + raw('ddkit', lib)]
     return '\n'.join(['#!/usr/bin/env python3', docstring, '', 'import os', 'import sys', '',
                       '_NAME = %r' % name, '_BUILD = %r' % digest, '_PACKED = %r' % packed,
-                      '_TOOL = ' + raw(name, code)]
+                      '_MAIN = %r' % (where.get('__main__'),),
+                      '_TOOL = ' + ('None' if tool_packed else raw(name, code))]
                      + table) + '\n\n\n' + LOADER.split('\n', 1)[0] + '\n' + strip(LOADER)
 
 
@@ -240,10 +256,11 @@ def show(path):
     text = read(path)
     top = text[:text.index('# --- the loader of the single file')]
     exec(compile(top, path, 'exec'), scope)  # only assignments of literals
-    print('# ===== %s (the tool) =====\n%s' % (scope['_NAME'], scope['_TOOL']))
     lib = scope['_LIB']
     if scope['_PACKED']:
         lib = zlib.decompress(base64.b85decode(''.join(lib.split()))).decode('utf-8')
+    tool = scope['_TOOL'] if scope['_TOOL'] is not None else lib[scope['_MAIN'][0]:scope['_MAIN'][1]]
+    print('# ===== %s (the tool) =====\n%s' % (scope['_NAME'], tool))
     for name, (start, end) in scope['_DDKIT'].items():
         print('# ===== %s =====\n%s' % (name, lib[start:end]))
 

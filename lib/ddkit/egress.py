@@ -21,9 +21,9 @@ def parse_lookup(text):
     text = text.strip()
     details, candidates = {}, []
     if text.startswith('{'):
-        import json
+        from ddkit import jsontext
         try:
-            details = json.loads(text)
+            details = jsontext.loads(text)
         except ValueError:
             details = {}
         if isinstance(details, dict):

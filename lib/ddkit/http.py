@@ -16,6 +16,10 @@ BACKOFF = 1.0            # seconds before the first retry, doubled each time
 MAX_RETRY_AFTER = 30     # a Retry-After longer than this is not waited for
 
 
+class TooLarge(Failure):
+    """The answer was larger than the caller's cap: a broken or hostile server, or an HTML page."""
+
+
 class Response:
     """A finished answer: status, lower-cased headers, body bytes."""
 
@@ -28,9 +32,9 @@ class Response:
 
     def json(self):
         """The body as JSON; a Failure naming the step when it is not JSON."""
-        import json
+        from ddkit import jsontext  # not json: start-up cost
         try:
-            return json.loads(self.body.decode('utf-8'))
+            return jsontext.loads(self.body.decode('utf-8'))
         except (ValueError, RecursionError):  # RecursionError: "[[[[..." nested deeper than Python goes
             raise Failure('%s: %s answered HTTP %d with no JSON: %s'
                           % (self.step, _where(self.url), self.status, snippet(self.text)))
@@ -58,10 +62,13 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
     body = None
     sent = {'User-Agent': USER_AGENT, 'Accept': 'application/json, text/plain, */*'}
     if json_body is not None:
-        import json
-        body = json.dumps(json_body).encode('utf-8')
+        from ddkit import jsontext
+        body = jsontext.dumps(json_body).encode('utf-8')
         sent['Content-Type'] = 'application/json'
-    sent.update(headers or {})
+    for name, value in (headers or {}).items():  # header names are case-insensitive: one of each
+        for old in [k for k in sent if k.lower() == name.lower()]:
+            del sent[old]
+        sent[name] = value
     delay = BACKOFF
     for attempt in range(retries + 1):
         last = attempt == retries
@@ -78,7 +85,7 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
             delay *= 2
             continue
         if len(data) > max_body:
-            raise Failure('%s: %s sent an answer larger than %d bytes' % (step, _where(url), max_body))
+            raise TooLarge('%s: %s sent an answer larger than %d bytes' % (step, _where(url), max_body))
         answer = Response(status, got, data, step, url)
         if 300 <= answer.status < 400:
             raise Failure('%s: %s answered with a redirect (HTTP %d to %s), which is refused: '

@@ -22,10 +22,13 @@ def current_ip(cfg):
     else:
         from ddkit import http  # not on the iface path: that one makes no request
         source = cfg.ip_lookup_url
-        answer = http.request('GET', cfg.ip_lookup_url, 'get current IP', timeout=cfg.timeout,
-                              ca_file=cfg.ca_file, family=6 if cfg.record_type == 'AAAA' else 4,
-                              max_body=4096)
-        text = answer.text if answer.status == 200 else '<HTTP %d>' % answer.status
+        try:
+            answer = http.request('GET', cfg.ip_lookup_url, 'get current IP', timeout=cfg.timeout,
+                                  ca_file=cfg.ca_file, family=6 if cfg.record_type == 'AAAA' else 4,
+                                  max_body=4096)
+            text = answer.text if answer.status == 200 else '<HTTP %d>' % answer.status
+        except http.TooLarge:
+            text = '<an answer of more than 4096 bytes: a web page, not an address>'
     ip, why = ipcheck.valid_ip(text, cfg.record_type)
     return ip, source, why
 

@@ -41,16 +41,48 @@ class Config:
 
 
 def check_url(value):
-    if not value.startswith(('http://', 'https://')) or len(value) < 10 or any(c.isspace() for c in value):
-        raise ValueError('must be an http:// or https:// URL')
+    """An http:// or https:// URL with a host, an optional port 1-65535 and no user:password@."""
+    scheme, sep, rest = value.partition('://')
+    hostport = rest.split('/', 1)[0]
+    host, port = (hostport[1:].partition(']')[::2] if hostport.startswith('[')
+                  else hostport.partition(':')[::2])
+    port = port[1:] if hostport.startswith('[') else port
+    if scheme not in ('http', 'https') or not sep or not host or '@' in hostport \
+            or any(c.isspace() or not c.isprintable() or ord(c) > 126 for c in value) \
+            or port and not (port.isdigit() and 0 < int(port) < 65536):
+        raise ValueError('must be an http:// or https:// URL: host, optional :port 1-65535, no user@')
     return value.rstrip('/')
 
 
 def check_name(value):
-    """A DNS name: it reaches file names and URLs, so only host-name characters pass."""
+    """A DNS name: it reaches file names and URLs, so only host-name characters pass.
+
+    DNS names are case-insensitive and providers answer in lower case without the root dot."""
+    value = value.lower()
+    value = value[:-1] if value.endswith('.') else value
     if not value or not set(value) <= NAME_CHARS or '..' in value or value.startswith(('.', '-')):
         raise ValueError('must be a domain name (letters, digits, "-", "_", "." only)')
     return value
+
+
+def check_header(value):
+    """Text sent in an HTTP header (e-mail, key, token): printable ASCII only."""
+    if not value or any(not 32 < ord(c) < 127 for c in value):
+        raise ValueError('must be printable ASCII with no spaces (it is sent in an HTTP header)')
+    return value
+
+
+def check_path(value):
+    """A file or directory path; ~ is the home directory."""
+    return os.path.expanduser(check_text(value))
+
+
+def check_file(value):
+    """An existing, readable file."""
+    path = check_path(value)
+    if not os.path.isfile(path) or not os.access(path, os.R_OK):
+        raise ValueError('%s is not a readable file' % path)
+    return path
 
 
 def check_record_type(value):
@@ -72,6 +104,8 @@ def check_timeout(value):
 def check_ip_source(value):
     if value != 'url' and not (value.startswith('iface:') and len(value) > 6 and '/' not in value):
         raise ValueError('must be "url" or "iface:<interface name>"')
+    if value != 'url' and not sys.platform.startswith('linux'):
+        raise ValueError('iface:<name> reads the Linux kernel\'s address tables; use "url" here')
     return value
 
 
@@ -127,14 +161,15 @@ def parse_args(argv, settings, switches):
         elif name in by_flag and not eq:
             on.add(by_flag[name].name)
         else:
-            raise UsageError('unknown option %s; see --help' % arg)
+            raise UsageError(('unknown option %s; see --help' if arg.startswith('-') else
+                              'unexpected argument %r: settings are given as --name value; see --help') % arg)
     return values, on, config
 
 
 def read_config(path, known):
     """Read name=value lines; `#` comments and single or double quotes allowed."""
     try:
-        with open(path, encoding='utf-8') as f:
+        with open(path, encoding='utf-8-sig') as f:  # -sig: Notepad's byte order mark
             text = f.read()
         mode = os.stat(path).st_mode
     except (OSError, UnicodeDecodeError) as e:
@@ -207,7 +242,9 @@ def load(argv, settings, switches, required=(), environ=None, uci_name=None):
             try:
                 value = s.check(value)
             except ValueError as e:
-                raise UsageError('bad value for %s (%s): %s' % (s.name, s.flag, e))
+                where = {'flag': s.flag, 'environment': env, 'default': 'default',
+                         'config file': 'in %s' % config_path}.get(source, source)
+                raise UsageError('bad value for %s (%s): %s' % (s.name, where, e))
         if value in (None, '') and s.name in required:
             raise UsageError('missing setting %s: give %s, DDNS_%s or %s= in a --config file'
                              % (s.name, s.flag, s.name.upper(), s.name))

@@ -19,9 +19,11 @@ COMMON = [
             'https://ipv6.icanhazip.com for AAAA)', check=settings.check_url),
     Setting('ip_source', 'url', help='"url" asks ip_lookup_url; "iface:<name>" reads the interface',
             check=settings.check_ip_source),
-    Setting('state_dir', help='directory of the state files (default: your home directory)'),
-    Setting('log_file', help='log file (default: <state_dir>/<tool>_<record_name>.log)'),
-    Setting('ca_file', help='CA bundle for https (default: the system store)'),
+    Setting('state_dir', help='directory of the state files (default: your home directory)',
+            check=settings.check_path),
+    Setting('log_file', help='log file (default: <state_dir>/<tool>_<record_name>.log)',
+            check=settings.check_path),
+    Setting('ca_file', help='CA bundle for https (default: the system store)', check=settings.check_file),
     Setting('timeout', '10', help='seconds per request', check=settings.check_timeout),
 ]
 SWITCHES = [
@@ -58,10 +60,12 @@ def start(argv, tool, summary, provider_settings, required, files, prepare=None)
         prepare(cfg)
     cfg.ip_lookup_url = cfg.ip_lookup_url or LOOKUP[cfg.record_type]
     cfg.state_dir = cfg.state_dir or os.path.expanduser('~')
-    for key, pattern in files.items():
-        setattr(cfg, key, os.path.join(cfg.state_dir, pattern % cfg.record_name))
-    cfg.lock_file = os.path.join(cfg.state_dir, '.%s_%s.lock' % (tool, cfg.record_name))
-    cfg.log_file = cfg.log_file or os.path.join(cfg.state_dir, '%s_%s.log' % (tool, cfg.record_name))
+    # A keeps the original script's names; an AAAA record of the same name gets files of its own
+    key = '%s_AAAA' % cfg.record_name if cfg.record_type == 'AAAA' else cfg.record_name
+    for name, pattern in files.items():
+        setattr(cfg, name, os.path.join(cfg.state_dir, pattern % key))
+    cfg.lock_file = os.path.join(cfg.state_dir, '.%s_%s.lock' % (tool, key))
+    cfg.log_file = cfg.log_file or os.path.join(cfg.state_dir, '%s_%s.log' % (tool, key))
     log = Log(None if cfg.dry_run else cfg.log_file, quiet=cfg.quiet, secrets=cfg.secrets,
               tag=tool if os.path.exists('/etc/openwrt_release') else None)
     return cfg, log
@@ -115,11 +119,18 @@ def get_previous_ip(cfg, log, fallback=None):
 
 
 def unchanged(cfg, log, current, previous):
-    """Step 3: True (logged) when there is nothing to do."""
+    """Step 3: True (logged) when there is nothing to do; else log why an update follows."""
     from ddkit import ipcheck
-    if ipcheck.same_ip(current, previous) and not cfg.force:
+    same = ipcheck.same_ip(current, previous)
+    if same and not cfg.force:
         log.info('IP has not changed: %s' % current)
         return True
+    if same:
+        log.info('IP %s has not changed; updating %s %s anyway (--force).' % (
+            current, cfg.record_type, cfg.record_name))
+    else:
+        log.info('IP changed from %s to %s; updating %s %s.' % (
+            previous or 'unknown', current, cfg.record_type, cfg.record_name))
     return False
 
 
@@ -161,7 +172,11 @@ def save(cfg, path, lines, private=False):
         raise Failure('cannot write state file %s: %s' % (path, e.strerror or e))
 
 
-def record_ip(cfg, log, ip):
-    """Step 5: remember the new IP and say so."""
+def record_ip(cfg, log, ids, ip):
+    """Step 5: remember the ids and the new IP, and say so (a dry run only says it changed nothing)."""
+    save(cfg, cfg.ids_file, ids)
+    if cfg.dry_run:
+        log.info('Dry run: nothing was changed.')
+        return
     save(cfg, cfg.ip_file, [ip])
     log.info('IP has been updated to: %s' % ip)

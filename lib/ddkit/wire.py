@@ -8,6 +8,7 @@ imported only for https:// (BENCHMARKS.md).
 import _socket
 
 MAX_HEAD = 64 * 1024     # status line and headers; more is not an HTTP server we can talk to
+ANSWER_TIMEOUTS = 3      # the whole answer must come within this many timeouts, however it drips
 
 
 class ProtocolError(OSError):
@@ -36,7 +37,7 @@ def exchange(scheme, host, port, method, target, headers, body=None, timeout=10,
             sock = tls(sock, host, timeout, ca_file)
         sock.sendall(_head(method, target, host, port, 443 if scheme == 'https' else 80, headers, body)
                      + (body or b''))
-        return _answer(sock, method, max_body)
+        return _answer(_Deadline(sock, timeout), method, max_body)
     finally:
         sock.close()
 
@@ -75,6 +76,24 @@ def tls(sock, host, timeout, ca_file):
     except BaseException:
         plain.close()
         raise
+
+
+class _Deadline:
+    """A socket whose recv() gives up once the answer has taken ANSWER_TIMEOUTS timeouts: a server that
+    sends a byte just inside each timeout would otherwise hold the run (and the record's lock) for hours."""
+
+    def __init__(self, sock, timeout):
+        import time
+        self.sock, self.timeout, self.clock = sock, timeout, time.monotonic
+        self.end = self.clock() + ANSWER_TIMEOUTS * timeout
+
+    def recv(self, size):
+        left = self.end - self.clock()
+        if left <= 0:
+            raise TimeoutError('timed out: the answer took longer than %g seconds'
+                               % (ANSWER_TIMEOUTS * self.timeout))
+        self.sock.settimeout(min(left, self.timeout))
+        return self.sock.recv(size)
 
 
 def _head(method, target, host, port, default_port, headers, body):

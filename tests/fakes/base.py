@@ -215,6 +215,10 @@ class FakeServer:
                                 headers=options.get('headers')))
         elif kind == 'close':  # accept and drop the connection with no answer
             h.close_connection = True
+        elif kind == 'raw':  # bytes that are not HTTP at all (a captive portal, a wrong port)
+            h.wfile.write(options.get('data', b'SSH-2.0-OpenSSH_9.2\r\n'))
+            h.wfile.flush()
+            h.close_connection = True
         elif kind == 'trickle':  # answer one byte at a time, each just inside a read timeout
             h.send_response(200)
             h.send_header('Content-Type', 'application/json')

@@ -4,7 +4,6 @@ every row makes (exit status, message, state files, record at the fake, healing,
 import os
 import socket
 import subprocess
-import sys
 import textwrap
 
 import pytest
@@ -80,7 +79,23 @@ class Rig:
         server, route = self.where(step)
         return len(server.calls(route))
 
+    def write(self, name, text):
+        """Put a state file in place, as a previous run (or a fault) left it."""
+        with open(os.path.join(self.state_dir, name), 'w' if isinstance(text, str) else 'wb') as f:
+            f.write(text)
+
     # --- looking -------------------------------------------------------------------------------
+    def ids_text(self):
+        """The ids file a correct run writes: zone id, then the id of the record now at the fake."""
+        return '%s\n%s\n' % (self.zone_id, self.provider.find(RECORD)[0]['id'])
+
+    def ids_ok(self):
+        return self.read(self.ids_name) == self.ids_text()
+
+    def updates(self):
+        """Writes that reached the provider: updates and creations."""
+        return len(self.provider.calls('update_record')) + len(self.provider.calls('create_record'))
+
     def read(self, name):
         path = os.path.join(self.state_dir, name)
         try:
@@ -158,10 +173,6 @@ class RigA(Rig):
         if ids_file:
             self.write(self.ids_name, '%s\n%s\n' % (self.zone_id, self.rid))
 
-    def write(self, name, text):
-        with open(os.path.join(self.state_dir, name), 'w' if isinstance(text, str) else 'wb') as f:
-            f.write(text)
-
     def env(self):
         return self.box.env_a(self.state_dir)
 
@@ -169,12 +180,6 @@ class RigA(Rig):
         found = self.provider.find(RECORD)
         assert len(found) <= 1, 'duplicate records: %s' % found
         return found[0]['content'] if found else None
-
-    def ids_text(self):
-        return '%s\n%s\n' % (self.zone_id, self.provider.find(RECORD)[0]['id'])
-
-    def ids_ok(self):
-        return self.read(self.ids_name) == self.ids_text()
 
     def credentials(self):
         return {'auth_email': self.provider.email, 'auth_key': KEY}
@@ -199,9 +204,6 @@ class RigA(Rig):
     def error_body(errors):
         return {'success': False, 'errors': [{'code': c, 'message': m} for c, m in errors],
                 'messages': [], 'result': None}
-
-    def updates(self):
-        return len(self.provider.calls('update_record')) + len(self.provider.calls('create_record'))
 
 
 def make_rig(kind, tmp_path, tls_cert=None):
@@ -281,7 +283,3 @@ def mount_tmpfs(path, size='64k'):
 
 def remount(path, mode):
     subprocess.run(['mount', '-o', 'remount,' + mode, path], check=True, capture_output=True)
-
-
-__all__ = ['OLD', 'NEW', 'ZONE', 'RECORD', 'Rig', 'RigA', 'make_rig', 'rig', 'closed_port',
-           'mount_tmpfs', 'remount', 'sys']

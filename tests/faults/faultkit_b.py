@@ -1,9 +1,8 @@
 """The fault matrix's rig for updater B (provider B: IAM token, DNS v2 recordsets, token cache)."""
 
-import os
 import time
 
-from faultkit import NEW, OLD, PASSWORD, RECORD, ZONE, Rig  # noqa: F401
+from faultkit import NEW, OLD, PASSWORD, RECORD, ZONE, Rig
 
 DAY = 86400
 
@@ -41,10 +40,6 @@ class RigB(Rig):
         if ids_file:
             self.write(self.ids_name, '%s\n%s\n' % (self.zone_id, self.rid))
 
-    def write(self, name, text):
-        with open(os.path.join(self.state_dir, name), 'w' if isinstance(text, str) else 'wb') as f:
-            f.write(text)
-
     def env(self):
         return self.box.env_b(self.state_dir)
 
@@ -52,12 +47,6 @@ class RigB(Rig):
         found = self.provider.find(RECORD)
         assert len(found) <= 1, 'duplicate recordsets: %s' % found
         return found[0]['records'][0] if found else None
-
-    def ids_text(self):
-        return '%s\n%s\n' % (self.zone_id, self.provider.find(RECORD)[0]['id'])
-
-    def ids_ok(self):
-        return self.read(self.ids_name) == self.ids_text()
 
     zones_key = 'zones'
 
@@ -70,9 +59,6 @@ class RigB(Rig):
         """Provider B's DNS error shape holds one error: the first."""
         code, message = errors[0]
         return {'code': 'DNS.%04d' % (code % 10000), 'message': message}
-
-    def updates(self):
-        return len(self.provider.calls('update_record')) + len(self.provider.calls('create_record'))
 
     def credentials(self):
         return {'username': self.provider.username, 'password': PASSWORD,
