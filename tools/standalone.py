@@ -3,9 +3,10 @@
 modules it uses, served by a tiny importer so that `import ddkit.x` stays lazy in the single file.
 
 - Comments, docstrings and blank lines are dropped (the code is kept line for line); the tool's
-  code stays readable in _TOOL, the library (the same as lib/ddkit/) is zlib-compressed in _DDKIT so
-  that the file fits a router's flash (40 KB budget, BENCHMARKS.md). `standalone.py --show FILE`
-  prints what a single file holds.
+  code stays readable in _TOOL, the library (the same as lib/ddkit/) is zlib-compressed in _LIB so
+  that the file fits a router's flash (40 KB budget, BENCHMARKS.md); when even so the file would be
+  over the budget, the tool's code is compressed with the library (the docstring says so).
+  `standalone.py --show FILE` prints what a single file holds.
 - A cron run must not compile ~60 KB of Python each time (several ms and 1-2 MiB of peak memory on
   a router): the first run keeps the compiled code in $TMPDIR/ddkit-<uid>/ (RAM on OpenWrt, so no
   flash wear), in a directory only its owner can write, keyed by build and exact interpreter.
