@@ -78,3 +78,17 @@ def test_show_prints_the_tool_and_each_inlined_module(single):
     assert '# ===== updater_a (the tool) =====' in done.stdout
     assert '# ===== ddkit.wire =====' in done.stdout and 'def exchange(' in done.stdout
     assert '"""' not in done.stdout.split('# ===== ddkit =====')[1]  # docstrings dropped
+
+
+def test_a_tool_over_the_size_budget_is_compressed_whole_and_still_runs(tmp_path):
+    out = str(tmp_path / 'updater_a.py')
+    code = ('import sys; sys.path.insert(0, %r); import standalone; standalone.BUDGET = 1000; '
+            'standalone.main(["standalone.py", %r, %r])'
+            % (os.path.join(ROOT, 'tools'), os.path.join(ROOT, 'bin', 'updater_a.py'), out))
+    subprocess.run([sys.executable, '-c', code], check=True)
+    with open(out) as f:
+        text = f.read()
+    assert '\n_TOOL = None\n' in text and 'The tool and the library (lib/ddkit/) are in _LIB' in text
+    for _ in range(2):  # compiled, then from the cache
+        run(out, tmp_path)
+    assert run(out, tmp_path, PYTHONDONTWRITEBYTECODE='1')  # and without a cache

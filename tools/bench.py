@@ -471,8 +471,13 @@ def sizes():
     feed = os.path.join(dist, 'feed')
     ipks = sorted(f for f in os.listdir(feed) if f.endswith('.ipk')) if os.path.isdir(feed) else []
     for name in ipks:
-        size = os.path.getsize(os.path.join(feed, name))
-        rows.append(('dist/feed/' + name, size, 20 * KB, 'ok' if size <= 20 * KB else 'MISSED'))
+        path = os.path.join(feed, name)
+        size = os.path.getsize(path)
+        package = name.split('_all.ipk')[0].rsplit('_', 1)[0]   # <Package>_<Version>_all.ipk
+        single = os.path.join(dist, package + '.py')
+        stale = os.path.exists(single) and os.path.getmtime(single) > os.path.getmtime(path)
+        rows.append(('dist/feed/' + name, size, 20 * KB, ('ok' if size <= 20 * KB else 'MISSED')
+                     + (' (built before the single file: run make feed)' if stale else '')))
     if not ipks:
         rows.append(('dist/feed/*.ipk', None, 20 * KB, 'not built yet (make feed)'))
     return rows

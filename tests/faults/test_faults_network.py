@@ -136,8 +136,8 @@ ROWS = [
         'error_code': 'APIGW.0301', 'error_msg': 'Incorrect IAM authentication information'}),
         1, 'refused a new token', tools='B', calls={'token': 1}),
     Row('B listing says total_count 0 for an existing recordset', fail('records', 'reply', body={
-        'recordsets': [], 'metadata': {'total_count': 0}}), 1, 'conflicts with an existing record set',
-        tools='B', calls={'create': 1}),
+        'recordsets': [], 'metadata': {'total_count': 0}}), 0, 'conflicts with an existing record set',
+        tools='B', calls={'create': 1, 'update': 1}),
     Row('redirect to another host', redirect_away, 1, 'redirect', check=lambda rig, out: no_redirect_followed(rig)),
     Row('zone id with URL-path characters', hostile_zone_id('../../../evil?x=1#'), 1, 'find zone: no zone named',
         check=no_hostile_path),

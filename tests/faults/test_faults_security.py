@@ -37,7 +37,8 @@ def test_secrets_never_leak(rig, source):
     assert rig.content() == NEW
     # a provider that echoes the credentials back in an error must not make them show
     rig.box.lookup.answer = '81.2.69.11'
-    rig.fail('update', 'reply', status=400, body=rig.error_body(
+    os.unlink(os.path.join(rig.state_dir, rig.ids_name))
+    rig.fail('zones', 'reply', status=400, body=rig.error_body(
         [(1004, 'bad request from %s' % ' '.join(rig.secrets))]))
     failed = rig.run(*args, env=env, drop=drop)
     assert failed.returncode == 1, rig.output(failed)
@@ -77,7 +78,7 @@ def test_config_file_readable_by_others_is_warned_about(rig, mode):
 
 
 def provider_text(rig, text):
-    rig.fail('update', 'reply', status=400, body=rig.error_body([(1004, text)]))
+    rig.fail('zones', 'reply', status=400, body=rig.error_body([(1004, text)]))
 
 
 def lookup_text(rig, text):
