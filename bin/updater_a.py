@@ -184,7 +184,7 @@ def update_record(cfg, log, zone_id, record, ip):
         log.info('Dry run: would update %s from %s to %s.' % (cfg.record_name, record.get('content'), ip))
         return record['id']
     data = call(cfg, log, 'PUT', '/zones/%s/dns_records/%s' % (zone_id, record['id']), 'update record', body)
-    return record_id_of(data, 'update record') or record['id']
+    return record_id_of(data, 'update record', known=record['id'])
 
 
 class Stale(Exception):
@@ -225,11 +225,13 @@ def call(cfg, log, method, path, step, body=None):
     return data
 
 
-def record_id_of(data, step):
+def record_id_of(data, step, known=None):
+    """The record id in an answer; an update that says success without one keeps the known id."""
     result = data.get('result')
-    if not isinstance(result, dict) or not updater.safe_id(result.get('id')):
+    found = updater.safe_id(result.get('id')) if isinstance(result, dict) else None
+    if not found and not known:
         raise Failure('%s: the answer has no usable record id' % step)
-    return result['id']
+    return found or known
 
 
 def _int(value):

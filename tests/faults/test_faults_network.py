@@ -119,6 +119,8 @@ ROWS = [
         'find zone: Invalid request', tools='A'),
     Row('update answers "record unknown" (81044)', unknown_record, 0, 'IP has been updated to', tools='A',
         calls={'update': 2}),
+    Row('update answers success without the record', lambda rig: rig.fail('update', 'reply', body=rig.bare_success),
+        0, 'IP has been updated to'),
     Row('record deleted at the provider: stored ids unknown', record_deleted, 0, 'IP has been updated to',
         calls={'create': 1}),
     Row('B DNS error {code, message}', fail('zones', 'reply', status=400,
