@@ -22,15 +22,17 @@ standalone: $(patsubst %,dist/%.py,$(TOOLS))
 dist/%.py: bin/%.py $(wildcard lib/ddkit/*.py) tools/standalone.py
 	$(PYTHON) tools/standalone.py $< $@
 
-# the opkg feed of the router tools (the Windows tool is not a package); `make feed KEY=x.sec`
-# also signs Packages with that signify/usign secret key
-feed: $(patsubst %,dist/%.py,updater_a updater_b egress6)
+# the opkg feed of the router tools (the Windows tool is not a package): the library as the package
+# ddkit, each tool a package of its own, built from bin/ and lib/; `make feed KEY=x.sec` also signs
+# Packages with that signify/usign secret key
+feed:
 	$(PYTHON) tools/feed.py --out dist/feed $(if $(KEY),--key $(KEY))
 
 # what one cron run of each tool costs beside its references (BENCHMARKS.md); not part of `make test`.
 # Run as root it builds a throw-away network namespace for the iface paths. It rebuilds the single
-# files first and writes its table into BENCHMARKS.md.
-bench: standalone
+# files and the feed first (it runs the tools as the packages install them too) and writes its
+# table into BENCHMARKS.md.
+bench: standalone feed
 	/usr/bin/python3 tools/bench.py --write BENCHMARKS.md
 
 check-py38: $(VENV)/.installed

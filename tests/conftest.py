@@ -43,12 +43,13 @@ GUARD_MARK = '[import guard]'
 
 @functools.lru_cache()
 def package_depends():
-    """{tool: [OpenWrt packages in its Depends]}, read from openwrt/Makefile by tools/feed.py."""
+    """{package: [OpenWrt packages its Depends bring, through the feed's ddkit]}, read from
+    openwrt/Makefile by tools/feed.py."""
     spec = importlib.util.spec_from_file_location('ddkit_feed', os.path.join(ROOT, 'tools', 'feed.py'))
     feed = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(feed)
     recipe = feed.Recipe()
-    return {name: recipe.depends(name).split(', ') for name in recipe.packages}
+    return {name: recipe.system_depends(name) for name in recipe.packages}
 
 
 def import_guard(tool):

@@ -12,6 +12,8 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 ROUTER_TOOLS = ('updater_a', 'updater_b', 'egress6')
+LIBRARY = 'ddkit'                      # the package of the shared library, which every tool needs
+PACKAGES = (LIBRARY,) + ROUTER_TOOLS
 EPOCH = '1700000000'
 
 # /lib/functions.sh: the UCI helpers the scripts use. A UCI file is shell (that is how OpenWrt's
@@ -91,17 +93,9 @@ def quoted(value):
     return "'%s'" % value.replace("'", "'\\''")
 
 
-def build_dist(out):
-    """dist/<tool>.py for the router tools, as `make standalone` builds them."""
-    os.makedirs(out, exist_ok=True)
-    for tool in ROUTER_TOOLS:
-        subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'standalone.py'),
-                        os.path.join(ROOT, 'bin', tool + '.py'), os.path.join(out, tool + '.py')], check=True)
-
-
-def build_feed(out, dist, key=None):
+def build_feed(out, key=None):
     """`make feed` (with KEY=key when given) into out, at a fixed SOURCE_DATE_EPOCH."""
-    command = [sys.executable, os.path.join(ROOT, 'tools', 'feed.py'), '--out', out, '--dist', dist]
+    command = [sys.executable, os.path.join(ROOT, 'tools', 'feed.py'), '--out', out]
     done = subprocess.run(command + (['--key', key] if key else []), capture_output=True, text=True,
                           env=dict(os.environ, SOURCE_DATE_EPOCH=EPOCH))
     assert done.returncode == 0, done.stdout + done.stderr
@@ -185,15 +179,8 @@ def signify_key(tmp_path_factory):
 
 
 @pytest.fixture(scope='session')
-def dist(tmp_path_factory):
-    out = str(tmp_path_factory.mktemp('dist'))
-    build_dist(out)
-    return out
-
-
-@pytest.fixture(scope='session')
-def feed(tmp_path_factory, dist, signify_key):
-    return build_feed(str(tmp_path_factory.mktemp('feed')), dist, key=signify_key[1])
+def feed(tmp_path_factory, signify_key):
+    return build_feed(str(tmp_path_factory.mktemp('feed')), key=signify_key[1])
 
 
 def tar_entries(data):

@@ -14,17 +14,17 @@ import time
 import pytest
 
 from conftest import RECORD, import_guard
-from openwrt_env import (dist, feed, install, ipk_path, quoted, records, signify_key,  # noqa: F401
-                         standins, ROUTER_TOOLS)
+from openwrt_env import (feed, install, ipk_path, quoted, records, signify_key,  # noqa: F401
+                         standins, LIBRARY, PACKAGES, ROUTER_TOOLS)
 
 
 @pytest.fixture
 def root(feed, tmp_path):
-    """A router root: the three packages installed as opkg does, and the stand-ins."""
+    """A router root: the library and the three tool packages installed as opkg does, and the stand-ins."""
     path = tmp_path / 'root'
     path.mkdir()
-    for tool in ROUTER_TOOLS:
-        install(ipk_path(feed, tool), str(path))
+    for name in PACKAGES:
+        install(ipk_path(feed, name), str(path))
     standins(str(path))
     return path
 
@@ -273,6 +273,18 @@ def test_postinst_and_prerm_run_the_package_steps_through_the_defaults(root, too
     assert done.returncode == 0, done.stderr
     assert ['default_prerm', tool] in records(str(root / 'standin.log'))
     assert os.listdir(str(root / 'etc' / 'rc.d')) == []
+
+
+def test_library_postinst_and_prerm_enable_nothing(root):
+    env = environment(root, 'updater_a')
+    info = root / 'usr' / 'lib' / 'opkg' / 'info'
+    for script, call in (('postinst', 'default_postinst'), ('prerm', 'default_prerm')):
+        done = subprocess.run(['sh', str(info / ('%s.%s' % (LIBRARY, script)))], env=env, capture_output=True,
+                              text=True)
+        assert done.returncode == 0, done.stderr
+        assert [call, LIBRARY] in records(str(root / 'standin.log'))
+    assert os.listdir(str(root / 'etc' / 'rc.d')) == []
+    assert not os.path.exists(str(info / (LIBRARY + '.postinst-pkg')))
 
 
 def test_postinst_skips_without_functions_sh(root):

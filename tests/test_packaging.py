@@ -5,23 +5,27 @@ temporary root and run from there; Depends exactly what the tools import."""
 import hashlib
 import os
 import re
+import stat
 import subprocess
 import sys
 
 import pytest
 
 from conftest import GUARD_DIR, GUARD_MARK, RECORD, ROOT, package_depends, run_tool
-from openwrt_env import (EPOCH, ROUTER_TOOLS, build_feed, dist, feed, install, ipk_path,  # noqa: F401
-                         members, quoted, signify_key, tar_entries)
+from openwrt_env import (EPOCH, LIBRARY, PACKAGES, ROUTER_TOOLS, build_feed, feed, install,  # noqa: F401
+                         ipk_path, members, quoted, signify_key, tar_entries)
 
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
 import feed as feed_tool  # noqa: E402
+import standalone  # noqa: E402
 
 # ddkit.wire speaks HTTP on a bare socket (no http.client, hence no email and urllib packages);
 # HTTPS needs _ssl, and ssl encodes the host name with the idna codec (stringprep -> unicodedata)
 HTTPS_DEPENDS = ['python3-light', 'python3-openssl', 'python3-codecs']
 FIELDS = ['Package', 'Version', 'Depends', 'Source', 'SourceName', 'License', 'Section', 'SourceDateEpoch',
           'Maintainer', 'Architecture', 'Installed-Size', 'Description']
+VERSION = feed_tool.Recipe().version
+IPK_BUDGET = 20 * 1000   # bytes of each .ipk (issue 9, BENCHMARKS.md): 20 KB in the stricter reading
 
 
 def stanzas(text):
@@ -51,7 +55,7 @@ def gzip_header_is_bare(data):
 def test_feed_holds_one_package_per_router_tool_and_the_index(feed):
     names = sorted(os.listdir(feed))
     version = '%s-r%s' % (feed_tool.Recipe().variables['PKG_VERSION'], feed_tool.Recipe().variables['PKG_RELEASE'])
-    assert names == sorted(['%s_%s_all.ipk' % (tool, version) for tool in ROUTER_TOOLS]
+    assert names == sorted(['%s_%s_all.ipk' % (name, version) for name in PACKAGES]
                            + ['Packages', 'Packages.gz', 'Packages.sig', 'ddkit.pub'])
     assert re.match(r'^\d+\.\d+\.\d+-r\d+$', version)
 
@@ -64,14 +68,27 @@ def test_recipe_matches_the_library_version_and_the_sdk_shape():
     sys.path.insert(0, os.path.join(ROOT, 'lib'))
     import ddkit
     assert recipe.variables['PKG_VERSION'] == ddkit.VERSION
-    assert sorted(recipe.packages) == sorted(ROUTER_TOOLS)
+    assert sorted(recipe.packages) == sorted(PACKAGES)
+    for name in PACKAGES:
+        assert '$(eval $(call BuildPackage,%s))' % name in makefile
+        assert recipe.fields(name)['PKGARCH'] == 'all'
     for tool in ROUTER_TOOLS:
-        assert '$(eval $(call BuildPackage,%s))' % tool in makefile
-        assert recipe.fields(tool)['PKGARCH'] == 'all'
         assert recipe.text('Package/%s/conffiles' % tool).split() == ['/etc/config/' + tool]
+        # the SDK's own way to an exact version: DEPENDS selects ddkit, EXTRA_DEPENDS pins it
+        assert recipe.fields(tool)['DEPENDS'] == '+ddkit'
+        assert recipe.fields(tool)['EXTRA_DEPENDS'] == 'ddkit (=$(VERSION))'
+    assert recipe.text('Package/ddkit/conffiles') is None
+    # the SDK builds what tools/feed.py builds: the same command writes the installed files
+    assert 'tools/standalone.py --installed $(PKG_BUILD_DIR)/installed' in makefile
 
 
-@pytest.mark.parametrize('tool', ROUTER_TOOLS)
+@pytest.mark.parametrize('name', PACKAGES)
+def test_every_ipk_fits_the_flash_budget(feed, name):
+    size = os.path.getsize(ipk_path(feed, name))
+    assert size <= IPK_BUDGET, '%s .ipk is %d bytes (budget 20 KB, BENCHMARKS.md)' % (name, size)
+
+
+@pytest.mark.parametrize('tool', PACKAGES)
 def test_ipk_is_a_gzipped_tar_of_three_members(feed, tool):
     ipk = ipk_path(feed, tool)
     with open(ipk, 'rb') as f:
@@ -88,7 +105,7 @@ def test_ipk_is_a_gzipped_tar_of_three_members(feed, tool):
     assert raw[:8] != b'!<arch>\n'  # not a Debian-style ar archive: opkg calls that malformed
 
 
-@pytest.mark.parametrize('tool', ROUTER_TOOLS)
+@pytest.mark.parametrize('tool', PACKAGES)
 def test_layers_are_what_gnu_tar_makes_as_ipkg_build_runs_it(feed, tool, tmp_path):
     """Unpack each layer and pack it again with GNU tar --format=gnu --numeric-owner --sort=name
     --mtime=@SOURCE_DATE_EPOCH: the bytes are the same."""
@@ -114,36 +131,77 @@ def test_layers_are_what_gnu_tar_makes_as_ipkg_build_runs_it(feed, tool, tmp_pat
     assert again == gunzip(open(ipk, 'rb').read())
 
 
+def data_entries(feed, name):
+    raw = gunzip(members(ipk_path(feed, name))['./data.tar.gz'])
+    return {entry[0]: (entry[1], entry[7]) for entry in tar_entries(raw)}, raw
+
+
 @pytest.mark.parametrize('tool', ROUTER_TOOLS)
-def test_data_holds_the_tool_its_config_init_and_hotplug_with_directories(feed, tool):
-    raw = gunzip(members(ipk_path(feed, tool))['./data.tar.gz'])
-    entries = {name: (mode, kind) for name, mode, _, _, _, _, _, kind in tar_entries(raw)}
+def test_data_holds_the_stub_the_code_config_init_and_hotplug_with_directories(feed, tool):
+    entries, raw = data_entries(feed, tool)
     directories = ['./', './etc', './etc/config', './etc/hotplug.d', './etc/hotplug.d/iface', './etc/init.d',
-                   './usr', './usr/bin']
+                   './usr', './usr/bin', './usr/lib', './usr/lib/ddkit']
     for d in directories:
         assert entries[d.rstrip('/') if d != './' else '.'] == (0o755, b'5'), d
     assert entries['./usr/bin/' + tool] == (0o755, b'0')
+    assert entries['./usr/lib/ddkit/%s.py' % tool] == (0o644, b'0')
     assert entries['./etc/config/' + tool] == (0o600, b'0')   # holds credentials
     assert entries['./etc/init.d/' + tool] == (0o755, b'0')
     assert entries['./etc/hotplug.d/iface/95-' + tool] == (0o644, b'0')
-    assert len(entries) == len(directories) + 4
+    assert len(entries) == len(directories) + 5
+    files = files_of(raw)
+    stub = files['./usr/bin/' + tool].decode()
+    assert stub.startswith('#!/usr/bin/env python3\n') and 'from %s import main' % tool in stub
+    assert 'sys.pycache_prefix' in stub and len(stub) < 2000   # a stub: the code is the module
+    code = files['./usr/lib/ddkit/%s.py' % tool].decode()
+    compile(code, tool, 'exec')
+    assert '# ddkit-path' not in code and not re.search(r'^\s*#', code, re.M)   # comments stripped
+    assert 'def main(' in code
+
+
+def test_library_package_holds_the_stripped_modules_the_tools_use(feed):
+    entries, raw = data_entries(feed, LIBRARY)
+    lib = os.path.join(ROOT, 'lib', 'ddkit')
+    used = set()
+    for tool in ROUTER_TOOLS:
+        used |= standalone.used_modules(open(os.path.join(ROOT, 'bin', tool + '.py')).read())
+    modules = sorted(['__init__'] + sorted(used))
+    assert 'settings' in modules and 'wire' in modules
+    expected = {'./usr/lib/ddkit/ddkit/%s.py' % m: (0o644, b'0') for m in modules}
+    directories = {d: (0o755, b'5') for d in ('.', './usr', './usr/lib', './usr/lib/ddkit', './usr/lib/ddkit/ddkit')}
+    assert entries == dict(expected, **directories)
+    files = files_of(raw)
+    for m in modules:
+        code = files['./usr/lib/ddkit/ddkit/%s.py' % m].decode()
+        assert code == standalone.strip(open(os.path.join(lib, m + '.py')).read()), m
+        assert '"""' not in code.split('\n', 1)[0]   # no module docstring
+    assert len(b''.join(files.values())) < sum(os.path.getsize(os.path.join(lib, m + '.py')) for m in modules)
+
+
+def files_of(raw):
+    """{name: bytes} of the regular files of an uncompressed tar."""
+    import io
+    import tarfile
+    with tarfile.open(fileobj=io.BytesIO(raw)) as tar:
+        return {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+
+
+def control_files(feed, name):
+    parts = members(ipk_path(feed, name))
+    control = gunzip(parts['./control.tar.gz'])
+    names = [entry[0] for entry in tar_entries(control)]
+    return names, {n[2:]: data.decode() for n, data in files_of(control).items()}, parts
 
 
 @pytest.mark.parametrize('tool', ROUTER_TOOLS)
 def test_control_fields_conffiles_and_maintainer_scripts(feed, tool):
-    parts = members(ipk_path(feed, tool))
-    control = gunzip(parts['./control.tar.gz'])
-    names = [name for name, *_ in tar_entries(control)]
+    names, files, parts = control_files(feed, tool)
     assert names == ['.', './conffiles', './control', './postinst', './postinst-pkg', './prerm', './prerm-pkg']
-    files = {}
-    for name in names[1:]:
-        files[name[2:]] = subprocess.run(['tar', '-xzOf', '-', name], input=parts['./control.tar.gz'],
-                                         capture_output=True, check=True).stdout.decode()
     (fields,) = stanzas(files['control'])
     assert [k for k, _ in fields] == FIELDS
     values = dict(fields)
     assert values['Package'] == tool and values['Architecture'] == 'all'
-    assert values['Depends'].split(', ') == HTTPS_DEPENDS
+    assert values['Depends'] == 'ddkit (=%s)' % VERSION   # the library of the very same build
     assert values['SourceDateEpoch'] == EPOCH and values['SourceName'] == 'ddkit'
     assert int(values['Installed-Size']) == len(gunzip(parts['./data.tar.gz']))
     assert values['Description'].startswith(' ') and len(values['Description']) > 40
@@ -155,12 +213,24 @@ def test_control_fields_conffiles_and_maintainer_scripts(feed, tool):
         assert subprocess.run(['sh', '-n', '-c', files[script]]).returncode == 0, script
 
 
+def test_library_control_declares_the_python_packages(feed):
+    names, files, parts = control_files(feed, LIBRARY)
+    assert names == ['.', './control', './postinst', './prerm']
+    (fields,) = stanzas(files['control'])
+    assert [k for k, _ in fields] == FIELDS
+    values = dict(fields)
+    assert values['Package'] == LIBRARY and values['Version'] == VERSION
+    assert values['Depends'].split(', ') == HTTPS_DEPENDS
+    assert int(values['Installed-Size']) == len(gunzip(parts['./data.tar.gz']))
+    assert 'default_postinst $0 $@' in files['postinst'] and 'default_prerm $0 $@' in files['prerm']
+
+
 def test_packages_index_sizes_and_checksums_match(feed):
     with open(os.path.join(feed, 'Packages'), 'rb') as f:
         packages = f.read()
     assert (64 + len(packages)) % 128 not in (110, 111)
     entries = stanzas(packages.decode())
-    assert sorted(dict(e)['Package'] for e in entries) == sorted(ROUTER_TOOLS)
+    assert sorted(dict(e)['Package'] for e in entries) == sorted(PACKAGES)
     for entry in entries:
         keys = [k for k, _ in entry]
         assert keys[-4:] == ['Filename', 'Size', 'SHA256sum', 'Description']
@@ -199,8 +269,8 @@ def test_signature_verifies_and_fails_on_a_changed_index(feed, signify_key, tmp_
     assert subprocess.run(check, capture_output=True).returncode != 0
 
 
-def test_feed_is_byte_for_byte_reproducible(feed, dist, signify_key, tmp_path):
-    again = build_feed(str(tmp_path / 'again'), dist, key=signify_key[1])
+def test_feed_is_byte_for_byte_reproducible(feed, signify_key, tmp_path):
+    again = build_feed(str(tmp_path / 'again'), key=signify_key[1])
     assert sorted(os.listdir(again)) == sorted(os.listdir(feed))
     for name in os.listdir(feed):
         with open(os.path.join(feed, name), 'rb') as a, open(os.path.join(again, name), 'rb') as b:
@@ -220,17 +290,108 @@ def test_make_feed_target_builds_the_router_tools_only():
 def router(feed, tmp_path):
     root = tmp_path / 'root'
     root.mkdir()
-    for tool in ROUTER_TOOLS:
-        install(ipk_path(feed, tool), str(root))
+    for name in PACKAGES:
+        install(ipk_path(feed, name), str(root))
     return root
 
 
+def tree(root):
+    """{path: (mode, size, mtime)} of everything under root (the flash of a router)."""
+    out = {}
+    for folder, dirs, files in os.walk(str(root)):
+        for name in dirs + files:
+            st = os.lstat(os.path.join(folder, name))
+            out[os.path.relpath(os.path.join(folder, name), str(root))] = (st.st_mode, st.st_size, st.st_mtime_ns)
+    return out
+
+
+def run_installed(router, tool, args, tmp, env=None):
+    """/usr/bin/<tool> of the temporary root as cron runs it on a router: nothing keeps Python from
+    writing compiled code (PYTHONDONTWRITEBYTECODE empty is unset), TMPDIR is tmp."""
+    full = {'TMPDIR': str(tmp), 'PYTHONDONTWRITEBYTECODE': ''}
+    full.update(env or {})
+    return run_tool(str(router / 'usr' / 'bin' / tool), args, env=full)
+
+
+def cache_dir(tmp):
+    return tmp / ('ddkit-%d-pyc' % os.getuid())
+
+
+def compiled(folder):
+    return sorted(os.path.join(d, f) for d, _, names in os.walk(str(folder)) for f in names)
+
+
 @pytest.mark.parametrize('tool', ROUTER_TOOLS)
-def test_installed_tool_runs_from_usr_bin(router, tool):
+def test_installed_tool_runs_from_usr_bin(router, tool, tmp_path):
     path = str(router / 'usr' / 'bin' / tool)
     assert os.access(path, os.X_OK)
-    done = run_tool(path, ['--help'])
+    before = tree(router)
+    done = run_installed(router, tool, ['--help'], tmp_path)
     assert done.returncode == 0 and done.stdout.startswith('usage: %s.py' % tool), done.stderr
+    assert tree(router) == before   # nothing written beside the code (flash)
+
+
+def test_tool_without_its_library_package_fails(feed, tmp_path):
+    root = tmp_path / 'root'
+    root.mkdir()
+    install(ipk_path(feed, 'updater_a'), str(root))
+    done = run_installed(root, 'updater_a', ['--help'], tmp_path)
+    assert done.returncode != 0 and "No module named 'ddkit'" in done.stderr
+
+
+@pytest.mark.parametrize('tool', ROUTER_TOOLS)
+def test_compiled_code_is_cached_in_a_private_directory_and_read_again(router, tmp_path, tool):
+    """The first run leaves the compiled code in $TMPDIR/ddkit-<uid>-pyc/ (RAM on a router), a
+    directory 0700 of this user; the second run reads it; nothing is written under the root."""
+    tmp = tmp_path / 'tmp'
+    tmp.mkdir()
+    before = tree(router)
+    first = run_installed(router, tool, ['--help'], tmp)
+    assert first.returncode == 0 and first.stdout.startswith('usage: %s.py' % tool), first.stderr
+    folder = cache_dir(tmp)
+    st = os.lstat(str(folder))
+    assert stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o700 and st.st_uid == os.getuid()
+    assert os.listdir(str(tmp)) == [folder.name]
+    files = compiled(folder)
+    code = os.path.join(str(router).lstrip(os.sep), 'usr', 'lib', 'ddkit')
+    tag = sys.implementation.cache_tag
+    for module in (tool, os.path.join('ddkit', '__init__'), os.path.join('ddkit', 'settings')):
+        assert [f for f in files if f.endswith(os.path.join(code, '%s.%s.pyc' % (module, tag)))], module
+    for folder_, dirs, names in os.walk(str(folder)):
+        for path in [folder_] + [os.path.join(folder_, n) for n in names]:
+            st = os.lstat(path)
+            assert st.st_uid == os.getuid() and not st.st_mode & 0o022, path
+    for f in files:
+        os.utime(f, (1, 1))
+    again = run_installed(router, tool, ['--help'], tmp)
+    assert again.stdout == first.stdout
+    assert compiled(folder) == files and all(os.stat(f).st_mtime == 1 for f in files)   # read, not rewritten
+    assert tree(router) == before
+
+
+@pytest.mark.parametrize('case', ['world-writable', 'group-writable', 'symlink', 'foreign-owned'])
+def test_cache_directory_others_could_write_is_not_used(router, tmp_path, case):
+    """Then nothing is cached at all (neither there nor beside the code), and the tool still runs."""
+    tmp, elsewhere = tmp_path / 'tmp', tmp_path / 'elsewhere'
+    tmp.mkdir()
+    folder = cache_dir(tmp)
+    if case == 'symlink':
+        elsewhere.mkdir()
+        os.chmod(str(elsewhere), 0o700)
+        folder.symlink_to(elsewhere)
+    else:
+        folder.mkdir()
+        os.chmod(str(folder), {'world-writable': 0o777, 'group-writable': 0o770}.get(case, 0o700))
+        if case == 'foreign-owned':
+            if os.geteuid() != 0:
+                pytest.skip('needs root to give the directory to another user')
+            os.chown(str(folder), 65534, 65534)
+    before = tree(router)
+    done = run_installed(router, 'updater_a', ['--help'], tmp)
+    assert done.returncode == 0 and done.stdout.startswith('usage: updater_a.py'), done.stderr
+    assert compiled(elsewhere if case == 'symlink' else folder) == []
+    assert os.listdir(str(tmp)) == [folder.name]
+    assert tree(router) == before
 
 
 @pytest.mark.parametrize('tool', ('updater_a', 'updater_b'))
@@ -245,13 +406,18 @@ def test_installed_updater_updates_from_a_uci_section(router, box, tmp_path, too
     config = router / 'etc' / 'config' / tool
     config.write_text("config %s 'home'\n\toption enabled '1'\n\toption interface 'wan'\n" % tool + ''.join(
         "\toption %s %s\n" % (name[5:].lower(), quoted(value)) for name, value in sorted(env.items())))
-    done = run_tool(str(router / 'usr' / 'bin' / tool), ['--uci', 'home'], env={'DDNS_UCI_FILE': str(config)})
+    before = tree(router)
+    done = run_installed(router, tool, ['--uci', 'home'], tmp_path, env={'DDNS_UCI_FILE': str(config)})
     assert done.returncode == 0, done.stdout + done.stderr
     assert 'IP has been updated to: 81.2.69.10' in done.stdout
     if tool == 'updater_a':
         assert box.provider_a.find(RECORD)[0]['content'] == '81.2.69.10'
     else:
         assert box.provider_b.find(RECORD)[0]['records'] == ['81.2.69.10']
+    assert compiled(cache_dir(tmp_path))   # the cron run after it starts from compiled code
+    again = run_installed(router, tool, ['--uci', 'home'], tmp_path, env={'DDNS_UCI_FILE': str(config)})
+    assert again.returncode == 0 and 'IP has not changed' in again.stdout, again.stdout + again.stderr
+    assert tree(router) == before
 
 
 @pytest.mark.parametrize('tool', ('updater_a', 'updater_b'))
@@ -292,7 +458,12 @@ def run_guarded(tool, depends, env, log):
 
 
 def test_every_router_tool_declares_the_https_depends():
-    assert package_depends() == {tool: HTTPS_DEPENDS for tool in ROUTER_TOOLS}
+    """Through the library package: ddkit declares them, every tool depends on ddkit."""
+    assert package_depends() == {name: HTTPS_DEPENDS for name in PACKAGES}
+    recipe = feed_tool.Recipe()
+    assert {tool: recipe.depends(tool) for tool in ROUTER_TOOLS} == {
+        tool: 'ddkit (=%s)' % VERSION for tool in ROUTER_TOOLS}
+    assert recipe.depends(LIBRARY) == ', '.join(HTTPS_DEPENDS)
 
 
 @pytest.mark.parametrize('tool', ('updater_a', 'updater_b'))

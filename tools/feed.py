@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Build an opkg feed in dist/feed/: one .ipk per router tool, Packages, Packages.gz and, given a
-usign/signify secret key, Packages.sig -- laid out as OpenWrt's ipkg-build and ipkg-make-index.sh
-lay them out, and the same bytes every time for the same input (see shared/spec/opkg.md).
+"""Build an opkg feed in dist/feed/: the shared library's .ipk (ddkit) and one per router tool,
+Packages, Packages.gz and, given a usign/signify secret key, Packages.sig -- laid out as OpenWrt's
+ipkg-build and ipkg-make-index.sh lay them out, and the same bytes every time for the same input
+(see shared/spec/opkg.md).
 
 The packages are those of openwrt/Makefile (the OpenWrt SDK recipe): names, versions, Depends,
-descriptions, conffiles and maintainer scripts are read from it, so both builds agree.
+descriptions, conffiles and maintainer scripts are read from it, so both builds agree. The files
+they install come from bin/ and lib/ through tools/standalone.py (installed()), as in the SDK.
 
-usage: feed.py [--out DIR] [--dist DIR] [--key SECRET_KEY [--pub PUBLIC_KEY]]
+usage: feed.py [--out DIR] [--key SECRET_KEY [--pub PUBLIC_KEY]]
 """
 
 import gzip
@@ -20,6 +22,9 @@ import sys
 import tarfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import standalone  # noqa: E402
+
 OPENWRT = os.path.join(ROOT, 'openwrt')
 SOURCE = 'feeds/ddkit/openwrt'   # where the SDK sees openwrt/Makefile when the repository is a feed
 
@@ -81,28 +86,53 @@ class Recipe:
         return None if lines is None else '\n'.join(lines).replace('$$', '$') + '\n'
 
     def depends(self, name):
-        """The Depends field of a package: `+pkg` conditions of DEPENDS, comma separated."""
-        return ', '.join(d.lstrip('+') for d in self.fields(name).get('DEPENDS', '').split()
-                         if not d.startswith('@'))
+        """The Depends field of a package: EXTRA_DEPENDS as written ($(VERSION) filled in), then the
+        `+pkg` conditions of DEPENDS it does not name already, comma separated."""
+        fields = self.fields(name)
+        extra = [d.strip().replace('$(VERSION)', self.version)
+                 for d in fields.get('EXTRA_DEPENDS', '').split(',') if d.strip()]
+        named = {d.split()[0] for d in extra}
+        return ', '.join(extra + [d.lstrip('+') for d in fields.get('DEPENDS', '').split()
+                                  if not d.startswith('@') and d.lstrip('+') not in named])
+
+    def system_depends(self, name):
+        """The packages outside this feed that name needs, through the feed's own packages."""
+        out = []
+        for d in self.depends(name).split(', '):
+            d = d.split()[0] if d else d
+            for p in (self.system_depends(d) if d in self.packages else [d] if d else []):
+                if p not in out:
+                    out.append(p)
+        return out
 
     @property
     def version(self):
         return '%s-r%s' % (self.variables['PKG_VERSION'], self.variables['PKG_RELEASE'])
 
-    def files(self, name, dist):
-        """The data of a package as [(path, mode, bytes or None for a directory)], from its
-        install block (Package/ddkit/install-tool: the tool, its UCI file, init and hotplug)."""
+    def tool(self, name):
+        """(tool, template) of a tool package (its install block calls install-tool), else None."""
         install = '\n'.join(self.blocks.get('Package/%s/install' % name, []))
         found = re.search(r'install-tool,\$\(1\),([\w.+-]+),([\w.+-]+)\)', install)
-        if not found:
-            sys.exit('feed: Package/%s/install in openwrt/Makefile does not call install-tool' % name)
-        tool, template = found.groups()
-        files = os.path.join(OPENWRT, 'files')
-        wanted = [('usr/bin/' + tool, 0o755, read(os.path.join(dist, tool + '.py'))),
-                  ('etc/config/' + tool, 0o600, read(os.path.join(files, tool + '.config'))),
-                  ('etc/init.d/' + tool, 0o755, named(read(os.path.join(files, template + '.init')), tool)),
-                  ('etc/hotplug.d/iface/95-' + tool, 0o644,
-                   named(read(os.path.join(files, template + '.hotplug')), tool))]
+        return found.groups() if found else None
+
+    def installed(self):
+        """{path: (mode, bytes)}: the library and the tools' code and stubs (standalone.installed)."""
+        tools = sorted(self.tool(p)[0] for p in self.packages if self.tool(p))
+        return {path: (mode, data) for path, mode, data in
+                standalone.installed([os.path.join(ROOT, 'bin', tool + '.py') for tool in tools])}
+
+    def files(self, name, installed):
+        """The data of a package as [(path, mode, bytes or None for a directory)], from its
+        install block: the library (LIB_DIR/ddkit/), or install-tool (the tool's code and stub,
+        its UCI file, init and hotplug)."""
+        install = '\n'.join(self.blocks.get('Package/%s/install' % name, []))
+        if self.tool(name):
+            wanted = self.tool_files(*self.tool(name), installed=installed)
+        elif '/%s/ddkit' % standalone.LIB_DIR in install:
+            wanted = [(path, mode, data) for path, (mode, data) in sorted(installed.items())
+                      if path.startswith(standalone.LIB_DIR + '/ddkit/')]
+        else:
+            sys.exit('feed: Package/%s/install in openwrt/Makefile installs neither the library nor a tool' % name)
         entries, dirs = [], set()
         for path, mode, data in wanted:
             parts = path.split('/')
@@ -110,6 +140,16 @@ class Recipe:
                 dirs.add('/'.join(parts[:depth]))
             entries.append(('./' + path, mode, data))
         return [('.', 0o755, None)] + [('./' + d, 0o755, None) for d in dirs] + entries
+
+    @staticmethod
+    def tool_files(tool, template, installed):
+        """A tool package's files: its stub and code, UCI file, init and hotplug scripts."""
+        files = os.path.join(OPENWRT, 'files')
+        code = '%s/%s.py' % (standalone.LIB_DIR, tool)
+        return [('usr/bin/' + tool,) + installed['usr/bin/' + tool], (code,) + installed[code],
+                ('etc/config/' + tool, 0o600, read(os.path.join(files, tool + '.config'))),
+                ('etc/init.d/' + tool, 0o755, named(read(os.path.join(files, template + '.init')), tool)),
+                ('etc/hotplug.d/iface/95-' + tool, 0o644, named(read(os.path.join(files, template + '.hotplug')), tool))]
 
 
 def read(path):
@@ -166,9 +206,9 @@ def control(recipe, name, installed_size, epoch):
     return '\n'.join(lines) + '\n'
 
 
-def build_package(recipe, name, dist, epoch):
+def build_package(recipe, name, installed, epoch):
     """One .ipk: (file name, bytes, control text)."""
-    data = tar(recipe.files(name, dist), epoch)
+    data = tar(recipe.files(name, installed), epoch)
     text = control(recipe, name, len(data), epoch)
     entries = [('.', 0o755, None), ('./control', 0o644, text.encode()),
                ('./postinst', 0o755, POSTINST.encode()), ('./prerm', 0o755, PRERM.encode())]
@@ -222,9 +262,10 @@ def sign(out, key, pub):
         shutil.copyfile(pub, os.path.join(out, 'ddkit.pub'))
 
 
-def build(out, dist, key=None, pub=None):
+def build(out, key=None, pub=None):
     """Write the feed into out; returns the .ipk file names."""
     recipe = Recipe()
+    installed = recipe.installed()
     epoch = source_date_epoch()
     os.makedirs(out, exist_ok=True)
     for old in os.listdir(out):
@@ -232,7 +273,7 @@ def build(out, dist, key=None, pub=None):
             os.remove(os.path.join(out, old))
     index, names = [], []
     for name in sorted(recipe.packages):
-        filename, ipk, text = build_package(recipe, name, dist, epoch)
+        filename, ipk, text = build_package(recipe, name, installed, epoch)
         write(os.path.join(out, filename), ipk)
         index.append(index_entry(filename, ipk, text))
         names.append(filename)
@@ -252,8 +293,7 @@ def write(path, data):
 
 
 def main(argv):
-    opts = {'--out': os.path.join(ROOT, 'dist', 'feed'), '--dist': os.path.join(ROOT, 'dist'),
-            '--key': None, '--pub': None}
+    opts = {'--out': os.path.join(ROOT, 'dist', 'feed'), '--key': None, '--pub': None}
     args = list(argv[1:])
     while args:
         name = args.pop(0)
@@ -262,7 +302,7 @@ def main(argv):
         opts[name] = args.pop(0)
     key = opts['--key'] or None
     pub = opts['--pub'] or (key[:-4] + '.pub' if key and key.endswith('.sec') else None)
-    for filename in build(opts['--out'], opts['--dist'], key, pub):
+    for filename in build(opts['--out'], key, pub):
         print('feed: %s' % os.path.join(opts['--out'], filename))
 
 

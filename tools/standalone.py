@@ -10,9 +10,13 @@ modules it uses, served by a tiny importer so that `import ddkit.x` stays lazy i
 - A cron run must not compile ~60 KB of Python each time (several ms and 1-2 MiB of peak memory on
   a router): the first run keeps the compiled code in $TMPDIR/ddkit-<uid>/ (RAM on OpenWrt, so no
   flash wear), in a directory only its owner can write, keyed by build and exact interpreter.
+- `--installed DIR` writes the Python files of the OpenWrt packages instead (openwrt/Makefile,
+  tools/feed.py): the library, each tool's code as a module, and /usr/bin/<tool> stubs that let
+  Python cache the compiled code in $TMPDIR/ddkit-<uid>-pyc/ (the same ownership check).
 
 usage: standalone.py [--plain] bin/<tool>.py dist/<tool>.py   (--plain: the library not compressed)
        standalone.py --show dist/<tool>.py
+       standalone.py --installed DIR bin/<tool>.py ...   (the OpenWrt packages' files, under DIR)
 """
 
 import os
@@ -24,11 +28,9 @@ LIB = os.path.join(HERE, os.pardir, 'lib', 'ddkit')
 MARK = '# ddkit-path'
 BUDGET = 40000   # bytes of a single file (BENCHMARKS.md): over it, the tool's code is compressed too
 
-LOADER = '''\
-# --- the loader of the single file, written by tools/standalone.py ---
-import marshal  # noqa: E402
-
-
+# The one check of a code cache directory, for the single file's cache and the installed stubs'
+# sys.pycache_prefix: a directory (not a link) of this user that nobody else can read or write.
+PRIVATE = '''\
 def _ddkit_private(folder, create=False):
     """True when folder is a directory that only this user can read and write (the code cache)."""
     if create:
@@ -41,7 +43,14 @@ def _ddkit_private(folder, create=False):
     except OSError:
         return False
     return st.st_mode & 0o170777 == 0o040700 and st.st_uid == os.getuid()
+'''
 
+LOADER = '''\
+# --- the loader of the single file, written by tools/standalone.py ---
+import marshal  # noqa: E402
+
+
+''' + PRIVATE + '''
 
 def _ddkit_source(name, lib=[]):
     if name == '__main__' and _TOOL is not None:
@@ -202,8 +211,8 @@ def pack(source):
     return ''.join(text[i:i + 100] + '\n' for i in range(0, len(text), 100))
 
 
-def build(tool_path, packed=True):
-    import hashlib
+def tool_code(tool_path):
+    """(name, head, code): the tool's stripped code without its shebang and its `# ddkit-path` line."""
     tool = read(tool_path)
     lines = tool.splitlines(True)
     at = [i for i, line in enumerate(lines) if line.rstrip().endswith(MARK)]
@@ -212,7 +221,12 @@ def build(tool_path, packed=True):
     name = os.path.splitext(os.path.basename(tool_path))[0]
     head, rest = ''.join(lines[:at[0]]), ''.join(lines[at[0] + 1:])
     code = strip(head).split('\n', 1)[-1] if head.startswith('#!') else strip(head)  # no shebang inside
-    code += strip(rest)
+    return name, head, code + strip(rest)
+
+
+def build(tool_path, packed=True):
+    import hashlib
+    name, head, code = tool_code(tool_path)
     modules = ['ddkit'] + ['ddkit.' + m for m in sorted(used_modules(code))]
     sources = {m: strip(read(os.path.join(LIB, ('__init__' if m == 'ddkit' else m[6:]) + '.py')))
                for m in modules}
@@ -249,6 +263,55 @@ def assemble(name, version, digest, docstring, code, modules, sources, packed, t
                      + table) + '\n\n\n' + LOADER.split('\n', 1)[0] + '\n' + strip(LOADER)
 
 
+# --- the installed layout of the OpenWrt packages (tools/feed.py, openwrt/Makefile) -------------
+LIB_DIR = 'usr/lib/ddkit'   # the library as the package ddkit, the tools' code as modules beside it
+
+# /usr/bin/<tool> of a tool package: the code lives in LIB_DIR as modules, so that Python keeps
+# their compiled code, in a cache in RAM (never beside the code: /usr is flash on a router), in a
+# directory of this user only; without one nothing is cached (rather than trust it).
+STUB = '''\
+#!/usr/bin/env python3
+"""@NAME@: its code is /@LIB@/@NAME@.py, the library (package ddkit) /@LIB@/ddkit/.
+Compiled code is cached in $TMPDIR/ddkit-<uid>-pyc/ (RAM on OpenWrt), when only its owner can use it."""
+
+import os
+import sys
+
+
+''' + PRIVATE + '''
+
+_cache = os.path.join(os.environ.get('TMPDIR') or '/tmp', 'ddkit-%d-pyc' % os.getuid())
+if hasattr(sys, 'pycache_prefix') and _ddkit_private(_cache, create=not sys.dont_write_bytecode):
+    sys.pycache_prefix = os.path.join(_cache, '@BUILD@')  # per build: an upgrade never meets old code
+else:
+    sys.dont_write_bytecode = True  # never beside the code (flash), nor in a cache others could write
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), @SUBDIR@))
+from @NAME@ import main  # noqa: E402
+
+sys.exit(main())
+'''
+
+
+def installed(tool_paths):
+    """[(path under /, mode, bytes)] of the installed layout: LIB_DIR/ddkit/*.py (the modules the
+    tools use) and LIB_DIR/<tool>.py (each tool's code), stripped; usr/bin/<tool> (its stub)."""
+    import hashlib
+    tools = [tool_code(path) for path in tool_paths]
+    used = set()
+    for _, _, code in tools:
+        used |= used_modules(code)
+    library = [('ddkit/%s.py' % m, strip(read(os.path.join(LIB, m + '.py')))) for m in ['__init__'] + sorted(used)]
+    build = hashlib.sha256(repr(library).encode('utf-8')).hexdigest()[:16]
+    files = [(LIB_DIR + '/' + path, 0o644, text.encode('utf-8')) for path, text in library]
+    for name, _, code in tools:
+        digest = hashlib.sha256((build + code).encode('utf-8')).hexdigest()[:16]
+        subdir = ', '.join(repr(part) for part in LIB_DIR.split('/')[1:])
+        stub = STUB.replace('@NAME@', name).replace('@LIB@', LIB_DIR).replace('@BUILD@', digest)
+        files += [(LIB_DIR + '/%s.py' % name, 0o644, code.encode('utf-8')),
+                  ('usr/bin/' + name, 0o755, stub.replace('@SUBDIR@', subdir).encode('utf-8'))]
+    return files
+
+
 def show(path):
     """Print the code a single file holds: the tool, then each ddkit module."""
     import base64
@@ -269,17 +332,24 @@ def show(path):
 def main(argv):
     if len(argv) == 3 and argv[1] == '--show':
         return show(argv[2])
+    if len(argv) > 3 and argv[1] == '--installed':
+        for path, mode, data in installed(argv[3:]):
+            write(os.path.join(argv[2], path), data, mode)
+        return None
     plain = '--plain' in argv
     argv = [a for a in argv if a != '--plain']
     if len(argv) != 3:
         sys.exit(__doc__.strip().split('usage: ')[-1])
-    text = build(argv[1], packed=not plain)
-    os.makedirs(os.path.dirname(os.path.abspath(argv[2])), exist_ok=True)
-    tmp = argv[2] + '.tmp'
-    with open(tmp, 'w', encoding='utf-8') as f:
-        f.write(text)
-    os.chmod(tmp, 0o755)
-    os.replace(tmp, argv[2])
+    write(argv[2], build(argv[1], packed=not plain).encode('utf-8'), 0o755)
+
+
+def write(path, data, mode):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = path + '.tmp'
+    with open(tmp, 'wb') as f:
+        f.write(data)
+    os.chmod(tmp, mode)
+    os.replace(tmp, path)
 
 
 if __name__ == '__main__':

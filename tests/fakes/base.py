@@ -149,12 +149,14 @@ class FakeServer:
         if name in self.budgets and count > self.budgets[name]:
             self.over_budget.append(req)
             return self._send(h, Reply(599, {'error': 'over budget for %s' % name}))
-        if fault:
+        if fault and fault[0] != 'rewrite':
             return self._fault(h, *fault)
         if handler is None:
             return self._send(h, Reply(404, {'error': 'no route %s %s' % (h.command, split.path)}))
         try:
             reply = handler(req, *match.groups())
+            if fault:  # 'rewrite': the request takes effect, its answer is changed by options['answer']
+                reply = fault[1]['answer'](reply)
         except Exception as e:  # a bug in a fake must show up in the test, not hang it
             reply = Reply(598, {'error': 'fake crashed: %r' % e})
         self._send(h, reply)

@@ -196,8 +196,6 @@ class RigA(Rig):
 
     zones_key = 'result'
 
-    bare_success = {'success': True, 'errors': [], 'messages': [], 'result': None}    # an answer that says OK and holds nothing
-
     @staticmethod
     def zones_body(zone_id):
         return {'success': True, 'errors': [], 'messages': [], 'result': [{'id': zone_id, 'name': ZONE}]}

@@ -50,8 +50,6 @@ class RigB(Rig):
 
     zones_key = 'zones'
 
-    bare_success = {}    # an answer that says OK and holds nothing
-
     @staticmethod
     def zones_body(zone_id):
         return {'zones': [{'id': zone_id, 'name': ZONE + '.'}], 'metadata': {'total_count': 1}}

@@ -4,7 +4,7 @@ updater, checks exit status, message, state files and the record, then heals and
 import pytest
 
 from faultkit import NEW, OLD, closed_port, make_rig, rig  # noqa: F401  (rig is a fixture)
-from fakes.base import FakeServer
+from fakes.base import FakeServer, Reply
 
 
 class Row:
@@ -51,6 +51,11 @@ def several_errors(rig):
 
 def unknown_record(rig):
     rig.fail('update', 'reply', status=404, body=rig.error_body([(81044, 'Record does not exist.')]))
+
+
+def bare_success(reply):
+    """The provider's answer to a request that took effect, cut down to `success: true` alone."""
+    return Reply(reply.status, {'success': True} if b'"success"' in reply.raw else {})
 
 
 def record_deleted(rig):
@@ -119,8 +124,9 @@ ROWS = [
         'find zone: Invalid request', tools='A'),
     Row('update answers "record unknown" (81044)', unknown_record, 0, 'IP has been updated to', tools='A',
         calls={'update': 2}),
-    Row('update answers success without the record', lambda rig: rig.fail('update', 'reply', body=rig.bare_success),
-        0, 'IP has been updated to'),
+    Row('update done, answered with success but no record', fail('update', 'rewrite', answer=bare_success), 0,
+        'IP has been updated to', check=lambda rig, out: (rig.calls('update'), rig.calls('create')) == (
+            (1, 0) if rig.name == 'A' else (2, 1))),  # B, rule 2: no id -> create, which finds it exists
     Row('record deleted at the provider: stored ids unknown', record_deleted, 0, 'IP has been updated to',
         calls={'create': 1}),
     Row('B DNS error {code, message}', fail('zones', 'reply', status=400,
