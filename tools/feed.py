@@ -256,8 +256,10 @@ def sign(out, key, pub):
     signify = shutil.which('signify-openbsd') or shutil.which('signify')
     if not signify:
         sys.exit('feed: signify-openbsd is needed to sign (apt-get install signify-openbsd)')
-    subprocess.run([signify, '-S', '-s', key, '-m', os.path.join(out, 'Packages'),
-                    '-x', os.path.join(out, 'Packages.sig')], check=True)
+    if subprocess.run([signify, '-S', '-s', key, '-m', os.path.join(out, 'Packages'),
+                       '-x', os.path.join(out, 'Packages.sig')]).returncode != 0:
+        sys.exit('feed: signing with %s failed (see above); KEY must be a secret key made with '
+                 '"signify-openbsd -G -n"' % key)
     if pub and os.path.exists(pub):
         shutil.copyfile(pub, os.path.join(out, 'ddkit.pub'))
 

@@ -7,6 +7,7 @@ not, 2 when settings are missing (reported as FAIL lines, then the checks that c
 """
 
 import os
+import sys
 
 from ddkit import Failure
 from ddkit.log import Log
@@ -43,7 +44,11 @@ class Report:
         """Print one line: mark, text and, for a FAIL, the fix."""
         if fix:
             text = '%s -- fix: %s' % (text, fix)
-        print('%-4s  %s' % (mark, self.log.clean(text)), flush=True)
+        try:
+            print('%-4s  %s' % (mark, self.log.clean(text)), flush=True)
+        except BrokenPipeError:  # `--check | head`: the reader has gone, so stop quietly
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+            sys.exit(self.status or 1)
 
     def ok(self, text):
         self.line(OK, text)

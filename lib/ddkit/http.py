@@ -120,8 +120,14 @@ def _retry_after(value, default):
     return min(max(seconds, 0), MAX_RETRY_AFTER)
 
 
+PLAIN = {'IncompleteRead': 'the answer was cut short', 'BadStatusLine': 'not an HTTP answer',
+         'RemoteDisconnected': 'the server closed the connection without answering'}
+
+
 def _reason(e):
     name = type(e).__name__
+    if name in PLAIN:
+        return '%s (%s)' % (PLAIN[name], e) if str(e) and name != 'RemoteDisconnected' else PLAIN[name]
     if name == 'SSLCertVerificationError':
         return ('TLS certificate not trusted (%s); set ca_file, or install the CA bundle '
                 '(OpenWrt: opkg install ca-bundle)' % (getattr(e, 'verify_message', '') or e))
