@@ -43,7 +43,7 @@ class Rig:
     def env(self):
         raise NotImplementedError
 
-    def run(self, *args, env=None, drop=(), timeout=60):
+    def run(self, *args, env=None, drop=(), timeout=60, prefix=()):
         """Run the real tool with the sandbox's settings; children's argv are logged (audit hook)."""
         full = self.env()
         full.update(env or {})
@@ -53,7 +53,7 @@ class Rig:
         full.update({'PYTHONPATH': os.pathsep.join(p for p in (self.bin, guard) if p),
                      'FAULTS_ARGV_LOG': self.argv_log,
                      'PATH': self.bin + os.pathsep + os.environ.get('PATH', '/usr/bin:/bin')})
-        done = run_tool(self.tool, list(args), env=full, timeout=timeout)
+        done = run_tool(self.tool, list(args), env=full, timeout=timeout, prefix=prefix)
         self.runs.append(done)
         return done
 

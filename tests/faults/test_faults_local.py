@@ -171,6 +171,30 @@ def test_clock_off_by_a_day(rig, offset):
     assert_healed(rig)
 
 
+@pytest.mark.parametrize('shift', ['-1d', '+1d'], ids=['tool clock a day behind', 'a day ahead'])
+def test_tool_clock_off_by_a_day(rig, shift):
+    """The router's own clock is off (no NTP yet after a boot): libfaketime shifts the tool's clock.
+    For B the cached token was issued 25 hours ago, so the provider has expired it: a clock a day
+    behind still takes it as valid (the API refuses it: dropped, one new token), a clock a day
+    ahead takes it as expired (one new token). Either way one token request and the update."""
+    import shutil
+    if not shutil.which('faketime'):
+        if os.environ.get('CI') == 'true':
+            pytest.fail('faketime is missing (apt-get install faketime)')
+        pytest.skip('faketime is not installed (apt-get install faketime)')
+    rig.seed()
+    if rig.name == 'B':
+        token = rig.provider.issue_token(ttl=-3600)
+        rig.write(rig.auth_name, '%d %s\n' % (time.time() - 3600, token))
+    done = rig.run(prefix=['faketime', '-f', shift])
+    assert done.returncode == 0, rig.output(done)
+    assert rig.content() == NEW and rig.ip_state() == NEW
+    if rig.name == 'B':
+        assert rig.calls('token') == 1
+        rig.clock_checks(0)   # the new token's expiry comes from the provider's Date, not our clock
+    assert_healed(rig)
+
+
 def auth_garbage(rig):
     return b'\xff\xfe garbage \x00\n'
 
