@@ -79,6 +79,16 @@ class Rig:
         server, route = self.where(step)
         return len(server.calls(route))
 
+    def seed(self, ip_file=True, ids_file=False):
+        """The record holds OLD; the lookup says NEW; state as a previous run left it."""
+        self.rid = self.add_old_record()
+        self.box.doh.names[(RECORD, 'A')] = [OLD]
+        self.box.lookup.answer = NEW
+        if ip_file:
+            self.write(self.ip_name, OLD + '\n')
+        if ids_file:
+            self.write(self.ids_name, '%s\n%s\n' % (self.zone_id, self.rid))
+
     def write(self, name, text):
         """Put a state file in place, as a previous run (or a fault) left it."""
         with open(os.path.join(self.state_dir, name), 'w' if isinstance(text, str) else 'wb') as f:
@@ -163,15 +173,8 @@ class RigA(Rig):
         self.zone_id = box.zone_a
         self.rid = None
 
-    def seed(self, ip_file=True, ids_file=False):
-        """The record holds OLD; the lookup says NEW; state as a previous run left it."""
-        self.rid = self.provider.add_record(self.zone_id, RECORD, 'A', OLD, ttl=300)
-        self.box.doh.names[(RECORD, 'A')] = [OLD]
-        self.box.lookup.answer = NEW
-        if ip_file:
-            self.write(self.ip_name, OLD + '\n')
-        if ids_file:
-            self.write(self.ids_name, '%s\n%s\n' % (self.zone_id, self.rid))
+    def add_old_record(self):
+        return self.provider.add_record(self.zone_id, RECORD, 'A', OLD, ttl=300)
 
     def env(self):
         return self.box.env_a(self.state_dir)

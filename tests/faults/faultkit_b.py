@@ -31,14 +31,8 @@ class RigB(Rig):
         """The password, and every token the fake handed out."""
         return [PASSWORD] + list(self.provider.issued)
 
-    def seed(self, ip_file=True, ids_file=False):
-        self.rid = self.provider.add_record(self.zone_id, RECORD, 'A', [OLD], ttl=120)
-        self.box.doh.names[(RECORD, 'A')] = [OLD]
-        self.box.lookup.answer = NEW
-        if ip_file:
-            self.write(self.ip_name, OLD + '\n')
-        if ids_file:
-            self.write(self.ids_name, '%s\n%s\n' % (self.zone_id, self.rid))
+    def add_old_record(self):
+        return self.provider.add_record(self.zone_id, RECORD, 'A', [OLD], ttl=120)
 
     def env(self):
         return self.box.env_b(self.state_dir)
