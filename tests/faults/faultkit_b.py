@@ -2,7 +2,7 @@
 
 import time
 
-from faultkit import NEW, OLD, PASSWORD, RECORD, ZONE, Rig
+from faultkit import OLD, PASSWORD, RECORD, ZONE, Rig
 
 DAY = 86400
 
