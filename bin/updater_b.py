@@ -50,10 +50,11 @@ FIXES = {   # what to do about the provider's codes users meet (README: troubles
 
 def main(argv=None):
     started = updater.start(argv, TOOL, SUMMARY, SETTINGS, ('username', 'password', 'project_name'),
-                            FILES, prepare=prepare)
+                            FILES)
     if isinstance(started, int):
         return started
     cfg, log = started
+    cfg.token, cfg.token_cached = None, False  # get_token fills them on the first DNS call
     if cfg.check:
         return check(cfg)
     return updater.run(cfg, log, update)
@@ -98,12 +99,6 @@ def record_or_none(cfg, log, zone_id):
         if str(e).endswith(DOESNT_EXIST):
             return None
         raise
-
-
-def prepare(cfg):
-    """service.md 2: the record name is kept without a trailing dot; request bodies add one."""
-    cfg.record_name = cfg.record_name and cfg.record_name.rstrip('.')  # None: --check reports it
-    cfg.token, cfg.token_cached = None, False
 
 
 def update(cfg, log):
@@ -179,7 +174,7 @@ def list_zones(cfg, log):
 
 def choose_zone(cfg, zones):
     """(the zone named exactly zone_name, all listed): not blindly the first of a loose match."""
-    want = cfg.zone_name.rstrip('.')
+    want = cfg.zone_name  # settings.check_name dropped any trailing dot
     exact = [z for z in zones if str(z.get('name', '')).rstrip('.') == want]
     if not exact:
         raise Failure('find zone: no zone named %s in project %s (found: %s); check zone_name (the root '

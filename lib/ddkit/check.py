@@ -157,9 +157,6 @@ class Report:
             return self.fail('TLS: this Python has no idna codec (LookupError: unknown encoding: idna)',
                              'opkg install python3-codecs')
         store, missing = ca_store(self.cfg.ca_file)
-        if self.cfg.ca_file and missing:
-            self.tls_failed.update(https)
-            return self.fail('TLS: %s' % missing, 'set ca_file to an existing PEM file, or unset it')
         for url in https:
             problem, fix = handshake(url, self.cfg, ssl)
             if problem is None:
@@ -213,9 +210,7 @@ class Report:
 
 def ca_store(ca_file):
     """(description, problem) of the CA certificates https will trust; problem None when found."""
-    if ca_file:
-        if not os.path.isfile(ca_file):
-            return None, 'ca_file %s does not exist' % ca_file
+    if ca_file:  # settings.check_file made sure it is a readable file
         return 'ca_file ' + ca_file, None
     if os.name == 'nt':
         return 'the Windows certificate store', None
@@ -229,8 +224,7 @@ def ca_store(ca_file):
 def handshake(url, cfg, ssl):
     """(None, None) when a verified TLS handshake with url's host succeeds, else (problem, fix)."""
     from ddkit import http, wire
-    scheme, _, rest = url.partition('://')
-    host, port = http._split_hostport(rest.partition('/')[0], 443)
+    _, host, port, _ = http.split_url(url)  # only https:// URLs come here
     try:
         sock = wire.connect(host, port, cfg.timeout)
         try:

@@ -56,9 +56,7 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
     the body); retry what is transient (refused, reset, timeout, 5xx, 429) a bounded number of
     times; raise Failure naming the step when no answer came or a redirect was offered."""
     from ddkit import wire
-    scheme, _, rest = url.partition('://')
-    hostport, _, path = rest.partition('/')
-    host, port = _split_hostport(hostport, 443 if scheme == 'https' else 80)
+    scheme, host, port, path = split_url(url)
     body = None
     sent = {'User-Agent': USER_AGENT, 'Accept': 'application/json, text/plain, */*'}
     if json_body is not None:
@@ -98,12 +96,19 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
         return answer
 
 
-def _split_hostport(hostport, default_port):
+def split_url(url):
+    """(scheme, host, port, path without its leading /) of a URL; ValueError for a port that is not
+    1-65535. The one place URLs are taken apart: settings.check_url checks with it too."""
+    scheme, _, rest = url.partition('://')
+    hostport, _, path = rest.partition('/')
     if hostport.startswith('['):
-        host, _, rest = hostport[1:].partition(']')
-        return host, int(rest[1:]) if rest.startswith(':') else default_port
-    host, _, port = hostport.partition(':')
-    return host, int(port) if port else default_port
+        host, _, port = hostport[1:].partition(']')
+        port = port[1:] if port.startswith(':') else port
+    else:
+        host, _, port = hostport.partition(':')
+    if port and not (port.isdigit() and 0 < int(port) < 65536):
+        raise ValueError('bad port %r' % port)
+    return scheme, host, int(port) if port else 443 if scheme == 'https' else 80, path
 
 
 def _transient(e):

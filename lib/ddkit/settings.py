@@ -42,14 +42,14 @@ class Config:
 
 def check_url(value):
     """An http:// or https:// URL with a host, an optional port 1-65535 and no user:password@."""
-    scheme, sep, rest = value.partition('://')
-    hostport = rest.split('/', 1)[0]
-    host, port = (hostport[1:].partition(']')[::2] if hostport.startswith('[')
-                  else hostport.partition(':')[::2])
-    port = port[1:] if hostport.startswith('[') else port
-    if scheme not in ('http', 'https') or not sep or not host or '@' in hostport \
-            or any(c.isspace() or not c.isprintable() or ord(c) > 126 for c in value) \
-            or port and not (port.isdigit() and 0 < int(port) < 65536):
+    from ddkit.http import split_url
+    try:
+        scheme, host, _, _ = split_url(value)
+    except ValueError:
+        scheme = host = None
+    if scheme not in ('http', 'https') or '://' not in value or not host \
+            or '@' in value.partition('://')[2].split('/', 1)[0] \
+            or any(c.isspace() or not c.isprintable() or ord(c) > 126 for c in value):
         raise ValueError('must be an http:// or https:// URL: host, optional :port 1-65535, no user@')
     return value.rstrip('/')
 

@@ -36,9 +36,8 @@ SWITCHES = [
 LOOKUP = {'A': 'https://ipv4.icanhazip.com', 'AAAA': 'https://ipv6.icanhazip.com'}
 
 
-def start(argv, tool, summary, provider_settings, required, files, prepare=None):
-    """Load settings and open the log; returns (cfg, log) or an exit status (help, bad input).
-    prepare(cfg), when given, adjusts the settings before the state file names are derived."""
+def start(argv, tool, summary, provider_settings, required, files):
+    """Load settings and open the log; returns (cfg, log) or an exit status (help, bad input)."""
     from ddkit.log import Log
     table = provider_settings + COMMON
     argv = sys.argv[1:] if argv is None else argv
@@ -56,8 +55,6 @@ def start(argv, tool, summary, provider_settings, required, files, prepare=None)
     cfg.tool = tool
     cfg.required = required
     cfg.dry_run = cfg.dry_run or cfg.check  # belt and braces: --check writes no file, as a dry run
-    if prepare:
-        prepare(cfg)
     cfg.ip_lookup_url = cfg.ip_lookup_url or LOOKUP[cfg.record_type]
     cfg.state_dir = cfg.state_dir or os.path.expanduser('~')
     # A keeps the original script's names; an AAAA record of the same name gets files of its own
