@@ -142,6 +142,13 @@ def install(ipk, root):
     return name
 
 
+def install_all(feed, root, names=PACKAGES):
+    """Install the named packages of the feed (all of them by default) into the router root."""
+    os.makedirs(root, exist_ok=True)
+    for name in names:
+        install(ipk_path(feed, name), root)
+
+
 def standins(root):
     """OpenWrt's /lib/functions.sh, /etc/rc.common (procd) and logger, as recording stand-ins."""
     for path, text, mode in (('lib/functions.sh', FUNCTIONS_SH, 0o644), ('etc/rc.common', RC_COMMON, 0o755),

@@ -17,7 +17,8 @@ import bench  # noqa: E402
 # never on a path that makes no request (the rule for the iface path), nor their usual
 # companions; a plain-http lookup needs no ssl either
 NO_REQUEST_FORBIDDEN = {'ssl', '_ssl', 'http', 'http.client', 'urllib', 'urllib.parse', 'email', 'json',
-                        'socket', 'ipaddress', 're', 'argparse', 'logging', 'subprocess', 'ddkit.wire'}
+                        'socket', 'ipaddress', 're', 'argparse', 'logging', 'subprocess', 'ddkit.wire',
+                        'struct', '_struct'}
 HTTP_LOOKUP_FORBIDDEN = {'ssl', '_ssl', 'http.client', 'urllib', 'email', 'json', 'socket', 'ipaddress',
                          're', 'argparse', 'logging', 'subprocess', 'ddkit.check'}
 UPDATERS = ('updater_a', 'updater_b')
@@ -83,6 +84,8 @@ def test_unchanged_iface_path_loads_no_http_json_or_ipaddress(netns, box, tmp_pa
     modules = imported(done)
     assert 'ddkit.iface' in modules  # the path under test was taken
     assert not NO_REQUEST_FORBIDDEN & set(modules), sorted(NO_REQUEST_FORBIDDEN & set(modules))
+    # the IPv6 address comes from /proc alone; the IPv4 one needs a socket for its ioctl, nothing more
+    assert '_socket' not in modules if rtype == 'AAAA' else {'_socket', 'fcntl'} <= set(modules)
     assert [s.calls() for s in box.servers] == [[] for _ in box.servers]  # and no request at all
 
 

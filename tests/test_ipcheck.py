@@ -107,3 +107,37 @@ def test_same_ip_compares_addresses_not_spellings():
                                              ('81.2.69.10', None), ('2409::g', None), ('', None)])
 def test_ipv6_canonical_text_of_any_scope(text, canonical):
     assert ipcheck.ipv6(text) == canonical
+
+
+def test_parses_exactly_what_inet_pton_accepts():
+    """ipcheck parses addresses itself (the socket module costs a cheap run memory): it must accept
+    and read exactly what inet_pton does, on well-formed, near-miss and random texts."""
+    import socket
+
+    def pton(text):
+        family = socket.AF_INET6 if ':' in text else socket.AF_INET
+        try:
+            packed = socket.inet_pton(family, text)
+        except (OSError, ValueError):
+            return None, None
+        if family == socket.AF_INET and socket.inet_ntop(family, packed) != text:
+            return None, None  # a leading zero: refused on purpose (ambiguous)
+        return (6 if ':' in text else 4), int.from_bytes(packed, 'big')
+
+    rnd = random.Random(5)
+    alphabet = '0123456789abcdefABCDEFg:.:.::% x'
+    texts = ['::', '1::', '::1', '1:2:3:4:5:6:7::', '::2:3:4:5:6:7:8', '1:2:3:4:5:6:7:8::', '1.2.3.4::',
+             '::1.2.3.4', '::1.2.3.04', '::256.1.1.1', '00.0.0.0', '1:2:3:4:5:6:1.2.3.4', '12345::', ':',
+             '1:2:3:4:5:6:7:1.2.3.4', '1.2.3', '1.2.3.4.5', '\u0661.2.3.4', '1:2::3::4', ':::', '']
+    texts += [''.join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 20))) for _ in range(30000)]
+    for _ in range(10000):
+        number = rnd.getrandbits(128) & rnd.choice([(1 << 128) - 1, ((1 << 128) - 1) ^ ((1 << 64) - 1),
+                                                     (1 << 32) - 1, 0xffff << 32 | 0xffffffff])
+        text = list(rnd.choice([str(ipaddress.IPv6Address(number)), ipaddress.IPv6Address(number).exploded]))
+        for _ in range(rnd.choice([0, 1, 2])):  # near misses: a character dropped, added or changed
+            at = rnd.randrange(len(text))
+            text[at:at + rnd.choice([0, 1])] = rnd.choice(['', rnd.choice(alphabet)])
+        quad = str(ipaddress.IPv4Address(rnd.getrandbits(32)))
+        texts += [''.join(text), quad, rnd.choice(['::', '::ffff:', '1:2:3:4:5:6:', '1::']) + quad]
+    wrong = [(t, pton(t), ipcheck._parse(t)) for t in texts if pton(t) != ipcheck._parse(t)]
+    assert wrong == [] and sum(pton(t)[0] is not None for t in texts) > 20000

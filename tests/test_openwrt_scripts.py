@@ -26,7 +26,23 @@ def root(feed, tmp_path):
     for name in PACKAGES:
         install(ipk_path(feed, name), str(path))
     standins(str(path))
+    with open(str(path / 'lib' / 'functions.sh'), 'a') as f:
+        f.write(UCI_EXPORT_NAMES)
     return path
+
+
+# The real config_load evals `uci -n export <config>`, which names every section: an anonymous one
+# by the id libuci makes up as it loads the file, cfg<%02x counter><%04x hash> (list.c
+# uci_fixup_section), so config_foreach passes that id. Here the hash is cksum's: the scripts must
+# not depend on how the id is made.
+UCI_EXPORT_NAMES = r'''
+config_load() { CONFIG_SECTIONS=; CONFIG_NUM_SECTIONS=0; . "$IPKG_INSTROOT/etc/config/$1"; }
+config() {
+	CONFIG_NUM_SECTIONS=$((CONFIG_NUM_SECTIONS + 1))
+	set -- "$1" "${2:-$(printf 'cfg%02x%04x' $CONFIG_NUM_SECTIONS $(($(echo "$1" | cksum | cut -d' ' -f1) % 65536)))}"
+	CONFIG_SECTION="$2"; CONFIG_SECTIONS="$CONFIG_SECTIONS $2"; eval "CONFIG_${2}_TYPE=\$1"
+}
+'''
 
 
 def environment(root, tool, extra=None):
@@ -60,11 +76,12 @@ def until(predicate, what, limit=30):
 
 
 def uci_a(box, state, sections):
-    """An /etc/config/updater_a pointing at the sandbox; sections: {name: {option: value}}."""
+    """An /etc/config/updater_a pointing at the sandbox; sections: {name: {option: value}}, or
+    [(name or None for an anonymous section, {option: value})]."""
     env = box.env_a(str(state))
     text = ''
-    for name, options in sections.items():
-        text += "\nconfig updater_a '%s'\n" % name
+    for name, options in sections.items() if isinstance(sections, dict) else sections:
+        text += "\nconfig updater_a%s\n" % (" '%s'" % name if name else '')
         base = {'zone_name': env['DDNS_ZONE_NAME'], 'record_name': RECORD, 'auth_email': env['DDNS_AUTH_EMAIL'],
                 'auth_key': env['DDNS_AUTH_KEY'], 'base_url': env['DDNS_BASE_URL'],
                 'doh_url': env['DDNS_DOH_URL'], 'ip_lookup_url': env['DDNS_IP_LOOKUP_URL'],
@@ -109,14 +126,31 @@ def test_init_starts_one_looping_instance_per_enabled_section(root, box, tmp_pat
         assert ['file', str(config)] in found[name] and ['respawn'] in found[name]
 
 
-def test_instance_loop_runs_the_update_then_stops_cleanly_on_term(root, box, tmp_path):
+def test_init_passes_an_anonymous_section_as_its_index_among_its_type(root, box, tmp_path):
+    """config_foreach names an anonymous section by uci's cfgXXXXXX id, which the tool (reading the
+    file itself) cannot know: the tool gets @updater_a[n], n counting that type's sections in file order."""
+    state = tmp_path / 'state'
+    (root / 'etc' / 'config' / 'updater_a').write_text(
+        uci_a(box, state, [(None, {'enabled': '0'}), ('home', {'enabled': '1'}), (None, {'enabled': '1'})])
+        + "\nconfig other\n\toption enabled '1'\n" + uci_a(box, state, [(None, {'enabled': '1', 'interval': '90'})]))
+    assert init(root, 'updater_a', 'start', environment(root, 'updater_a')).returncode == 0
+    found = instances(records(str(root / 'standin.log')))
+    assert len(found) == 3 and 'home' in found and all(name.startswith('cfg') for name in found if name != 'home')
+    passed = sorted(calls[0][-2:] for calls in found.values())
+    assert passed == [['@updater_a[2]', '1800'], ['@updater_a[3]', '90'], ['home', '1800']]
+
+
+@pytest.mark.parametrize('name', ['home', None], ids=['named', 'anonymous'])
+def test_instance_loop_runs_the_update_then_stops_cleanly_on_term(root, box, tmp_path, name):
     box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
     box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
-    (root / 'etc' / 'config' / 'updater_a').write_text(
-        uci_a(box, tmp_path / 'state', {'home': {'enabled': '1', 'interval': '3600'}}))
+    (root / 'etc' / 'config' / 'updater_a').write_text(uci_a(box, tmp_path / 'state', [
+        (None, {'enabled': '0', 'zone_name': 'wrong.example'}), (name, {'enabled': '1', 'interval': '3600'})]))
     env = environment(root, 'updater_a')
     assert init(root, 'updater_a', 'start', env).returncode == 0
-    command = instances(records(str(root / 'standin.log')))['home'][0][1:]
+    [calls] = instances(records(str(root / 'standin.log'))).values()
+    command = calls[0][1:]
+    assert command[-2] == (name or '@updater_a[1]')
     loop = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         until(lambda: box.provider_a.find(RECORD)[0]['content'] == '81.2.69.10', 'the update')
@@ -197,6 +231,21 @@ def test_hotplug_updates_the_bound_section_at_once(root, box, tmp_path, event):
     assert done.returncode == 0 and done.stdout == '' and done.stderr == ''
     logged = [c for c in records(str(root / 'standin.log')) if c[0] == 'logger']
     assert logged == [['logger', '-t', 'updater_a', '-p', 'daemon.info', 'wan %s: updating home' % event['ACTION']]]
+    until(lambda: box.provider_a.find(RECORD)[0]['content'] == '81.2.69.10', 'the update')
+
+
+def test_hotplug_updates_a_bound_anonymous_section(root, box, tmp_path):
+    box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
+    box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
+    wrong = {'enabled': '1', 'interface': 'lan', 'zone_name': 'wrong.example'}
+    (root / 'etc' / 'config' / 'updater_a').write_text(uci_a(box, tmp_path / 'state', [
+        (None, wrong), ('lan', wrong), (None, {'enabled': '1', 'interface': 'wan'})]))
+    env = environment(root, 'updater_a')
+    enable(root, 'updater_a', env)
+    done = hotplug(root, 'updater_a', env, ACTION='ifup', INTERFACE='wan')
+    assert done.returncode == 0 and done.stdout == '' and done.stderr == ''
+    logged = [c for c in records(str(root / 'standin.log')) if c[0] == 'logger']
+    assert logged == [['logger', '-t', 'updater_a', '-p', 'daemon.info', 'wan ifup: updating @updater_a[2]']]
     until(lambda: box.provider_a.find(RECORD)[0]['content'] == '81.2.69.10', 'the update')
 
 

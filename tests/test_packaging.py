@@ -1,10 +1,12 @@
 """`make feed`: the .ipk files, Packages, Packages.gz and Packages.sig, checked with the system's
 tar, gzip and signify as opkg would see them; reproducibility; the packages installed into a
-temporary root and run from there; Depends exactly what the tools import."""
+temporary root and run from there; Depends exactly what the tools import; which package ships
+which library module (the one tool that imports it, else ddkit), the same in an SDK build."""
 
 import hashlib
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -13,7 +15,7 @@ import pytest
 
 from conftest import GUARD_DIR, GUARD_MARK, RECORD, ROOT, package_depends, run_tool
 from openwrt_env import (EPOCH, LIBRARY, PACKAGES, ROUTER_TOOLS, build_feed, feed, install,  # noqa: F401
-                         ipk_path, members, quoted, signify_key, tar_entries)
+                         install_all, ipk_path, members, quoted, signify_key, tar_entries)
 
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
 import feed as feed_tool  # noqa: E402
@@ -131,6 +133,21 @@ def test_layers_are_what_gnu_tar_makes_as_ipkg_build_runs_it(feed, tool, tmp_pat
     assert again == gunzip(open(ipk, 'rb').read())
 
 
+def importers():
+    """{library module: the router tools that import it}, from the tools' sources."""
+    out = {}
+    for tool in ROUTER_TOOLS:
+        with open(os.path.join(ROOT, 'bin', tool + '.py')) as f:
+            for module in standalone.used_modules(f.read()):
+                out.setdefault(module, set()).add(tool)
+    return out
+
+
+def own_modules(tool):
+    """The library modules only this tool imports: its package ships them, not ddkit."""
+    return sorted(m for m, tools in importers().items() if tools == {tool})
+
+
 def data_entries(feed, name):
     raw = gunzip(members(ipk_path(feed, name))['./data.tar.gz'])
     return {entry[0]: (entry[1], entry[7]) for entry in tar_entries(raw)}, raw
@@ -141,6 +158,7 @@ def test_data_holds_the_stub_the_code_config_init_and_hotplug_with_directories(f
     entries, raw = data_entries(feed, tool)
     directories = ['./', './etc', './etc/config', './etc/hotplug.d', './etc/hotplug.d/iface', './etc/init.d',
                    './usr', './usr/bin', './usr/lib', './usr/lib/ddkit']
+    directories += ['./usr/lib/ddkit/ddkit'] if own_modules(tool) else []   # shared with ddkit
     for d in directories:
         assert entries[d.rstrip('/') if d != './' else '.'] == (0o755, b'5'), d
     assert entries['./usr/bin/' + tool] == (0o755, b'0')
@@ -148,7 +166,9 @@ def test_data_holds_the_stub_the_code_config_init_and_hotplug_with_directories(f
     assert entries['./etc/config/' + tool] == (0o600, b'0')   # holds credentials
     assert entries['./etc/init.d/' + tool] == (0o755, b'0')
     assert entries['./etc/hotplug.d/iface/95-' + tool] == (0o644, b'0')
-    assert len(entries) == len(directories) + 5
+    for module in own_modules(tool):
+        assert entries['./usr/lib/ddkit/ddkit/%s.py' % module] == (0o644, b'0')
+    assert len(entries) == len(directories) + 5 + len(own_modules(tool))
     files = files_of(raw)
     stub = files['./usr/bin/' + tool].decode()
     assert stub.startswith('#!/usr/bin/env python3\n') and 'from %s import main' % tool in stub
@@ -159,14 +179,11 @@ def test_data_holds_the_stub_the_code_config_init_and_hotplug_with_directories(f
     assert 'def main(' in code
 
 
-def test_library_package_holds_the_stripped_modules_the_tools_use(feed):
+def test_library_package_holds_the_stripped_modules_several_tools_use(feed):
     entries, raw = data_entries(feed, LIBRARY)
     lib = os.path.join(ROOT, 'lib', 'ddkit')
-    used = set()
-    for tool in ROUTER_TOOLS:
-        used |= standalone.used_modules(open(os.path.join(ROOT, 'bin', tool + '.py')).read())
-    modules = sorted(['__init__'] + sorted(used))
-    assert 'settings' in modules and 'wire' in modules
+    modules = sorted(['__init__'] + [m for m, tools in importers().items() if len(tools) > 1])
+    assert 'settings' in modules and 'wire' in modules and 'egress' not in modules
     expected = {'./usr/lib/ddkit/ddkit/%s.py' % m: (0o644, b'0') for m in modules}
     directories = {d: (0o755, b'5') for d in ('.', './usr', './usr/lib', './usr/lib/ddkit', './usr/lib/ddkit/ddkit')}
     assert entries == dict(expected, **directories)
@@ -176,6 +193,108 @@ def test_library_package_holds_the_stripped_modules_the_tools_use(feed):
         assert code == standalone.strip(open(os.path.join(lib, m + '.py')).read()), m
         assert '"""' not in code.split('\n', 1)[0]   # no module docstring
     assert len(b''.join(files.values())) < sum(os.path.getsize(os.path.join(lib, m + '.py')) for m in modules)
+
+
+def modules_of(feed, name):
+    """{module: stripped code} of the library modules a package ships (in /usr/lib/ddkit/ddkit/)."""
+    folder = './usr/lib/ddkit/ddkit/'
+    return {path[len(folder):-3]: data for path, data in files_of(data_entries(feed, name)[1]).items()
+            if path.startswith(folder)}
+
+
+def test_modules_only_one_tool_imports_ship_in_its_package(feed):
+    """egress.py and proc.py are egress6's alone: a router with only an updater carries neither.
+    Every library module is in exactly one package, and each tool finds every module it imports in
+    its own package or in ddkit."""
+    shipped = {name: modules_of(feed, name) for name in PACKAGES}
+    assert 'egress' not in shipped[LIBRARY] and 'proc' not in shipped[LIBRARY]
+    assert sorted(shipped['egress6']) == ['egress', 'proc'] == own_modules('egress6')
+    assert shipped['updater_a'] == shipped['updater_b'] == {}
+    everywhere = [m for name in PACKAGES for m in shipped[name]]
+    assert sorted(everywhere) == sorted(set(everywhere)) == sorted(['__init__'] + list(importers()))
+    for tool in ROUTER_TOOLS:
+        with open(os.path.join(ROOT, 'bin', tool + '.py')) as f:
+            used = standalone.used_modules(f.read())
+        assert used <= set(shipped[LIBRARY]) | set(shipped[tool]), tool
+    for module, code in shipped['egress6'].items():
+        with open(os.path.join(ROOT, 'lib', 'ddkit', module + '.py')) as f:
+            assert code.decode() == standalone.strip(f.read()), module
+
+
+@pytest.mark.parametrize('change', ['another split', 'library keeps them'])
+def test_feed_stops_when_the_recipe_states_another_split(tmp_path, change):
+    """openwrt/Makefile states the split for the SDK (OWN_MODULES_<tool>); tools/feed.py derives it
+    from the imports and refuses a recipe that says otherwise, so both builds ship the same files."""
+    with open(os.path.join(ROOT, 'openwrt', 'Makefile')) as f:
+        makefile = f.read()
+    assert feed_tool.Recipe().own_modules() == {tool: own_modules(tool) for tool in ROUTER_TOOLS}
+    if change == 'another split':
+        changed = makefile.replace('OWN_MODULES_egress6:=egress proc', 'OWN_MODULES_egress6:=egress')
+    else:
+        changed = makefile.replace(' $(OWN_MODULES_egress6),', ',')
+    assert changed != makefile
+    (tmp_path / 'Makefile').write_text(changed)
+    with pytest.raises(SystemExit) as stopped:
+        feed_tool.Recipe(str(tmp_path / 'Makefile')).own_modules()
+    assert 'OWN_MODULES_<tool>' in str(stopped.value) and "'egress6': ['egress', 'proc']" in str(stopped.value)
+
+
+# Stand-ins for the SDK's include/ files: its install macros, and a BuildPackage that runs the
+# recipe's Build steps once, then the package's install block into OUT/<package>.
+SDK_RULES = '''\
+INSTALL_DIR:=install -d -m0755
+INSTALL_BIN:=install -m0755
+INSTALL_DATA:=install -m0644
+INSTALL_CONF:=install -m0600
+CP:=cp -fpR
+'''
+SDK_PACKAGE = '''\
+PKG_BUILD_DIR:=$(BUILD_DIR)/$(PKG_NAME)-$(PKG_VERSION)
+all:
+compile:
+\t$(call Build/Prepare)
+\t$(call Build/Configure)
+\t$(call Build/Compile)
+define BuildPackage
+all: $(1)
+$(1): compile
+\tmkdir -p $(OUT)/$(1)
+\t$$(call Package/$(1)/install,$(OUT)/$(1))
+endef
+'''
+
+
+def tree_files(top):
+    """({./path: (mode, bytes)} of the files, {./path} of the directories) under top."""
+    files, folders = {}, set()
+    for folder, dirs, names in os.walk(top):
+        folders.update('./' + os.path.relpath(os.path.join(folder, d), top) for d in dirs)
+        for name in names:
+            path = os.path.join(folder, name)
+            with open(path, 'rb') as f:
+                files['./' + os.path.relpath(path, top)] = (stat.S_IMODE(os.stat(path).st_mode), f.read())
+    return files, folders
+
+
+def test_sdk_build_installs_what_the_feed_ships(feed, tmp_path):
+    """openwrt/Makefile's Build steps and install blocks, run by GNU make with stand-ins for the SDK,
+    put into each package the very files of its .ipk (same bytes, same modes, same directories)."""
+    if not shutil.which('make'):
+        pytest.skip('GNU make is not installed (.ci/run installs it)')
+    sdk = tmp_path / 'sdk'
+    sdk.mkdir()
+    (sdk / 'rules.mk').write_text(SDK_RULES)
+    (sdk / 'package.mk').write_text(SDK_PACKAGE)
+    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ['PATH'])
+    done = subprocess.run(['make', '-C', os.path.join(ROOT, 'openwrt'), 'TOPDIR=%s' % sdk, 'INCLUDE_DIR=%s' % sdk,
+                           'BUILD_DIR=%s' % (tmp_path / 'build'), 'OUT=%s' % (tmp_path / 'out')],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for name in PACKAGES:
+        built, folders = tree_files(str(tmp_path / 'out' / name))
+        entries, raw = data_entries(feed, name)
+        assert built == {path: (entries[path][0], data) for path, data in files_of(raw).items()}, name
+        assert folders == {path for path, (_, kind) in entries.items() if kind == b'5' and path != '.'}, name
 
 
 def files_of(raw):
@@ -288,11 +407,8 @@ def test_make_feed_target_builds_the_router_tools_only():
 
 @pytest.fixture
 def router(feed, tmp_path):
-    root = tmp_path / 'root'
-    root.mkdir()
-    for name in PACKAGES:
-        install(ipk_path(feed, name), str(root))
-    return root
+    install_all(feed, str(tmp_path / 'root'))
+    return tmp_path / 'root'
 
 
 def tree(root):
@@ -395,8 +511,12 @@ def test_cache_directory_others_could_write_is_not_used(router, tmp_path, case):
 
 
 @pytest.mark.parametrize('tool', ('updater_a', 'updater_b'))
-def test_installed_updater_updates_from_a_uci_section(router, box, tmp_path, tool):
-    """Every setting in the UCI section (option names = setting names), nothing in the environment."""
+def test_installed_updater_updates_from_a_uci_section(feed, box, tmp_path, tool):
+    """Every setting in the UCI section (option names = setting names), nothing in the environment;
+    only ddkit and the updater's package installed, so no egress code on the router."""
+    router = tmp_path / 'root'
+    install_all(feed, str(router), (LIBRARY, tool))
+    assert not {'egress.py', 'proc.py'} & set(os.listdir(str(router / 'usr' / 'lib' / 'ddkit' / 'ddkit')))
     env = (box.env_a if tool == 'updater_a' else box.env_b)(str(tmp_path / 'state'))
     if tool == 'updater_a':
         box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
@@ -443,6 +563,27 @@ def test_shipped_sample_section_is_valid_and_the_environment_wins(router, box, t
 def test_installed_egress6_answers_an_unsupported_code(router):
     done = run_tool(str(router / 'usr' / 'bin' / 'egress6'), ['xx'])
     assert done.returncode == 0 and 'Unsupported operator code' in done.stdout
+
+
+def test_egress6_runs_its_own_modules_with_only_the_library_installed(feed, tmp_path):
+    """ddkit and egress6 alone: the report imports egress and proc (from the egress6 package) and
+    runs nft through proc; a stand-in nft on PATH that only fails, so no firewall is touched."""
+    if os.geteuid() != 0:
+        pytest.skip('egress6 stops before running nft unless it runs as root')
+    router = tmp_path / 'root'
+    install_all(feed, str(router), (LIBRARY, 'egress6'))
+    standin = tmp_path / 'standin'
+    standin.mkdir()
+    (standin / 'nft').write_text('#!/bin/sh\necho "stand-in nft refused: $*" >&2\nexit 3\n')
+    os.chmod(str(standin / 'nft'), 0o755)
+    done = run_installed(router, 'egress6', ['--backend', 'nft'], tmp_path,
+                         env={'PATH': str(standin) + os.pathsep + os.environ['PATH']})
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert 'failed (exit 3): stand-in nft refused: -a list chain ip6 egress6 postrouting' in done.stderr
+    assert 'Traceback' not in done.stderr
+    code = os.path.join(str(router).lstrip(os.sep), 'usr', 'lib', 'ddkit', 'ddkit')
+    for module in ('egress', 'proc'):   # imported from the package's files, and compiled into the cache
+        assert [f for f in compiled(cache_dir(tmp_path)) if os.path.join(code, module + '.') in f], module
 
 
 # --- Depends: exactly what the tools import ----------------------------------------------------

@@ -45,7 +45,7 @@ def test_single_file_holds_the_library_and_shows_help(dist, tmp_path, tool):
     path = alone(dist, tmp_path, tool)
     with open(path, encoding='utf-8') as f:
         text = f.read()
-    assert '# ddkit-path' not in text and '_DDKIT = {' in text
+    assert '# ddkit-path' not in text and '\n#% ddkit ' in text
     done = run_tool(path, ['--help'], flags=['-I'], cwd=str(tmp_path))
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith('usage: %s.py' % tool)

@@ -1,7 +1,9 @@
-"""The single file keeps its compiled code in a private cache ($TMPDIR/ddkit-<uid>/), so that a cron run
-on a router does not compile ~60 KB of Python each time; a cache it cannot trust is never used."""
+"""The single file unpacks its modules into a private folder ($TMPDIR/ddkit-<uid>/<tool>-<build>/) where
+Python keeps their compiled code, so that a cron run on a router compiles a few lines, not ~60 KB of
+Python; a folder it cannot trust is never used."""
 
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -31,43 +33,79 @@ def run(single, tmp, *args, **env):
 
 
 def cache_of(tmp):
+    """This user's private folder, and the single file's unpacked copy in it (one per build)."""
     folder = tmp / ('ddkit-%d' % os.getuid())
-    return folder, folder / ('updater_a.' + sys.implementation.cache_tag)
+    found = sorted(folder.glob('updater_a-*')) if folder.exists() else []
+    return folder, found[0] if found else None
 
 
-def test_first_run_fills_a_private_cache_that_later_runs_read(single, tmp_path):
+def sources(copy):
+    return sorted(str(p.relative_to(copy)) for p in copy.rglob('*.py'))
+
+
+def test_first_run_unpacks_into_a_private_folder_where_python_keeps_the_compiled_code(single, tmp_path):
     run(single, tmp_path)
-    folder, cache = cache_of(tmp_path)
+    folder, copy = cache_of(tmp_path)
     assert stat.S_IMODE(os.stat(str(folder)).st_mode) == 0o700
-    assert stat.S_IMODE(os.stat(str(cache)).st_mode) == 0o600
-    with open(str(cache), 'rb') as f:
-        assert f.readline().startswith(b'ddkit ')
-    os.utime(str(cache), (1, 1))
+    assert stat.S_IMODE(os.stat(str(copy)).st_mode) == 0o700
+    unpacked = sources(copy)
+    assert 'updater_a.py' in unpacked and 'ddkit/__init__.py' in unpacked and 'ddkit/wire.py' in unpacked
+    assert all(stat.S_IMODE(os.stat(str(copy / p)).st_mode) == 0o600 for p in unpacked)
+    compiled = sorted(p.name for p in copy.rglob('*.pyc'))
+    # what --help imported, compiled once and kept; what it did not import, not compiled
+    assert any(n.startswith('settings.') for n in compiled) and not any(n.startswith('wire.') for n in compiled)
+    before = {p: (os.stat(str(p)).st_ino, os.stat(str(p)).st_mtime_ns) for p in copy.rglob('*')}
     run(single, tmp_path)
-    assert os.stat(str(cache)).st_mtime == 1  # read, not rewritten
+    assert {p: (os.stat(str(p)).st_ino, os.stat(str(p)).st_mtime_ns) for p in copy.rglob('*')} == before
 
 
-def test_cache_in_a_folder_others_can_write_is_neither_read_nor_written(single, tmp_path):
-    folder, cache = cache_of(tmp_path)
+def test_a_run_from_the_unpacked_copy_needs_nothing_of_the_file_but_its_start(single, tmp_path):
+    run(single, tmp_path)
+    with open(single, encoding='utf-8') as f:
+        text = f.read()
+    start = text.index('# --- the data of the single file')
+    assert all(line.startswith('#') for line in text[start:].splitlines())  # the code is in comments
+    assert len(text[:start]) < 3000   # what Python compiles on every run
+    cut = tmp_path / 'updater_a.py'
+    cut.write_text(text[:start])
+    run(str(cut), tmp_path)
+    shutil.rmtree(str(cache_of(tmp_path)[1]))   # without the copy, a cut file says what is wrong
+    done = subprocess.run([sys.executable, str(cut), '--help'], env=dict(os.environ, TMPDIR=str(tmp_path)),
+                          capture_output=True, text=True)
+    assert done.returncode == 1 and 'this single file is incomplete' in done.stderr, done.stderr
+
+
+def test_a_folder_others_can_write_is_neither_read_nor_written(single, tmp_path):
+    folder, _ = cache_of(tmp_path)
     folder.mkdir()
     os.chmod(str(folder), 0o777)
     run(single, tmp_path)
-    assert not cache.exists()
+    assert list(folder.iterdir()) == []
 
 
-def test_torn_or_foreign_cache_is_compiled_again(single, tmp_path):
+def test_a_copy_unpacked_in_part_is_unpacked_again(single, tmp_path):
     run(single, tmp_path)
-    folder, cache = cache_of(tmp_path)
-    with open(str(cache), 'rb') as f:
-        stamp = f.readline()
-    for content in (stamp + b'\xff\x00garbage', b'ddkit 0000000000000000 other python\n' + b'x' * 50):
-        cache.write_bytes(content)
-        run(single, tmp_path)
-        with open(str(cache), 'rb') as f:
-            assert f.readline() == stamp
+    _, copy = cache_of(tmp_path)
+    unpacked = sources(copy)
+    (copy / 'updater_a.py').unlink()   # the last file written: an unpacking cut short
+    (copy / 'ddkit' / 'settings.py').write_text('half a modu')
+    run(single, tmp_path)
+    assert sources(copy) == unpacked and 'def load(' in (copy / 'ddkit' / 'settings.py').read_text()
 
 
-def test_no_cache_is_written_when_bytecode_writing_is_off(single, tmp_path):
+def test_other_builds_of_the_tool_are_removed(single, tmp_path):
+    folder, _ = cache_of(tmp_path)
+    folder.mkdir(mode=0o700)
+    for old in ('updater_a-0000000000000000', 'updater_b-0000000000000000'):
+        (folder / old / 'ddkit').mkdir(mode=0o700, parents=True)
+        (folder / old / 'ddkit' / '__init__.py').write_text('old')
+    (folder / ('updater_a.' + sys.implementation.cache_tag)).write_bytes(b'the cache file of earlier versions')
+    run(single, tmp_path)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [cache_of(tmp_path)[1].name, 'updater_b-0000000000000000'])  # another tool's: kept
+
+
+def test_nothing_is_written_when_bytecode_writing_is_off(single, tmp_path):
     run(single, tmp_path, PYTHONDONTWRITEBYTECODE='1')
     assert not cache_of(tmp_path)[0].exists()
 
@@ -88,7 +126,7 @@ def test_a_tool_over_the_size_budget_is_compressed_whole_and_still_runs(tmp_path
     subprocess.run([sys.executable, '-c', code], check=True)
     with open(out) as f:
         text = f.read()
-    assert '\n_TOOL = None\n' in text and 'The tool and the library (lib/ddkit/) are in _LIB' in text
+    assert '\n#| ' not in text and 'The tool and the library (lib/ddkit/) are compressed' in text
     for _ in range(2):  # compiled, then from the cache
         run(out, tmp_path)
     assert run(out, tmp_path, PYTHONDONTWRITEBYTECODE='1')  # and without a cache

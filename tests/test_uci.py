@@ -69,6 +69,54 @@ def test_section_by_name_or_anonymous_index(sample):
             uci.section(sample, missing)
 
 
+INDEXED = """config updater_a
+	option n '0'
+config updater_a 'named'
+	option n '1'
+config other
+	option n 'other'
+config updater_a ''
+	option n '2'
+"""
+
+
+@pytest.mark.parametrize('ref, n', [('@updater_a[0]', '0'), ('@updater_a[1]', '1'), ('@updater_a[2]', '2'),
+                                    ('@updater_a[-1]', '2'), ('@updater_a[-3]', '0'), ('@updater_a[-0]', '0'),
+                                    ('@other[0]', 'other'), ('named', '1')])
+def test_index_counts_the_sections_of_the_type_in_file_order(tmp_path, ref, n):
+    """What the init and hotplug scripts pass for an anonymous section (`config <type> ''` is one too)."""
+    path = tmp_path / 'updater_a'
+    path.write_text(INDEXED)
+    assert uci.section(str(path), ref) == {'n': n}
+
+
+@pytest.mark.parametrize('ref', ['@updater_a[3]', '@updater_a[-4]', '@updater_a[--1]', '@updater_a[1.0]',
+                                 '@updater_a[x]', '@nope[0]', '@updater_a[0'])
+def test_index_out_of_range_or_malformed_is_no_section(tmp_path, ref):
+    path = tmp_path / 'updater_a'
+    path.write_text(INDEXED)
+    with pytest.raises(UsageError, match='no section'):
+        uci.section(str(path), ref)
+
+
+def test_uci_id_of_an_anonymous_section_says_how_to_name_it(tmp_path):
+    """`uci show` prints an anonymous section as cfgXXXXXX, an id libuci makes up as it loads the file."""
+    path = tmp_path / 'updater_a'
+    path.write_text(INDEXED)
+    with pytest.raises(UsageError, match=r'no section cfg01e13a .*@<type>\[<n>\]'):
+        uci.section(str(path), 'cfg01e13a')
+
+
+def test_a_name_given_again_adds_to_that_section_in_its_first_place(tmp_path):
+    """As libuci's parser (file.c uci_parse_config looks the name up and sets into that section), so
+    that @type[n] counts what uci counts."""
+    path = tmp_path / 'updater_a'
+    path.write_text("config updater_a 'home'\n\toption a '1'\nconfig updater_a\n\toption b '2'\n"
+                    "config updater_a 'home'\n\toption a '3'\n\toption c '4'\n")
+    assert uci.read(str(path)) == [('updater_a', 'home', {'a': '3', 'c': '4'}), ('updater_a', None, {'b': '2'})]
+    assert uci.section(str(path), '@updater_a[1]') == {'b': '2'}
+
+
 def test_bad_lines_name_the_file_and_line(tmp_path):
     path = tmp_path / 'bad'
     path.write_text("config a 'b'\n\tbogus line here\n")

@@ -6,7 +6,8 @@ ipkg-build and ipkg-make-index.sh lay them out, and the same bytes every time fo
 
 The packages are those of openwrt/Makefile (the OpenWrt SDK recipe): names, versions, Depends,
 descriptions, conffiles and maintainer scripts are read from it, so both builds agree. The files
-they install come from bin/ and lib/ through tools/standalone.py (installed()), as in the SDK.
+they install come from bin/ and lib/ through tools/standalone.py (installed()), as in the SDK; a
+library module that only one tool imports goes in that tool's package, not in ddkit (own_modules()).
 
 usage: feed.py [--out DIR] [--key SECRET_KEY [--pub PUBLIC_KEY]]
 """
@@ -115,22 +116,47 @@ class Recipe:
         found = re.search(r'install-tool,\$\(1\),([\w.+-]+),([\w.+-]+)\)', install)
         return found.groups() if found else None
 
+    def tool_paths(self):
+        """{tool: bin/<tool>.py} of the tool packages."""
+        tools = sorted(self.tool(p)[0] for p in self.packages if self.tool(p))
+        return {tool: os.path.join(ROOT, 'bin', tool + '.py') for tool in tools}
+
     def installed(self):
         """{path: (mode, bytes)}: the library and the tools' code and stubs (standalone.installed)."""
-        tools = sorted(self.tool(p)[0] for p in self.packages if self.tool(p))
-        return {path: (mode, data) for path, mode, data in
-                standalone.installed([os.path.join(ROOT, 'bin', tool + '.py') for tool in tools])}
+        return {path: (mode, data) for path, mode, data in standalone.installed(list(self.tool_paths().values()))}
 
-    def files(self, name, installed):
+    def own_modules(self):
+        """{tool: [library modules that no other tool imports]}: they ship in the tool's package. Stops
+        when openwrt/Makefile states another split (OWN_MODULES_<tool>, which its install blocks use)."""
+        used = {tool: standalone.used_modules(standalone.tool_code(path)[2])
+                for tool, path in self.tool_paths().items()}
+        own = {tool: sorted(modules.difference(*[used[other] for other in used if other != tool]))
+               for tool, modules in used.items()}
+        stated = {tool: sorted(self.variables.get('OWN_MODULES_' + tool, '').split()) for tool in used}
+        library = '\n'.join(self.blocks.get('Package/%s/install' % self.library(), []))
+        unnamed = [tool for tool in used if '$(OWN_MODULES_%s)' % tool not in library]
+        if stated != own or unnamed:
+            sys.exit('feed: openwrt/Makefile disagrees with the imports: the modules only one tool imports '
+                     'are %s (say so in OWN_MODULES_<tool>:=), and Package/%s/install must name the '
+                     '$(OWN_MODULES_<tool>) of every tool' % (own, self.library()))
+        return own
+
+    def library(self):
+        """The package of the library: the one that is no tool."""
+        (name,) = [p for p in self.packages if not self.tool(p)]
+        return name
+
+    def files(self, name, installed, own):
         """The data of a package as [(path, mode, bytes or None for a directory)], from its
-        install block: the library (LIB_DIR/ddkit/), or install-tool (the tool's code and stub,
-        its UCI file, init and hotplug)."""
+        install block: the library (LIB_DIR/ddkit/ but the tools' own modules), or install-tool
+        (the tool's code, own modules and stub, its UCI file, init and hotplug)."""
         install = '\n'.join(self.blocks.get('Package/%s/install' % name, []))
         if self.tool(name):
-            wanted = self.tool_files(*self.tool(name), installed=installed)
+            wanted = self.tool_files(*self.tool(name), installed=installed, own=own)
         elif '/%s/ddkit' % standalone.LIB_DIR in install:
+            elsewhere = {module_path(m) for modules in own.values() for m in modules}
             wanted = [(path, mode, data) for path, (mode, data) in sorted(installed.items())
-                      if path.startswith(standalone.LIB_DIR + '/ddkit/')]
+                      if path.startswith(standalone.LIB_DIR + '/ddkit/') and path not in elsewhere]
         else:
             sys.exit('feed: Package/%s/install in openwrt/Makefile installs neither the library nor a tool' % name)
         entries, dirs = [], set()
@@ -142,14 +168,20 @@ class Recipe:
         return [('.', 0o755, None)] + [('./' + d, 0o755, None) for d in dirs] + entries
 
     @staticmethod
-    def tool_files(tool, template, installed):
-        """A tool package's files: its stub and code, UCI file, init and hotplug scripts."""
+    def tool_files(tool, template, installed, own):
+        """A tool package's files: its stub, code and own modules, UCI file, init and hotplug scripts."""
         files = os.path.join(OPENWRT, 'files')
         code = '%s/%s.py' % (standalone.LIB_DIR, tool)
-        return [('usr/bin/' + tool,) + installed['usr/bin/' + tool], (code,) + installed[code],
+        return [('usr/bin/' + tool,) + installed['usr/bin/' + tool], (code,) + installed[code]] + [
+                (module_path(m),) + installed[module_path(m)] for m in own.get(tool, [])] + [
                 ('etc/config/' + tool, 0o600, read(os.path.join(files, tool + '.config'))),
                 ('etc/init.d/' + tool, 0o755, named(read(os.path.join(files, template + '.init')), tool)),
                 ('etc/hotplug.d/iface/95-' + tool, 0o644, named(read(os.path.join(files, template + '.hotplug')), tool))]
+
+
+def module_path(module):
+    """Where a library module is installed (the library's directory, whichever package ships it)."""
+    return '%s/ddkit/%s.py' % (standalone.LIB_DIR, module)
 
 
 def read(path):
@@ -206,9 +238,9 @@ def control(recipe, name, installed_size, epoch):
     return '\n'.join(lines) + '\n'
 
 
-def build_package(recipe, name, installed, epoch):
+def build_package(recipe, name, installed, own, epoch):
     """One .ipk: (file name, bytes, control text)."""
-    data = tar(recipe.files(name, installed), epoch)
+    data = tar(recipe.files(name, installed, own), epoch)
     text = control(recipe, name, len(data), epoch)
     entries = [('.', 0o755, None), ('./control', 0o644, text.encode()),
                ('./postinst', 0o755, POSTINST.encode()), ('./prerm', 0o755, PRERM.encode())]
@@ -267,7 +299,7 @@ def sign(out, key, pub):
 def build(out, key=None, pub=None):
     """Write the feed into out; returns the .ipk file names."""
     recipe = Recipe()
-    installed = recipe.installed()
+    installed, own = recipe.installed(), recipe.own_modules()
     epoch = source_date_epoch()
     os.makedirs(out, exist_ok=True)
     for old in os.listdir(out):
@@ -275,7 +307,7 @@ def build(out, key=None, pub=None):
             os.remove(os.path.join(out, old))
     index, names = [], []
     for name in sorted(recipe.packages):
-        filename, ipk, text = build_package(recipe, name, installed, epoch)
+        filename, ipk, text = build_package(recipe, name, installed, own, epoch)
         write(os.path.join(out, filename), ipk)
         index.append(index_entry(filename, ipk, text))
         names.append(filename)

@@ -3,9 +3,10 @@
 modules it uses, served by a tiny importer so that `import ddkit.x` stays lazy in the single file.
 
 - Comments, docstrings and blank lines are dropped (the code is kept line for line); the tool's
-  code stays readable in _TOOL, the library (the same as lib/ddkit/) is zlib-compressed in _LIB so
-  that the file fits a router's flash (40 KB budget, BENCHMARKS.md); when even so the file would be
-  over the budget, the tool's code is compressed with the library (the docstring says so).
+  code stays readable, the library (the same as lib/ddkit/) is zlib-compressed so that the file fits
+  a router's flash (40 KB budget, BENCHMARKS.md); when even so the file would be over the budget,
+  the tool's code is compressed with the library (the docstring says so). Both are comment lines at
+  the end of the file, which Python does not compile: each run compiles a few lines (BOOT).
   `standalone.py --show FILE` prints what a single file holds.
 - A cron run must not compile ~60 KB of Python each time (several ms and 1-2 MiB of peak memory on
   a router): the first run keeps the compiled code in $TMPDIR/ddkit-<uid>/ (RAM on OpenWrt, so no
@@ -45,75 +46,86 @@ def _ddkit_private(folder, create=False):
     return st.st_mode & 0o170777 == 0o040700 and st.st_uid == os.getuid()
 '''
 
+# The loader, compiled from the comment lines at the end only when a run finds no unpacked copy:
+# it unpacks the tool and the library as modules into a private folder, where Python keeps their
+# compiled code; where it cannot (no such folder), it serves them to `import` from this file itself.
 LOADER = '''\
-# --- the loader of the single file, written by tools/standalone.py ---
-import marshal  # noqa: E402
-
-
 ''' + PRIVATE + '''
 
-def _ddkit_source(name, lib=[]):
-    if name == '__main__' and _TOOL is not None:
-        return _TOOL
-    if not lib and _PACKED:  # unpacked once, and only when something must be compiled
-        import base64
-        import zlib
-        lib.append(zlib.decompress(base64.b85decode(''.join(_LIB.split()))).decode('utf-8'))
-    elif not lib:
-        lib.append(_LIB)
-    start, end = _MAIN if name == '__main__' else _DDKIT[name]
-    return lib[0][start:end]
+_DATA = {}
 
 
-def _ddkit_compile(name):
-    return compile(_ddkit_source(name), '<%s>' % (_NAME if name == '__main__' else 'ddkit:' + name),
-                   'exec', dont_inherit=True)
-
-
-def _ddkit_cached():
-    """{module name: marshalled code}: from the cache when it holds this build for this interpreter,
-    else compiled now and cached; {} where there is no private cache (then modules compile on import)."""
-    tag = getattr(sys.implementation, 'cache_tag', None)
-    if os.name != 'posix' or not tag:
-        return {}
-    folder = os.path.join(os.environ.get('TMPDIR') or '/tmp', 'ddkit-%d' % os.getuid())
-    path = os.path.join(folder, '%s.%s' % (_NAME, tag))
-    stamp = ('ddkit %s %s\\n' % (_BUILD, sys.version.replace('\\n', ' '))).encode('utf-8')
-    if _ddkit_private(folder):
+def _ddkit_data():
+    \"\"\"The tool's code, the library and where each module is in it, from the comment lines at the
+    end of this file: read once, and only when there is no unpacked copy to run.\"\"\"
+    if not _DATA:
+        with open(__file__, encoding='utf-8') as f:
+            lines = f.read().split('\\n')
+        _DATA['tool'] = ''.join(line[3:] + '\\n' for line in lines if line.startswith('#|'))
+        _DATA['lib'] = ''.join(line[3:] + '\\n' for line in lines if line.startswith('#:'))
+        table = ' '.join(line[3:] for line in lines if line.startswith('#%')).split()
+        _DATA['where'] = {table[i]: (int(table[i + 1]), int(table[i + 2])) for i in range(0, len(table), 3)}
+        packed = ''.join(line[3:] for line in lines if line.startswith('#='))
         try:
-            with open(path, 'rb') as f:
-                if f.readline() == stamp:
-                    return marshal.load(f)
-        except (OSError, EOFError, ValueError, TypeError):
-            pass  # absent or torn: compile again
-    if sys.dont_write_bytecode or not _ddkit_private(folder, create=True):
-        return {}
-    codes = {name: marshal.dumps(_ddkit_compile(name)) for name in ['__main__'] + list(_DDKIT)}
-    tmp = '%s.%d' % (path, os.getpid())
+            if packed:
+                import base64
+                import zlib
+                _DATA['lib'] = zlib.decompress(base64.b85decode(packed)).decode('utf-8')
+            if not _DATA['lib'] or 'ddkit' not in _DATA['where']:
+                raise ValueError('no library')
+        except Exception:  # b85, zlib or UTF-8 errors: a copy cut short or altered
+            sys.exit('%s: this single file is incomplete or damaged: copy it again' % __file__)
+    return _DATA
+
+
+def _ddkit_source(name):
+    data = _ddkit_data()
+    if name == '__main__' and data['tool']:
+        return data['tool']
+    start, end = data['where'][name]
+    return data['lib'][start:end]
+
+
+def _ddkit_modules():
+    return [name for name in _ddkit_data()['where'] if name != '__main__']
+
+
+def _ddkit_unpack():
+    \"\"\"The tool and the library as modules in this build's folder of this user's private folder
+    (other builds of the tool there removed); None where no such folder can be kept.\"\"\"
+    if not _DIR or sys.dont_write_bytecode or not _ddkit_private(_HOME, create=True):
+        return None
+    import shutil
+    for old in os.listdir(_HOME):
+        path = os.path.join(_HOME, old)
+        if old.startswith((_NAME + '-', _NAME + '.')) and path != _DIR:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
+    files = [(os.path.join('ddkit', (name[6:] or '__init__') + '.py'), name) for name in _ddkit_modules()]
+    files.append((_NAME + '.py', '__main__'))  # last: the mark of a complete folder (BOOT)
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, 'wb') as f:
-            f.write(stamp + marshal.dumps(codes))
-        os.replace(tmp, path)
+        for folder in (_DIR, os.path.join(_DIR, 'ddkit')):
+            if not os.path.isdir(folder):
+                os.mkdir(folder, 0o700)
+        for path, name in files:
+            tmp = os.path.join(_DIR, '%s.%d.tmp' % (path, os.getpid()))
+            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 'w',
+                           encoding='utf-8') as f:
+                f.write(_ddkit_source(name))
+            os.replace(tmp, os.path.join(_DIR, path))
     except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-    return codes
-
-
-def _ddkit_code(name):
-    # pop: the marshalled bytes are not needed once loaded (memory is the budget on a router)
-    return marshal.loads(_CODES.pop(name)) if name in _CODES else _ddkit_compile(name)
+        return None
+    return _DIR if _ddkit_private(_DIR) else None
 
 
 class _Inlined:
-    """Serve the inlined ddkit modules to `import`, loading each only when first imported."""
+    \"\"\"Serve the ddkit modules to `import` from this file, compiling each when first imported.\"\"\"
 
     @classmethod
     def find_spec(cls, name, path=None, target=None):
-        if name in _DDKIT:
+        if name in _ddkit_modules():
             # the import system's own ModuleSpec: importlib.machinery would load more modules
             return sys.modules['_frozen_importlib'].ModuleSpec(name, cls, is_package=name == 'ddkit')
 
@@ -123,13 +135,50 @@ class _Inlined:
 
     @staticmethod
     def exec_module(module):
-        exec(_ddkit_code(module.__name__), module.__dict__)
+        exec(compile(_ddkit_source(module.__name__), '<ddkit:%s>' % module.__name__, 'exec',
+                     dont_inherit=True), module.__dict__)
 
 
-_CODES = _ddkit_cached()
-sys.meta_path.insert(0, _Inlined)
-exec(_ddkit_code('__main__'))  # the tool itself, as this file's own code
+def _ddkit_run():
+    \"\"\"Without an unpacked copy: the tool as this file's own code, its modules from _Inlined.\"\"\"
+    sys.meta_path.insert(0, _Inlined)
+    exec(compile(_ddkit_source('__main__'), '<%s>' % _NAME, 'exec', dont_inherit=True), globals())
 '''
+
+# What every run compiles and runs. The tool and the library are unpacked as modules into this
+# user's private folder ($TMPDIR/ddkit-<uid>/<tool>-<build>/, RAM on OpenWrt) by the first run, so
+# that Python keeps their compiled code there, as for the installed packages; later runs import
+# them from there. The code Python compiles on each run is this and a few constants: the tool, the
+# loader and the library are comments at the end, read only when there is no unpacked copy.
+BOOT = '''\
+# --- the start of the single file, written by tools/standalone.py ---
+import os
+import sys
+
+_HOME = os.path.join(os.environ.get('TMPDIR') or '/tmp', 'ddkit-%d' % os.getuid()) \\
+    if os.name == 'posix' else None
+_DIR = _HOME and os.path.join(_HOME, '%s-%s' % (_NAME, _BUILD))
+try:
+    _st = os.lstat(_HOME)
+    if _st.st_mode & 0o170777 != 0o040700 or _st.st_uid != os.getuid():
+        raise OSError('not a private folder')
+    os.stat(os.path.join(_DIR, _NAME + '.py'))  # unpacked in full by an earlier run
+except (OSError, TypeError):
+    with open(__file__, encoding='utf-8') as _f:
+        _code = _f.read()
+    if not _code.endswith('\\n# --- the end of the single file ---\\n'):
+        sys.exit('%s: this single file is incomplete (its end is missing): copy it again' % __file__)
+    exec(compile(''.join(line[3:] + '\\n' for line in _code.split('\\n') if line.startswith('#>')),
+                 '<ddkit:loader>', 'exec', dont_inherit=True))
+    _DIR = _ddkit_unpack()
+    if not _DIR:
+        _ddkit_run()  # nowhere to unpack: the modules from this file, compiled on every run
+        sys.exit()
+sys.path.insert(0, _DIR)
+sys.exit(__import__(_NAME).main())
+'''
+DATA = '# --- the data of the single file: comments, which Python does not compile ---'
+END = '# --- the end of the single file ---'   # BOOT checks it: a copy cut short says so
 
 
 def used_modules(source, seen=None):
@@ -241,26 +290,33 @@ def build(tool_path, packed=True):
 
 def assemble(name, version, digest, docstring, code, modules, sources, packed, tool_packed):
     """The single file's text; with tool_packed the tool's code is compressed with the library."""
-    about = ('\n\nSingle file: bin/%s.py and ddkit %s (build %s), by tools/standalone.py.\n%s;\n'
-             '`standalone.py --show` prints all.\n'
-             % (name, version, digest, 'The tool and the library (lib/ddkit/) are in _LIB, compressed '
-                '(plain, the file would\nbe over 40 KB)' if tool_packed else 'The tool is _TOOL; the '
-                'library (lib/ddkit/) is _LIB' + (', compressed' if packed else '')))
+    about = ('\n\nSingle file: bin/%s.py and ddkit %s (build %s), by tools/standalone.py.\n%s, '
+             'in comments at the end;\n`standalone.py --show` prints all.\n'
+             % (name, version, digest, 'The tool and the library (lib/ddkit/) are compressed (plain, '
+                'the file\nwould be over 40 KB)' if tool_packed else 'The tool\'s code (#|), and the '
+                'library (lib/ddkit/)' + (', compressed' if packed else '')))
     docstring = docstring[:-3].rstrip() + about + '"""' if docstring else '"""%s"""' % about.strip()
     parts = ([('__main__', code)] if tool_packed else []) + [(m, sources[m]) for m in modules]
-    table, at, where = ['_DDKIT = {  # module: where its code is in _LIB'], 0, {}
+    table, at = [], 0
     for m, source in parts:
-        where[m] = (at, at + len(source))
+        table.append('%s %d %d' % (m, at, at + len(source)))
         at += len(source)
-        if m != '__main__':
-            table.append('    %r: %r,' % (m, where[m]))
     lib = ''.join(source for _, source in parts)
-    table += ['}', "_LIB = \'\'\'\n%s\'\'\'" % pack(lib) if packed else '_LIB = ' + raw('ddkit', lib)]
-    return '\n'.join(['#!/usr/bin/env python3', docstring, '', 'import os', 'import sys', '',
-                      '_NAME = %r' % name, '_BUILD = %r' % digest, '_PACKED = %r' % packed,
-                      '_MAIN = %r' % (where.get('__main__'),),
-                      '_TOOL = ' + ('None' if tool_packed else raw(name, code))]
-                     + table) + '\n\n\n' + LOADER.split('\n', 1)[0] + '\n' + strip(LOADER)
+    data = [DATA, '# the loader (#>):'] + comments('#>', strip(LOADER))
+    if not tool_packed:
+        data += ['# the tool, bin/%s.py without comments and docstrings (#|):' % name] + comments('#|', code)
+    data += ['# where each module is in the library: name, start, end (#%):'] + ['#% ' + t for t in table]
+    data += ['# the library, lib/ddkit/ without comments and docstrings%s:'
+             % (', zlib and base85 (#=)' if packed else ' (#:)')]
+    data += ['#= ' + line for line in pack(lib).splitlines()] if packed else comments('#:', lib)
+    # what Python compiles on every run: as few tokens as can be (each costs a router memory)
+    return '\n'.join(['#!/usr/bin/env python3', docstring, '', '_NAME = %r' % name, '_BUILD = %r' % digest,
+                      '', '', BOOT] + data + [END]) + '\n'
+
+
+def comments(mark, source):
+    """source as comment lines: mark, a space, the line (the loader reads them back on a cache miss)."""
+    return [mark + ' ' + line for line in source.split('\n')[:-1 if source.endswith('\n') else None]]
 
 
 # --- the installed layout of the OpenWrt packages (tools/feed.py, openwrt/Makefile) -------------
@@ -316,17 +372,19 @@ def show(path):
     """Print the code a single file holds: the tool, then each ddkit module."""
     import base64
     import zlib
-    scope = {}
-    text = read(path)
-    top = text[:text.index('# --- the loader of the single file')]
-    exec(compile(top, path, 'exec'), scope)  # only assignments of literals
-    lib = scope['_LIB']
-    if scope['_PACKED']:
-        lib = zlib.decompress(base64.b85decode(''.join(lib.split()))).decode('utf-8')
-    tool = scope['_TOOL'] if scope['_TOOL'] is not None else lib[scope['_MAIN'][0]:scope['_MAIN'][1]]
-    print('# ===== %s (the tool) =====\n%s' % (scope['_NAME'], tool))
-    for name, (start, end) in scope['_DDKIT'].items():
-        print('# ===== %s =====\n%s' % (name, lib[start:end]))
+    lines = read(path).split('\n')
+    name = next(line.split("'")[1] for line in lines if line.startswith('_NAME = '))
+    tool = ''.join(line[3:] + '\n' for line in lines if line.startswith('#|'))
+    lib = ''.join(line[3:] + '\n' for line in lines if line.startswith('#:'))
+    table = ' '.join(line[3:] for line in lines if line.startswith('#%')).split()
+    packed = ''.join(line[3:] for line in lines if line.startswith('#='))
+    lib = zlib.decompress(base64.b85decode(packed)).decode('utf-8') if packed else lib
+    where = [(table[i], int(table[i + 1]), int(table[i + 2])) for i in range(0, len(table), 3)]
+    tool = tool or ''.join(lib[start:end] for module, start, end in where if module == '__main__')
+    print('# ===== %s (the tool) =====\n%s' % (name, tool))
+    for module, start, end in where:
+        if module != '__main__':
+            print('# ===== %s =====\n%s' % (module, lib[start:end]))
 
 
 def main(argv):

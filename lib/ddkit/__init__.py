@@ -6,6 +6,19 @@ Every module imports what it needs lazily: a cron run that finds nothing to do m
 VERSION = '1.0.0'
 
 
+def decimal(text):
+    """The value of text when it is ASCII digits only (no sign, no spaces), else None.
+
+    Not int(): the first base-10 int() of a run calls the C library's log(), which maps ~190 KiB of
+    libm into a run that does no maths; the cheap cron runs parse their numbers here (BENCHMARKS.md)."""
+    if not text or text.strip('0123456789'):
+        return None
+    value = 0
+    for digit in text:
+        value = value * 10 + ord(digit) - 48
+    return value
+
+
 class Failure(Exception):
     """An expected failure: one line for the user, exit status 1, never a traceback."""
 

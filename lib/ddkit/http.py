@@ -7,7 +7,7 @@ Redirects are never followed: credentials must not travel to another host or ove
 
 import time
 
-from ddkit import Failure, VERSION
+from ddkit import VERSION, Failure, decimal
 
 USER_AGENT = 'ddkit/%s (+router DDNS tools)' % VERSION
 MAX_BODY = 256 * 1024    # no answer we use is larger; a bigger one is a broken or hostile server
@@ -106,9 +106,10 @@ def split_url(url):
         port = port[1:] if port.startswith(':') else port
     else:
         host, _, port = hostport.partition(':')
-    if port and not (port.isdigit() and 0 < int(port) < 65536):
+    number = decimal(port) if port else 443 if scheme == 'https' else 80
+    if not number or number > 65535:
         raise ValueError('bad port %r' % port)
-    return scheme, host, int(port) if port else 443 if scheme == 'https' else 80, path
+    return scheme, host, number, path
 
 
 def _transient(e):

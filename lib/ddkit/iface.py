@@ -36,18 +36,18 @@ class Addr6:
 
 def ipv6_addresses(path='/proc/net/if_inet6'):
     """Every IPv6 address of this network namespace, in the kernel's order."""
-    import _socket
+    from ddkit.ipcheck import address_text
     found = []
     try:
         with open(path) as f:
-            lines = f.read().splitlines()
+            lines = f.read().split('\n')
     except OSError:
         return found
     for line in lines:
         parts = line.split()
         if len(parts) != 6 or len(parts[0]) != 32:
             continue
-        address = _socket.inet_ntop(_socket.AF_INET6, bytes.fromhex(parts[0]))
+        address = address_text(6, int(parts[0], 16))
         found.append(Addr6(address, parts[5], int(parts[2], 16), int(parts[3], 16), int(parts[4], 16)))
     return found
 
@@ -78,29 +78,34 @@ def interfaces():
 
 
 def _ifreq(ifname, request, size=40):
+    """One SIOCGIF* ioctl: struct ifreq is the name in 16 bytes, then the answer. Built by hand in a
+    mutable buffer: struct, or an immutable buffer copied back, loads code no other step needs."""
     import _socket
     import fcntl
-    import struct
+    name = ifname.encode()[:15]
+    ifreq = bytearray(size)
+    ifreq[:len(name)] = name
     s = _socket.socket(_socket.AF_INET, _socket.SOCK_DGRAM)
     try:
-        return fcntl.ioctl(s.fileno(), request, struct.pack('16s%dx' % (size - 16), ifname.encode()[:15]))
+        fcntl.ioctl(s.fileno(), request, ifreq, True)   # the answer is written into ifreq
     finally:
         s.close()
+    return bytes(ifreq)
 
 
 def flags(ifname):
     """The interface flags as `ip link` shows them (RUNNING included); None if there is no such device."""
-    import struct
+    import sys
     try:
-        return struct.unpack_from('H', _ifreq(ifname, SIOCGIFFLAGS), 16)[0]
+        return int.from_bytes(_ifreq(ifname, SIOCGIFFLAGS)[16:18], sys.byteorder)
     except OSError:
         return None
 
 
 def ipv4_address(ifname):
     """The interface's primary IPv4 address, or None."""
-    import _socket
+    from ddkit.ipcheck import address_text
     try:
-        return _socket.inet_ntoa(_ifreq(ifname, SIOCGIFADDR)[20:24])
+        return address_text(4, int.from_bytes(_ifreq(ifname, SIOCGIFADDR)[20:24], 'big'))
     except OSError:
         return None

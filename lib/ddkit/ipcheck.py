@@ -1,11 +1,15 @@
 """IP checks: is this text one global address of the record's family?
 
-Parsed with the socket module's inet_pton and checked against IANA's special-purpose registries
-below, not with ipaddress: that module alone costs a router more start-up time and memory than the
-rest of a run that finds nothing to do (BENCHMARKS.md).
+Parsed here, as strictly as inet_pton, and checked against IANA's special-purpose registries below,
+not with ipaddress: that module alone costs a router more start-up time and memory than the rest of
+a run that finds nothing to do, and even the socket module's inet_pton adds a visible share of the
+peak memory of such a run (BENCHMARKS.md).
 """
 
-import _socket
+from ddkit import decimal
+
+HEX_DIGITS = frozenset('0123456789abcdefABCDEF')
+HEX = '0123456789abcdef'
 
 # (network, prefix length, kind): not globally reachable (IANA special-purpose registries, as
 # Python's ipaddress lists them); the first match names the kind
@@ -36,7 +40,7 @@ def valid_ip(text, record_type):
     version, number = _parse(text)
     if version is None:
         return None, 'the answer is not an address: %r' % text
-    ip = _text(version, number)
+    ip = address_text(version, number)
     want = 6 if record_type == 'AAAA' else 4
     if version != want:
         return None, '%s is an IPv%d address, the %s record needs IPv%d' % (ip, version, record_type, want)
@@ -61,26 +65,59 @@ def same_ip(a, b):
 def ipv6(text):
     """The canonical text of an IPv6 address (any scope), or None when text is not one."""
     version, number = _parse(text.strip()) if ':' in text else (None, None)
-    return _text(6, number) if version == 6 else None
+    return address_text(6, number) if version == 6 else None
 
 
 def _parse(text):
     """(4 or 6, the address as an integer), or (None, None) when text is not one address."""
-    family, version = (_socket.AF_INET6, 6) if ':' in text else (_socket.AF_INET, 4)
-    try:
-        packed = _socket.inet_pton(family, text)
-    except (OSError, ValueError):
-        return None, None
-    if version == 4 and _socket.inet_ntop(family, packed) != text:
-        return None, None  # leading zeros and the like: ambiguous, as Python's ipaddress says
-    return version, int.from_bytes(packed, 'big')
+    number = _parse6(text) if ':' in text else _parse4(text)
+    return (None, None) if number is None else (6 if ':' in text else 4, number)
 
 
-def _text(version, number):
+def _parse4(text):
+    """A dotted quad as an integer, or None; a leading zero is refused (ambiguous, as ipaddress says)."""
+    parts = text.split('.')
+    if len(parts) != 4:
+        return None
+    number = 0
+    for part in parts:
+        value = decimal(part)
+        if value is None or value > 255 or part[0] == '0' and len(part) > 1:
+            return None
+        number = number << 8 | value
+    return number
+
+
+def _parse6(text):
+    """An IPv6 address (RFC 4291 text: one "::" at most, a dotted quad last) as an integer, or None."""
+    head, gap, tail = text.partition('::')
+    groups = []
+    for side in (head, tail) if gap else (text,):
+        groups.append(side.split(':') if side else [])
+    if '.' in text:   # the last 32 bits as a dotted quad: only as the last group
+        quad = _parse4(groups[-1].pop()) if groups[-1] else None
+        if quad is None:
+            return None
+        groups[-1] += [_hex(quad >> 16), _hex(quad & 0xffff)]
+    count = sum(len(g) for g in groups)
+    if count > 7 if gap else count != 8:   # "::" stands for one zero group or more
+        return None
+    number = 0
+    for i, side in enumerate(groups):
+        for group in side:
+            if not 0 < len(group) < 5 or not HEX_DIGITS.issuperset(group):
+                return None
+            number = number << 16 | int(group, 16)
+        if gap and i == 0:
+            number <<= 16 * (8 - count)
+    return number
+
+
+def address_text(version, number):
     """The canonical text: dotted quad, or RFC 5952 IPv6 (lower case, longest zero run as ::)."""
     if version == 4:
         return '.'.join(str(number >> shift & 255) for shift in (24, 16, 8, 0))
-    groups = ['%x' % (number >> shift & 0xffff) for shift in range(112, -16, -16)]
+    groups = [_hex(number >> shift & 0xffff) for shift in range(112, -16, -16)]
     best, start = (1, None), None
     for i, group in enumerate(groups + ['end']):
         if group == '0':
@@ -92,6 +129,13 @@ def _text(version, number):
     if best[1] is None:
         return ':'.join(groups)
     return ':'.join(groups[:best[1]]) + '::' + ':'.join(groups[best[1] + best[0]:])
+
+
+def _hex(value):
+    """A 16-bit group in lower-case hex, no leading zeros; by table: the interpreter's own number
+    formatting ('%x') is code no other step of a cheap run loads (BENCHMARKS.md)."""
+    digits = HEX[value >> 12] + HEX[value >> 8 & 15] + HEX[value >> 4 & 15] + HEX[value & 15]
+    return digits.lstrip('0') or '0'
 
 
 def _special(version, number):

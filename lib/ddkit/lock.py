@@ -22,14 +22,18 @@ class Lock:
         except OSError as e:  # a read-only or missing state directory: say so in one line
             raise Failure('cannot create lock file %s: %s; state_dir must be a writable directory'
                           % (self.path, e.strerror or e))
+        if not taken:
+            self._wait()
+        return self
+
+    def _wait(self):
+        # only when another run holds the lock: reading a clock costs a run that needs none memory
         deadline = time.monotonic() + self.wait
-        while not taken:
+        while not self._try():
             if time.monotonic() >= deadline:
                 raise Failure('another run for this record is still going (lock %s); try again later'
                               % self.path)
             time.sleep(0.1)
-            taken = self._try()
-        return self
 
     def _try(self):
         try:

@@ -30,7 +30,8 @@ class Log:
         text = str(message)
         for secret in self.secrets:
             text = text.replace(secret, MASK)
-        if not text.isprintable():
+        # the common line is printable ASCII: checked without str.isprintable's Unicode tables
+        if any(not 31 < ord(c) < 127 for c in text) and not text.isprintable():
             text = ''.join(c if c.isprintable() else '\\x%02x' % ord(c) if ord(c) < 256
                            else '\\u%04x' % ord(c) for c in text)
         return text
@@ -55,8 +56,8 @@ class Log:
     def _append(self, line):
         try:
             os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
-            with open(self.path, 'a', encoding='utf-8') as f:
-                f.write(line + '\n')
+            with open(self.path, 'ab') as f:  # binary: a text file's tell() is costly code
+                f.write((line + '\n').encode('utf-8'))
                 size = f.tell()
             if size > LOG_MAX:
                 _trim(self.path)
@@ -75,10 +76,11 @@ def _trim(path):
 
 
 def _syslog(tag, line, error):
-    # OpenWrt's logd listens on /dev/log; `logread` then shows our lines
+    # OpenWrt's logd listens on /dev/log; `logread` then shows our lines. _socket, not socket: that
+    # module loads enum and selectors, several times what the rest of a run costs a router.
+    import _socket
     try:
-        import socket
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_DGRAM)
         try:
             s.connect('/dev/log')
             prio = 27 if error else 30  # daemon.err / daemon.info

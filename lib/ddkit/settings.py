@@ -49,7 +49,7 @@ def check_url(value):
         scheme = host = None
     if scheme not in ('http', 'https') or '://' not in value or not host \
             or '@' in value.partition('://')[2].split('/', 1)[0] \
-            or any(c.isspace() or not c.isprintable() or ord(c) > 126 for c in value):
+            or any(not 32 < ord(c) < 127 for c in value):   # printable ASCII, no spaces
         raise ValueError('must be an http:// or https:// URL: host, optional :port 1-65535, no user@')
     return value.rstrip('/')
 

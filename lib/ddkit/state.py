@@ -17,7 +17,7 @@ def read_lines(path, limit=4096, private=False):
         text = data.decode('utf-8')
     except UnicodeDecodeError:
         return []  # garbage is treated as absent and rebuilt
-    return [line.strip() for line in text.splitlines() if line.strip()]
+    return [line.strip() for line in text.split('\n') if line.strip()]  # strip() takes a '\r' too
 
 
 def write_if_changed(path, lines, private=False):

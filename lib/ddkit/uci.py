@@ -1,6 +1,6 @@
 """Read OpenWrt UCI files (/etc/config/<name>) directly, so no `uci` binary is needed."""
 
-from ddkit import UsageError
+from ddkit import UsageError, decimal
 
 # Options the init and hotplug scripts read; a tool ignores them in its section.
 SERVICE_OPTIONS = frozenset(('enabled', 'interface', 'interval'))
@@ -44,7 +44,9 @@ def tokens(line):
 
 
 def read(path):
-    """The sections of a UCI file, in order: [(type, name or None, {option: value or [values]})]."""
+    """The sections of a UCI file, in order: [(type, name or None, {option: value or [values]})].
+
+    As libuci loads it: a name given again adds to the section of that name, in its first place."""
     try:
         with open(path, encoding='utf-8') as f:
             text = f.read()
@@ -59,9 +61,11 @@ def read(path):
         if not words or words[0] == 'package':
             continue
         if words[0] == 'config' and len(words) in (2, 3):
-            sections.append((words[1], words[2] if len(words) == 3 else None, {}))
+            name = words[2] if len(words) == 3 and words[2] else None
+            at = next((i for i, s in enumerate(sections) if name and s[1] == name), len(sections))
+            options = sections[at][2] if at < len(sections) else {}
+            sections[at:at + 1] = [(words[1], name, options)]
         elif words[0] in ('option', 'list') and len(words) == 3 and sections:
-            options = sections[-1][2]
             if words[0] == 'list':
                 options.setdefault(words[1], [])
                 if isinstance(options[words[1]], list):
@@ -80,12 +84,14 @@ def section(path, ref):
     if ref.startswith('@') and ref.endswith(']') and '[' in ref:
         kind, _, index = ref[1:-1].partition('[')
         same = [s for s in sections if s[0] == kind]
-        try:
-            return same[int(index)][2]
-        except (ValueError, IndexError):
-            pass
+        sign = -1 if index[:1] == '-' else 1
+        n = decimal(index[1:] if sign < 0 else index)
+        if n is not None and -len(same) <= sign * n < len(same):
+            return same[sign * n][2]
     else:
         for kind, name, options in sections:
             if name == ref:
                 return options
-    raise UsageError('no section %s in UCI file %s' % (ref, path))
+    # `uci show` names an anonymous section by an id it makes up (cfgXXXXXX), not in the file
+    hint = '; give an anonymous section as @<type>[<n>]' if ref.startswith('cfg') else ''
+    raise UsageError('no section %s in UCI file %s%s' % (ref, path, hint))

@@ -7,6 +7,8 @@ imported only for https:// (BENCHMARKS.md).
 
 import _socket
 
+from ddkit import decimal
+
 MAX_HEAD = 64 * 1024     # status line and headers; more is not an HTTP server we can talk to
 ANSWER_TIMEOUTS = 3      # the whole answer must come within this many timeouts, however it drips
 
@@ -126,9 +128,9 @@ def _answer(sock, method, max_body):
         head, _, buf = buf.partition(b'\r\n\r\n')
         lines = head.decode('latin-1').split('\r\n')
         parts = lines[0].split(None, 2)
-        if len(parts) < 2 or not parts[0].startswith('HTTP/') or not parts[1].isdigit() or len(parts[1]) != 3:
+        status = decimal(parts[1]) if len(parts) > 1 and len(parts[1]) == 3 else None
+        if status is None or not parts[0].startswith('HTTP/'):
             raise BadStatusLine(repr(lines[0][:80]))
-        status = int(parts[1])
         if not 100 <= status < 200:
             break  # a 1xx interim answer is followed by the real one
     headers = {}
@@ -142,9 +144,9 @@ def _answer(sock, method, max_body):
         return status, headers, _chunked(sock, buf, max_body)
     length = headers.get('content-length')
     if length is not None:
-        if not length.isdigit():
+        if decimal(length) is None:
             raise BadStatusLine('bad Content-Length %r' % length[:20])
-        return status, headers, _read(sock, buf, int(length), max_body + 1)
+        return status, headers, _read(sock, buf, decimal(length), max_body + 1)
     return status, headers, _read(sock, buf, None, max_body + 1)
 
 
