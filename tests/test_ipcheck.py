@@ -141,3 +141,17 @@ def test_parses_exactly_what_inet_pton_accepts():
         texts += [''.join(text), quad, rnd.choice(['::', '::ffff:', '1:2:3:4:5:6:', '1::']) + quad]
     wrong = [(t, pton(t), ipcheck._parse(t)) for t in texts if pton(t) != ipcheck._parse(t)]
     assert wrong == [] and sum(pton(t)[0] is not None for t in texts) > 20000
+
+
+@pytest.mark.parametrize('text, value', [('0', 0), ('7', 7), ('255', 255), ('0065535', 65535),
+                                         ('12345678901234567890', 12345678901234567890), ('', None),
+                                         ('-1', None), ('+1', None), (' 1', None), ('1 ', None), ('1_0', None),
+                                         ('\u0661', None), ('\u00b2', None), ('0x10', None), ('1.0', None)])
+def test_decimal_reads_ascii_digits_only(text, value):
+    """ddkit.decimal parses the numbers of a cheap run (octets, ports, HTTP status and length) in
+    place of int(), whose first base-10 use maps libm: it must agree with int() on plain digits and
+    refuse what int() would take but a protocol field must not hold (signs, spaces, other digits)."""
+    from ddkit import decimal
+    assert decimal(text) == value
+    if value is not None:
+        assert value == int(text)
