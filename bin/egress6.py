@@ -11,7 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir, 'lib'))  # ddkit-path
 
-from ddkit import Failure, UsageError, egress, iface  # noqa: E402
+from ddkit import Failure, UsageError, egress, iface, ipcheck  # noqa: E402
 
 TOOL = 'egress6'
 # test-ipv6.com answers JSON with ip and asn_name; USTC's LibreSpeed answers processedString;
@@ -273,7 +273,7 @@ class Rule:
         self.position, self.out, self.source, self.text = position, out, source, text
 
     def matches(self, chosen):
-        return same_address(self.source, chosen.address) and self.out == chosen.ifname
+        return ipcheck.same_ip(self.source, chosen.address) and self.out == chosen.ifname
 
 
 class Ip6tables:
@@ -439,14 +439,6 @@ def verify(opts, backend, prefix):
 def operator_of(address):
     group = egress.first_group(address)
     return next(('%s %s' % (code, p) for code, p in sorted(egress.OPERATORS.items()) if p == group), '')
-
-
-def same_address(a, b):
-    import _socket
-    try:
-        return _socket.inet_pton(_socket.AF_INET6, a) == _socket.inet_pton(_socket.AF_INET6, b)
-    except (OSError, TypeError, ValueError):
-        return False
 
 
 def say(text):
