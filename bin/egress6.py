@@ -11,7 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir, 'lib'))  # ddkit-path
 
-from ddkit import Failure, UsageError, egress, iface, ipcheck  # noqa: E402
+from ddkit import Failure, UsageError, egress, iface, ipcheck, log  # noqa: E402
 
 TOOL = 'egress6'
 # test-ipv6.com answers JSON with ip and asn_name; USTC's LibreSpeed answers processedString;
@@ -54,7 +54,7 @@ def main(argv=None):
     try:
         opts = parse_args(sys.argv[1:] if argv is None else argv)
         if opts is None:
-            print(USAGE)
+            log.say(USAGE)
             return 0
         if opts.code is not None and opts.code not in egress.OPERATORS:
             say('Unsupported operator code %r: use ct (240e), cm (2409) or cu (2408); nothing changed.'
@@ -443,8 +443,7 @@ def operator_of(address):
 
 def say(text):
     """One output function: text from services and the kernel cannot forge extra lines."""
-    from ddkit.log import Log
-    print(Log().clean(text), flush=True)
+    log.say(log.Log().clean(text))
 
 
 if __name__ == '__main__':

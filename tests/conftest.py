@@ -20,17 +20,19 @@ def tool_path(name):
 
 
 def run_tool(tool, args=(), env=None, input=None, timeout=60, cwd=None, python=None, prefix=(), flags=(),
-             stdin=None):
+             stdin=None, stdout=None):
     """Run bin/<tool>.py (or a path) as a subprocess with only the given DDNS_* environment;
     `prefix` goes before the interpreter (e.g. `ip netns exec <ns>`), `flags` after it (e.g. `-I`);
-    `stdin` (a file descriptor, e.g. a pty, instead of `input`) for tools that ask questions."""
+    `stdin` (a file descriptor, e.g. a pty, instead of `input`) for tools that ask questions;
+    `stdout` (a file descriptor) instead of capturing it."""
     base = {k: v for k, v in os.environ.items() if not k.startswith('DDNS_')}
     base.update(import_guard(tool))
     base.update(env or {})
     path = tool if os.path.sep in tool else tool_path(tool)
     done = subprocess.run(list(prefix) + [python or sys.executable] + list(flags) + [path] + list(args),
                           env=base, input=input, **({} if stdin is None else {'stdin': stdin}),
-                          capture_output=True, text=True, timeout=timeout, cwd=cwd)
+                          stdout=subprocess.PIPE if stdout is None else stdout, stderr=subprocess.PIPE,
+                          text=True, timeout=timeout, cwd=cwd)
     if GUARD_MARK in (done.stdout or '') + (done.stderr or ''):
         pytest.fail('%s imported a module its OpenWrt Depends does not provide:\n%s%s'
                     % (tool, done.stdout, done.stderr))

@@ -47,7 +47,7 @@ class Log:
     def _emit(self, message, error):
         line = '[%s] - %s' % (time.strftime('%Y-%m-%d %H:%M:%S'), self.clean(message))
         if error or not self.quiet:
-            print(line, flush=True)
+            say(line)
         if self.path:
             self._append(line)
         if self.tag:
@@ -65,6 +65,15 @@ class Log:
             # a full or read-only disk must not stop the DNS update itself
             print('[%s] - cannot write log file %s: %s' % (
                 time.strftime('%Y-%m-%d %H:%M:%S'), self.path, e.strerror), file=sys.stderr)
+
+
+def say(text):
+    """Print text on stdout. Where stdout is a pipe closed early (`| head`), the rest goes nowhere:
+    no traceback, and the run goes on (the log file still gets every line)."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _trim(path):

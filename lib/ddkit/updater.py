@@ -38,7 +38,7 @@ LOOKUP = {'A': 'https://ipv4.icanhazip.com', 'AAAA': 'https://ipv6.icanhazip.com
 
 def start(argv, tool, summary, provider_settings, required, files):
     """Load settings and open the log; returns (cfg, log) or an exit status (help, bad input)."""
-    from ddkit.log import Log
+    from ddkit.log import Log, say
     table = provider_settings + COMMON
     argv = sys.argv[1:] if argv is None else argv
     required = required + ('zone_name', 'record_name')
@@ -50,7 +50,7 @@ def start(argv, tool, summary, provider_settings, required, files):
         print('%s: %s' % (tool, e), file=sys.stderr)
         return e.exit_status
     if cfg is None:
-        print(settings.usage(tool + '.py', summary, table, SWITCHES, uci_name=tool))
+        say(settings.usage(tool + '.py', summary, table, SWITCHES, uci_name=tool))
         return 0
     cfg.tool = tool
     cfg.required = required
