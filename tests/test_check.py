@@ -2,6 +2,7 @@
 that it writes nothing (no request that changes anything, no state, lock or log file)."""
 
 import os
+import shutil
 
 import pytest
 
@@ -11,10 +12,10 @@ IP_FILE = {'updater_a': '.cf-wan_ip_%s.txt' % RECORD, 'updater_b': '.hw-wan_ip_%
 BOTH = pytest.mark.parametrize('tool', ['updater_a', 'updater_b'])
 
 
-def run_check(env, state_dir, tool='updater_a', **extra):
+def run_check(env, state_dir, tool='updater_a', prefix=(), **extra):
     """Run tool --check; returns (exit status, stdout)."""
     env = dict(env, **{k: v for k, v in extra.items() if k.startswith(('DDNS_', 'SSL_'))})
-    done = run_tool(tool, ['--check'], env=env)
+    done = run_tool(tool, ['--check'], env=env, prefix=prefix)
     assert 'Traceback' not in done.stdout + done.stderr, done.stdout + done.stderr
     return done.returncode, done.stdout
 
@@ -134,10 +135,24 @@ def test_state_dir_that_cannot_be_written(ready, tmp_path, tool):
     assert 'is not a directory -- fix: set state_dir' in line(out, 'FAIL', 'state directory')
 
 
-@pytest.mark.skipif(os.name != 'posix' or os.geteuid() == 0, reason='root may write anywhere')
+def read_only(path):
+    """The prefix of a command that finds path read-only. Root may write anywhere, so as root (CI)
+    path is bind-mounted read-only in a mount namespace of the command's own (nothing leaks out);
+    any other user gets a directory without write permission."""
+    if os.geteuid() != 0:
+        os.chmod(str(path), 0o500)
+        return []
+    if not shutil.which('unshare'):
+        pytest.skip('needs unshare (util-linux) to make a read-only directory for root')
+    return ['unshare', '--mount', '--propagation', 'private', 'sh', '-c',
+            'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"', str(path)]
+
+
+@pytest.mark.skipif(os.name != 'posix', reason='POSIX permissions and mounts')
 def test_state_dir_without_write_permission(ready, tmp_path):
-    (tmp_path / 'ro').mkdir(mode=0o500)
-    status, out = run_check(ready.env, tmp_path, DDNS_STATE_DIR=str(tmp_path / 'ro'))
+    (tmp_path / 'ro').mkdir()
+    status, out = run_check(ready.env, tmp_path, prefix=read_only(tmp_path / 'ro'),
+                            DDNS_STATE_DIR=str(tmp_path / 'ro'))
     assert status == 1, out
     assert 'not writable' in line(out, 'FAIL', 'state directory')
 
