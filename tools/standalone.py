@@ -9,8 +9,9 @@ modules it uses, served by a tiny importer so that `import ddkit.x` stays lazy i
   the end of the file, which Python does not compile: each run compiles a few lines (BOOT).
   `standalone.py --show FILE` prints what a single file holds.
 - A cron run must not compile ~60 KB of Python each time (several ms and 1-2 MiB of peak memory on
-  a router): the first run keeps the compiled code in $TMPDIR/ddkit-<uid>/ (RAM on OpenWrt, so no
-  flash wear), in a directory only its owner can write, keyed by build and exact interpreter.
+  a router): the first run unpacks the tool and the library as modules into
+  $TMPDIR/ddkit-<uid>/<tool>-<build>/ (RAM on OpenWrt, so no flash wear), a folder only its owner
+  can use, where Python keeps their compiled code; later runs import them from there.
 - `--installed DIR` writes the Python files of the OpenWrt packages instead (openwrt/Makefile,
   tools/feed.py): the library, each tool's code as a module, and /usr/bin/<tool> stubs that let
   Python cache the compiled code in $TMPDIR/ddkit-<uid>-pyc/ (the same ownership check).
@@ -61,8 +62,8 @@ def _ddkit_data():
     if not _DATA:
         with open(__file__, encoding='utf-8') as f:
             lines = f.read().split('\\n')
-        _DATA['tool'] = ''.join(line[3:] + '\\n' for line in lines if line.startswith('#|'))
-        _DATA['lib'] = ''.join(line[3:] + '\\n' for line in lines if line.startswith('#:'))
+        for key, mark in (('tool', '#|'), ('lib', '#:')):
+            _DATA[key] = ''.join(line[3:] + '\\n' for line in lines if line.startswith(mark))
         table = ' '.join(line[3:] for line in lines if line.startswith('#%')).split()
         _DATA['where'] = {table[i]: (int(table[i + 1]), int(table[i + 2])) for i in range(0, len(table), 3)}
         packed = ''.join(line[3:] for line in lines if line.startswith('#='))
@@ -149,7 +150,8 @@ def _ddkit_run():
 # user's private folder ($TMPDIR/ddkit-<uid>/<tool>-<build>/, RAM on OpenWrt) by the first run, so
 # that Python keeps their compiled code there, as for the installed packages; later runs import
 # them from there. The code Python compiles on each run is this and a few constants: the tool, the
-# loader and the library are comments at the end, read only when there is no unpacked copy.
+# loader and the library are comments at the end, read only when there is no unpacked copy. Its
+# check of the private folder is _ddkit_private()'s, inline: BOOT defines no function.
 BOOT = '''\
 # --- the start of the single file, written by tools/standalone.py ---
 import os
@@ -242,14 +244,6 @@ def strip(source):
 def read(path):
     with open(path, encoding='utf-8') as f:
         return f.read()
-
-
-def raw(name, source):
-    """source as a raw string literal, between triple quotes it does not hold."""
-    for quote in ("\'\'\'", '"""'):
-        if quote not in source and not source.rstrip('\n').endswith('\\') and not source.endswith(quote[0]):
-            return 'r%s%s%s' % (quote, source, quote)
-    sys.exit('standalone: %s holds both kinds of triple quotes: it cannot be inlined' % name)
 
 
 def pack(source):
@@ -369,22 +363,16 @@ def installed(tool_paths):
 
 
 def show(path):
-    """Print the code a single file holds: the tool, then each ddkit module."""
-    import base64
-    import zlib
-    lines = read(path).split('\n')
-    name = next(line.split("'")[1] for line in lines if line.startswith('_NAME = '))
-    tool = ''.join(line[3:] + '\n' for line in lines if line.startswith('#|'))
-    lib = ''.join(line[3:] + '\n' for line in lines if line.startswith('#:'))
-    table = ' '.join(line[3:] for line in lines if line.startswith('#%')).split()
-    packed = ''.join(line[3:] for line in lines if line.startswith('#='))
-    lib = zlib.decompress(base64.b85decode(packed)).decode('utf-8') if packed else lib
-    where = [(table[i], int(table[i + 1]), int(table[i + 2])) for i in range(0, len(table), 3)]
-    tool = tool or ''.join(lib[start:end] for module, start, end in where if module == '__main__')
-    print('# ===== %s (the tool) =====\n%s' % (name, tool))
-    for module, start, end in where:
+    """Print the code a single file holds: the tool, then each ddkit module (read by the loader's
+    own _ddkit_data, so --show reads the file as a run does)."""
+    scope = {'__file__': path, 'os': os, 'sys': sys}
+    exec(compile(LOADER, '<ddkit:loader>', 'exec'), scope)
+    data = scope['_ddkit_data']()
+    name = next(line.split("'")[1] for line in read(path).split('\n') if line.startswith('_NAME = '))
+    print('# ===== %s (the tool) =====\n%s' % (name, scope['_ddkit_source']('__main__')))
+    for module in data['where']:
         if module != '__main__':
-            print('# ===== %s =====\n%s' % (module, lib[start:end]))
+            print('# ===== %s =====\n%s' % (module, scope['_ddkit_source'](module)))
 
 
 def main(argv):
