@@ -93,6 +93,21 @@ def test_a_copy_unpacked_in_part_is_unpacked_again(single, tmp_path):
     assert sources(copy) == unpacked and 'def load(' in (copy / 'ddkit' / 'settings.py').read_text()
 
 
+def test_an_unpacking_that_fails_half_way_is_never_run(single, tmp_path):
+    """The tool's module is written last, as the mark of a complete copy: an unpacking stopped by an
+    error (here a directory where a library module goes) leaves no copy a later run would trust."""
+    with open(single, encoding='utf-8') as f:
+        build = next(line.split("'")[1] for line in f if line.startswith('_BUILD = '))
+    folder = tmp_path / ('ddkit-%d' % os.getuid())
+    blocked = folder / ('updater_a-' + build) / 'ddkit' / 'settings.py'
+    blocked.mkdir(mode=0o700, parents=True)
+    for path in (folder, blocked.parent.parent, blocked.parent):
+        os.chmod(str(path), 0o700)
+    for _ in range(2):  # both runs: from the file itself, since no complete copy exists
+        run(single, tmp_path)
+        assert not (blocked.parent.parent / 'updater_a.py').exists()
+
+
 def test_other_builds_of_the_tool_are_removed(single, tmp_path):
     folder, _ = cache_of(tmp_path)
     folder.mkdir(mode=0o700)
