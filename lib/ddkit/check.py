@@ -115,8 +115,13 @@ class Report:
                 % (cfg.record_type, cfg.record_name, cfg.zone_name, where))
 
     def state_dir_writable(self):
-        """The state directory (or the nearest existing parent it would be created in) is writable."""
+        """The state directory (or the nearest existing parent it would be created in) is writable,
+        and no other user can change it (the verdict a run gives, ddkit.updater.untrusted_dirs)."""
+        from ddkit.updater import untrusted_dirs
         path = os.path.abspath(self.cfg.state_dir)
+        problem = untrusted_dirs(self.cfg)
+        if problem:
+            return self.fail(*problem)
         probe = path
         while not os.path.exists(probe) and os.path.dirname(probe) != probe:
             probe = os.path.dirname(probe)

@@ -3,7 +3,7 @@
 import os
 import time
 
-from ddkit import Failure
+from ddkit import Failure, state
 
 WAIT = 5.0          # seconds a second run waits for the first before giving up
 STALE = 600         # a lock file (no flock) older than this was left by a crashed run
@@ -17,7 +17,7 @@ class Lock:
 
     def __enter__(self):
         try:
-            os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+            state.make_dir(os.path.dirname(os.path.abspath(self.path)))
             taken = self._try()
         except OSError as e:  # a read-only or missing state directory: say so in one line
             raise Failure('cannot create lock file %s: %s; state_dir must be a writable directory'
@@ -40,8 +40,8 @@ class Lock:
             import fcntl
         except ImportError:
             return self._try_file()
-        if self.fd is None:
-            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        if self.fd is None:  # never through a link: root's run must not create or touch another file
+            self.fd = state.open_file(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return True
@@ -50,11 +50,11 @@ class Lock:
 
     def _try_file(self):
         try:
-            self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            self.fd = state.open_file(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             return True
         except FileExistsError:
             try:
-                if time.time() - os.stat(self.path).st_mtime > STALE:
+                if time.time() - os.lstat(self.path).st_mtime > STALE:
                     os.unlink(self.path)
             except OSError:
                 pass

@@ -8,6 +8,7 @@ import time
 LOG_MAX = 64 * 1024
 LOG_KEEP = 32 * 1024
 MASK = '***'
+LOG_MODE = 0o644    # the most a log may allow: readable by others by the owner's choice, never writable
 
 
 class Log:
@@ -54,9 +55,12 @@ class Log:
             _syslog(self.tag, line, error)
 
     def _append(self, line):
+        from ddkit import state
         try:
-            os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
-            with open(self.path, 'ab') as f:  # binary: a text file's tell() is costly code
+            state.make_dir(os.path.dirname(os.path.abspath(self.path)))
+            # never through a link or into another user's file; new: 0600, an owner's chmod 0644 kept
+            fd = state.open_file(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600, keep=LOG_MODE)
+            with os.fdopen(fd, 'ab') as f:  # binary: a text file's tell() is costly code
                 f.write((line + '\n').encode('utf-8'))
                 size = f.tell()
             if size > LOG_MAX:
@@ -78,10 +82,11 @@ def say(text):
 
 def _trim(path):
     from ddkit import state
-    with open(path, 'rb') as f:
+    with os.fdopen(state.open_file(path, os.O_RDONLY, keep=LOG_MODE), 'rb') as f:
+        mode = os.fstat(f.fileno()).st_mode & LOG_MODE
         f.seek(-LOG_KEEP, os.SEEK_END)
         tail = f.read().decode('utf-8', 'replace')
-    state.write_if_changed(path, tail.split('\n', 1)[-1].splitlines())
+    state.write_if_changed(path, tail.split('\n', 1)[-1].splitlines(), mode=mode)
 
 
 def _syslog(tag, line, error):

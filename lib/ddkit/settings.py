@@ -170,11 +170,17 @@ def read_config(path, known):
     """Read name=value lines; `#` comments and single or double quotes allowed."""
     try:
         with open(path, encoding='utf-8-sig') as f:  # -sig: Notepad's byte order mark
+            st = os.fstat(f.fileno())  # the file read, not what its path names a moment later
             text = f.read()
-        mode = os.stat(path).st_mode
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError('cannot read config file %s: %s' % (path, getattr(e, 'strerror', None) or e))
-    if os.name == 'posix' and mode & 0o077:
+    if os.name == 'posix' and (st.st_uid not in (0, os.geteuid()) or st.st_mode & 0o022):
+        # whoever can change it steers a root run: which URL gets the credentials, which state_dir
+        raise UsageError('config file %s is %s: refused; run: chown root %s && chmod 600 %s'
+                         % (path, 'owned by uid %d, not by root or this user' % st.st_uid
+                            if st.st_uid not in (0, os.geteuid()) else 'writable by other users',
+                            path, path))
+    if os.name == 'posix' and st.st_mode & 0o077:
         print('warning: config file %s is readable by other users; run: chmod 600 %s' % (path, path),
               file=sys.stderr)
     values = {}

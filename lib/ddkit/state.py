@@ -1,16 +1,101 @@
-"""State files: read small text files, write them whole and only when they change."""
+"""State files: read small text files, write them whole and only when they change; never through a
+link, never one another user made, only in a directory no other user can change."""
 
+import errno
 import os
+
+# never follow a link at the last component; a FIFO planted there must not block the run
+NOFOLLOW = getattr(os, 'O_NOFOLLOW', 0) | getattr(os, 'O_NONBLOCK', 0) | getattr(os, 'O_CLOEXEC', 0) \
+    | getattr(os, 'O_BINARY', 0)
+
+
+def untrusted(directory):
+    """(why, fix) when another user could change directory or one above it, else None: each must be
+    owned by this user or root and not writable by group or others unless sticky (OpenSSH's StrictModes).
+    Self-contained (os only): tools/standalone.py copies it into the single file's start."""
+    if os.name != 'posix':
+        return None
+    path = os.path.realpath(directory)  # a link is judged by where it leads, and every directory there
+    while True:
+        try:
+            st = os.lstat(path)
+            st = st if st.st_mode & 0o170000 == 0o040000 else None
+        except OSError:
+            st = None  # not made yet (or not a directory, which the write reports): the ones above count
+        if st is not None and st.st_uid not in (0, os.geteuid()):
+            return ('%s is owned by uid %d, not by root or this user' % (path, st.st_uid),
+                    'chown root %s, or use a directory of root' % path)
+        if st is not None and st.st_mode & 0o022 and not st.st_mode & 0o1000:
+            return ('%s is writable by %s (mode %04o) and not sticky'
+                    % (path, 'others' if st.st_mode & 0o002 else 'its group', st.st_mode & 0o7777),
+                    'chmod go-w %s, or use a directory only root can change' % path)
+        if os.path.dirname(path) == path:
+            return None
+        path = os.path.dirname(path)
+
+
+def open_file(path, flags, mode=0o600, keep=None):
+    """os.open that never follows a link at path and opens only a regular file of this user or root;
+    a file it creates gets exactly `mode` (whatever the umask), an existing one loses the permission
+    bits not in `keep` (default: mode). The caller closes the descriptor."""
+    creating = flags & os.O_CREAT and not flags & os.O_EXCL
+    try:
+        try:
+            fd, made = os.open(path, (flags | os.O_EXCL | NOFOLLOW) if creating else flags | NOFOLLOW,
+                               mode), flags & os.O_CREAT
+        except FileExistsError:
+            if not creating:
+                raise
+            fd, made = os.open(path, (flags & ~os.O_CREAT) | NOFOLLOW), False
+    except OSError as e:
+        if os.path.islink(path):  # ELOOP, or EEXIST for O_EXCL: say why in words
+            raise OSError(e.errno, 'it is a symbolic link, which is never followed')
+        raise
+    try:
+        st = os.fstat(fd)
+        if st.st_mode & 0o170000 != 0o100000:
+            raise OSError(errno.EINVAL, 'not a regular file')
+        if os.name == 'posix':
+            if st.st_uid not in (0, os.geteuid()):
+                raise OSError(errno.EPERM, 'owned by uid %d, not by root or this user' % st.st_uid)
+            if flags & (os.O_WRONLY | os.O_RDWR) and st.st_nlink > 1:
+                raise OSError(errno.EMLINK, 'it has other names (hard links)')
+            keep = mode if keep is None else keep
+            if made:
+                os.fchmod(fd, mode)  # the descriptor, never the path: a link swapped in is not followed
+            elif st.st_mode & 0o7777 & ~keep:
+                _tighten(fd, st.st_mode & keep)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def make_dir(directory):
+    """Make directory and the missing ones above it, each 0700 whatever the umask."""
+    directory = os.path.abspath(directory)
+    if os.path.isdir(directory):
+        return
+    make_dir(os.path.dirname(directory))
+    try:
+        os.mkdir(directory, 0o700)
+    except FileExistsError:
+        return
+    if os.name == 'posix':
+        fd = os.open(directory, os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0) | NOFOLLOW)
+        try:
+            os.fchmod(fd, 0o700)
+        finally:
+            os.close(fd)
 
 
 def read_lines(path, limit=4096, private=False):
     """Return the file's non-empty stripped lines (of its first `limit` bytes), or [] when it is
     absent or unreadable; private: a file holding a token is made readable by its owner only."""
     try:
-        with open(path, 'rb') as f:
+        fd = open_file(path, os.O_RDONLY, 0o600 if private else 0o644, keep=None if private else 0o7777)
+        with os.fdopen(fd, 'rb') as f:
             data = f.read(limit)
-            if private and os.name == 'posix' and os.fstat(f.fileno()).st_mode & 0o077:
-                _tighten(f.fileno())
     except OSError:
         return []
     try:
@@ -20,29 +105,30 @@ def read_lines(path, limit=4096, private=False):
     return [line.strip() for line in text.split('\n') if line.strip()]  # strip() takes a '\r' too
 
 
-def write_if_changed(path, lines, private=False):
+def write_if_changed(path, lines, private=False, mode=None):
     """Write lines to path atomically (temp file, fsync, rename) unless it already holds them.
 
     Returns True when the file was written. Router flash wears, so an unchanged file is not touched.
+    The file gets mode (default 0600 when private, else 0644), whatever the umask.
     """
+    mode = mode if mode is not None else 0o600 if private else 0o644
     text = ''.join(str(line) + '\n' for line in lines)
     try:
-        with open(path, 'r', encoding='utf-8') as f:
-            if f.read(len(text) + 1) == text and (not private or _mode(path) & 0o077 == 0):
+        with os.fdopen(open_file(path, os.O_RDONLY, mode), 'rb') as f:  # drops looser permission bits
+            if f.read(len(text.encode('utf-8')) + 1) == text.encode('utf-8'):
                 return False
-    except (OSError, UnicodeDecodeError):
+    except OSError:
         pass
     directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    tmp = '%s.tmp%d' % (path, os.getpid())
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if private else 0o644)
+    make_dir(directory)
+    # an unpredictable name, created exclusively: a file another user made in advance gets nothing
+    tmp = '%s.tmp%d.%s' % (path, os.getpid(), os.urandom(6).hex())
+    fd = open_file(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
-        with os.fdopen(fd, 'w', encoding='utf-8') as f:
-            f.write(text)
+        with os.fdopen(fd, 'wb') as f:
+            f.write(text.encode('utf-8'))
             f.flush()
             os.fsync(f.fileno())
-        if private:
-            os.chmod(tmp, 0o600)  # the umask or an older file never widens a token file
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -64,39 +150,43 @@ def remove(path):
 
 
 def _remove_orphans(path):
-    """Temporary files of writers killed mid-write (power cut, SIGKILL) go, so they never pile up."""
+    """Temporary files (`<file>.tmp<pid>.<random>`, or the older `<file>.tmp<pid>`) of writers killed
+    mid-write (power cut, SIGKILL) go, so they never pile up: only this user's, whose writer is gone."""
     if os.name != 'posix':
         return  # os.kill(pid, 0) would terminate the process on Windows
     directory, prefix = os.path.split(os.path.abspath(path))
     prefix += '.tmp'
+    found = []
     try:
-        names = [n for n in os.listdir(directory) if n.startswith(prefix) and n[len(prefix):].isdigit()]
+        for name in os.listdir(directory):
+            pid, _, rest = name[len(prefix):].partition('.')
+            if name.startswith(prefix) and pid.isdigit() and (not rest or len(rest) == 12):
+                found.append((name, int(pid)))
     except OSError:
         return
-    for name in names:
+    for name, pid in found:
         try:
-            os.kill(int(name[len(prefix):]), 0)
+            os.kill(pid, 0)
             continue  # its writer is still running
         except ProcessLookupError:
             pass
         except OSError:
             continue
         try:
-            os.unlink(os.path.join(directory, name))
+            full = os.path.join(directory, name)
+            st = os.lstat(full)
+            if st.st_uid == os.geteuid() and st.st_mode & 0o170000 == 0o100000:
+                os.unlink(full)
         except OSError:
             pass
 
 
-def _tighten(fd):
-    # a token file copied in or made by hand must not stay readable by others
+def _tighten(fd, mode):
+    # a file copied in or made by hand loses what it must not allow; a root-owned one may refuse
     try:
-        os.fchmod(fd, 0o600)
+        os.fchmod(fd, mode)
     except OSError:
         pass
-
-
-def _mode(path):
-    return os.stat(path).st_mode
 
 
 def _sync_dir(directory):

@@ -71,6 +71,10 @@ def start(argv, tool, summary, provider_settings, required, files):
 def run(cfg, log, update):
     """Run update(cfg, log) under the record's lock; map the outcome to an exit status."""
     from ddkit.lock import Lock
+    problem = untrusted_dirs(cfg)
+    if problem:  # before the lock and the log: nothing is written into a directory others can change
+        print('%s: %s; nothing was changed; fix: %s' % ((cfg.tool,) + problem), file=sys.stderr)
+        return 1
     try:
         if cfg.dry_run:
             return update(cfg, log)  # a dry run writes no file, not even a lock file
@@ -82,6 +86,22 @@ def run(cfg, log, update):
     except KeyboardInterrupt:
         log.error('ERROR: interrupted')
         return 1
+
+
+def untrusted_dirs(cfg):
+    """(problem, fix) when another user could change the state directory or the log file's directory,
+    so plant links or files where a root run writes; else None. --check gives the same verdict."""
+    seen = set()
+    for what, directory in (('state directory', cfg.state_dir), ('log file directory',
+                                                                 os.path.dirname(os.path.abspath(cfg.log_file)))):
+        if os.path.abspath(directory) in seen:
+            continue
+        seen.add(os.path.abspath(directory))
+        found = state.untrusted(directory)
+        if found:
+            return ('%s %s cannot be trusted: %s, so another user could plant links or files in it'
+                    % (what, directory, found[0]), found[1])
+    return None
 
 
 def get_current_ip(cfg, log):
