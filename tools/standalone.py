@@ -151,7 +151,8 @@ def _ddkit_run():
 # that Python keeps their compiled code there, as for the installed packages; later runs import
 # them from there. The code Python compiles on each run is this and a few constants: the tool, the
 # loader and the library are comments at the end, read only when there is no unpacked copy. Its
-# check of the private folder is _ddkit_private()'s, inline: BOOT defines no function.
+# check of the private folder is _ddkit_private()'s, inline; the one of the directories above it is
+# ddkit.state.untrusted, copied (the library is not importable before this runs).
 BOOT = '''\
 # --- the start of the single file, written by tools/standalone.py ---
 import os
@@ -159,6 +160,9 @@ import sys
 
 _HOME = os.path.join(os.environ.get('TMPDIR') or '/tmp', 'ddkit-%d' % os.getuid()) \\
     if os.name == 'posix' else None
+@UNTRUSTED@
+if _HOME and _ddkit_untrusted(os.path.dirname(_HOME)):
+    _HOME = None  # a TMPDIR another user could change could swap the copy: run from this file
 _DIR = _HOME and os.path.join(_HOME, '%s-%s' % (_NAME, _BUILD))
 try:
     _st = os.lstat(_HOME)
@@ -305,7 +309,17 @@ def assemble(name, version, digest, docstring, code, modules, sources, packed, t
     data += ['#= ' + line for line in pack(lib).splitlines()] if packed else comments('#:', lib)
     # what Python compiles on every run: as few tokens as can be (each costs a router memory)
     return '\n'.join(['#!/usr/bin/env python3', docstring, '', '_NAME = %r' % name, '_BUILD = %r' % digest,
-                      '', '', BOOT] + data + [END]) + '\n'
+                      '', '', BOOT.replace('@UNTRUSTED@', untrusted_source())] + data + [END]) + '\n'
+
+
+def untrusted_source():
+    """ddkit.state.untrusted as _ddkit_untrusted, stripped: the one trust check of a directory, for
+    the code that runs before the library can be imported (BOOT, STUB)."""
+    import ast
+    source = read(os.path.join(LIB, 'state.py'))
+    node = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == 'untrusted')
+    code = strip(ast.get_source_segment(source, node))
+    return code.replace('def untrusted(', 'def _ddkit_untrusted(', 1).rstrip('\n')
 
 
 def comments(mark, source):
@@ -318,7 +332,8 @@ LIB_DIR = 'usr/lib/ddkit'   # the library as the package ddkit, the tools' code 
 
 # /usr/bin/<tool> of a tool package: the code lives in LIB_DIR as modules, so that Python keeps
 # their compiled code, in a cache in RAM (never beside the code: /usr is flash on a router), in a
-# directory of this user only; without one nothing is cached (rather than trust it).
+# directory of this user only, in a TMPDIR no other user can change; without one nothing is cached
+# (rather than trust it).
 STUB = '''\
 #!/usr/bin/env python3
 """@NAME@: its code is /@LIB@/@NAME@.py, the library (package ddkit) /@LIB@/ddkit/.
@@ -330,8 +345,12 @@ import sys
 
 ''' + PRIVATE + '''
 
+@UNTRUSTED@
+
+
 _cache = os.path.join(os.environ.get('TMPDIR') or '/tmp', 'ddkit-%d-pyc' % os.getuid())
-if hasattr(sys, 'pycache_prefix') and _ddkit_private(_cache, create=not sys.dont_write_bytecode):
+if hasattr(sys, 'pycache_prefix') and not _ddkit_untrusted(os.path.dirname(_cache)) \\
+        and _ddkit_private(_cache, create=not sys.dont_write_bytecode):
     sys.pycache_prefix = os.path.join(_cache, '@BUILD@')  # per build: an upgrade never meets old code
 else:
     sys.dont_write_bytecode = True  # never beside the code (flash), nor in a cache others could write
@@ -356,7 +375,8 @@ def installed(tool_paths):
     for name, _, code in tools:
         digest = hashlib.sha256((build + code).encode('utf-8')).hexdigest()[:16]
         subdir = ', '.join(repr(part) for part in LIB_DIR.split('/')[1:])
-        stub = STUB.replace('@NAME@', name).replace('@LIB@', LIB_DIR).replace('@BUILD@', digest)
+        stub = STUB.replace('@NAME@', name).replace('@LIB@', LIB_DIR).replace('@BUILD@', digest) \
+            .replace('@UNTRUSTED@', untrusted_source())
         files += [(LIB_DIR + '/%s.py' % name, 0o644, code.encode('utf-8')),
                   ('usr/bin/' + name, 0o755, stub.replace('@SUBDIR@', subdir).encode('utf-8'))]
     return files

@@ -5,8 +5,7 @@ import errno
 import os
 
 # never follow a link at the last component; a FIFO planted there must not block the run
-NOFOLLOW = getattr(os, 'O_NOFOLLOW', 0) | getattr(os, 'O_NONBLOCK', 0) | getattr(os, 'O_CLOEXEC', 0) \
-    | getattr(os, 'O_BINARY', 0)
+NOFOLLOW = sum(getattr(os, flag, 0) for flag in ('O_NOFOLLOW', 'O_NONBLOCK', 'O_CLOEXEC', 'O_BINARY'))
 
 
 def untrusted(directory):
@@ -19,81 +18,48 @@ def untrusted(directory):
     while True:
         try:
             st = os.lstat(path)
-            st = st if st.st_mode & 0o170000 == 0o040000 else None
         except OSError:
             st = None  # not made yet (or not a directory, which the write reports): the ones above count
-        if st is not None and st.st_uid not in (0, os.geteuid()):
-            return ('%s is owned by uid %d, not by root or this user' % (path, st.st_uid),
-                    'chown root %s, or use a directory of root' % path)
-        if st is not None and st.st_mode & 0o022 and not st.st_mode & 0o1000:
-            return ('%s is writable by %s (mode %04o) and not sticky'
-                    % (path, 'others' if st.st_mode & 0o002 else 'its group', st.st_mode & 0o7777),
-                    'chmod go-w %s, or use a directory only root can change' % path)
+        if st and st.st_mode & 0o170000 == 0o040000 and (
+                st.st_uid not in (0, os.geteuid()) or st.st_mode & 0o022 and not st.st_mode & 0o1000):
+            return ('%s (owner uid %d, mode %04o) can be changed by another user' % (
+                path, st.st_uid, st.st_mode & 0o7777), 'chown root %s; chmod go-w %s' % (path, path))
         if os.path.dirname(path) == path:
             return None
         path = os.path.dirname(path)
 
 
 def open_file(path, flags, mode=0o600, keep=None):
-    """os.open that never follows a link at path and opens only a regular file of this user or root;
-    a file it creates gets exactly `mode` (whatever the umask), an existing one loses the permission
-    bits not in `keep` (default: mode). The caller closes the descriptor."""
-    creating = flags & os.O_CREAT and not flags & os.O_EXCL
-    try:
-        try:
-            fd, made = os.open(path, (flags | os.O_EXCL | NOFOLLOW) if creating else flags | NOFOLLOW,
-                               mode), flags & os.O_CREAT
-        except FileExistsError:
-            if not creating:
-                raise
-            fd, made = os.open(path, (flags & ~os.O_CREAT) | NOFOLLOW), False
-    except OSError as e:
-        if os.path.islink(path):  # ELOOP, or EEXIST for O_EXCL: say why in words
-            raise OSError(e.errno, 'it is a symbolic link, which is never followed')
-        raise
+    """os.open of a regular file of this user or root, never through a link; a file it creates has
+    exactly `mode` (whatever the umask), an existing one loses the bits not in `keep` (default mode)."""
+    creating = flags & os.O_CREAT
+    try:  # O_EXCL first: only then is it known whether this call made the file
+        fd, made = os.open(path, flags | (os.O_EXCL if creating else 0) | NOFOLLOW, mode), creating
+    except FileExistsError:
+        if os.path.islink(path):
+            raise OSError(errno.ELOOP, 'it is a symbolic link, which is never followed')
+        if flags & os.O_EXCL:
+            raise
+        fd, made = os.open(path, flags & ~os.O_CREAT | NOFOLLOW), False
     try:
         st = os.fstat(fd)
-        if st.st_mode & 0o170000 != 0o100000:
-            raise OSError(errno.EINVAL, 'not a regular file')
-        if os.name == 'posix':
-            if st.st_uid not in (0, os.geteuid()):
-                raise OSError(errno.EPERM, 'owned by uid %d, not by root or this user' % st.st_uid)
-            if flags & (os.O_WRONLY | os.O_RDWR) and st.st_nlink > 1:
-                raise OSError(errno.EMLINK, 'it has other names (hard links)')
-            keep = mode if keep is None else keep
-            if made:
-                os.fchmod(fd, mode)  # the descriptor, never the path: a link swapped in is not followed
-            elif st.st_mode & 0o7777 & ~keep:
-                _tighten(fd, st.st_mode & keep)
+        if st.st_mode & 0o170000 != 0o100000 or os.name == 'posix' and (
+                st.st_uid not in (0, os.geteuid()) or st.st_nlink > 1 and flags & (os.O_WRONLY | os.O_RDWR)):
+            raise OSError(errno.EPERM, 'not a regular file of root or this user')
+        keep = mode if keep is None else keep
+        if os.name == 'posix' and (made or st.st_mode & 0o7777 & ~keep):
+            _chmod(fd, mode if made else st.st_mode & keep)  # the descriptor: never a path
     except BaseException:
         os.close(fd)
         raise
     return fd
 
 
-def make_dir(directory):
-    """Make directory and the missing ones above it, each 0700 whatever the umask."""
-    directory = os.path.abspath(directory)
-    if os.path.isdir(directory):
-        return
-    make_dir(os.path.dirname(directory))
-    try:
-        os.mkdir(directory, 0o700)
-    except FileExistsError:
-        return
-    if os.name == 'posix':
-        fd = os.open(directory, os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0) | NOFOLLOW)
-        try:
-            os.fchmod(fd, 0o700)
-        finally:
-            os.close(fd)
-
-
 def read_lines(path, limit=4096, private=False):
     """Return the file's non-empty stripped lines (of its first `limit` bytes), or [] when it is
     absent or unreadable; private: a file holding a token is made readable by its owner only."""
     try:
-        fd = open_file(path, os.O_RDONLY, 0o600 if private else 0o644, keep=None if private else 0o7777)
+        fd = open_file(path, os.O_RDONLY, keep=0o600 if private else 0o7777)
         with os.fdopen(fd, 'rb') as f:
             data = f.read(limit)
     except OSError:
@@ -112,21 +78,21 @@ def write_if_changed(path, lines, private=False, mode=None):
     The file gets mode (default 0600 when private, else 0644), whatever the umask.
     """
     mode = mode if mode is not None else 0o600 if private else 0o644
-    text = ''.join(str(line) + '\n' for line in lines)
+    data = ''.join(str(line) + '\n' for line in lines).encode('utf-8')
     try:
         with os.fdopen(open_file(path, os.O_RDONLY, mode), 'rb') as f:  # drops looser permission bits
-            if f.read(len(text.encode('utf-8')) + 1) == text.encode('utf-8'):
+            if f.read(len(data) + 1) == data:
                 return False
     except OSError:
         pass
     directory = os.path.dirname(os.path.abspath(path))
-    make_dir(directory)
+    os.makedirs(directory, 0o700, exist_ok=True)
     # an unpredictable name, created exclusively: a file another user made in advance gets nothing
     tmp = '%s.tmp%d.%s' % (path, os.getpid(), os.urandom(6).hex())
     fd = open_file(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
         with os.fdopen(fd, 'wb') as f:
-            f.write(text.encode('utf-8'))
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -151,7 +117,7 @@ def remove(path):
 
 def _remove_orphans(path):
     """Temporary files (`<file>.tmp<pid>.<random>`, or the older `<file>.tmp<pid>`) of writers killed
-    mid-write (power cut, SIGKILL) go, so they never pile up: only this user's, whose writer is gone."""
+    mid-write (power cut, SIGKILL) go, so they never pile up; unlink() never follows a link."""
     if os.name != 'posix':
         return  # os.kill(pid, 0) would terminate the process on Windows
     directory, prefix = os.path.split(os.path.abspath(path))
@@ -173,15 +139,12 @@ def _remove_orphans(path):
         except OSError:
             continue
         try:
-            full = os.path.join(directory, name)
-            st = os.lstat(full)
-            if st.st_uid == os.geteuid() and st.st_mode & 0o170000 == 0o100000:
-                os.unlink(full)
+            os.unlink(os.path.join(directory, name))  # a trusted directory: only this user's or root's
         except OSError:
             pass
 
 
-def _tighten(fd, mode):
+def _chmod(fd, mode):
     # a file copied in or made by hand loses what it must not allow; a root-owned one may refuse
     try:
         os.fchmod(fd, mode)

@@ -89,18 +89,12 @@ def run(cfg, log, update):
 
 
 def untrusted_dirs(cfg):
-    """(problem, fix) when another user could change the state directory or the log file's directory,
-    so plant links or files where a root run writes; else None. --check gives the same verdict."""
-    seen = set()
-    for what, directory in (('state directory', cfg.state_dir), ('log file directory',
-                                                                 os.path.dirname(os.path.abspath(cfg.log_file)))):
-        if os.path.abspath(directory) in seen:
-            continue
-        seen.add(os.path.abspath(directory))
+    """(problem, fix) when another user could change the state or the log file's directory, so plant
+    links or files where a root run writes; else None. --check gives the same verdict."""
+    for directory in (cfg.state_dir, os.path.dirname(os.path.abspath(cfg.log_file))):
         found = state.untrusted(directory)
         if found:
-            return ('%s %s cannot be trusted: %s, so another user could plant links or files in it'
-                    % (what, directory, found[0]), found[1])
+            return 'directory %s cannot be trusted: %s' % (directory, found[0]), found[1]
     return None
 
 
