@@ -17,7 +17,7 @@ class Lock:
 
     def __enter__(self):
         try:
-            os.makedirs(os.path.dirname(os.path.abspath(self.path)), 0o700, exist_ok=True)
+            state.make_dir(os.path.dirname(os.path.abspath(self.path)))
             taken = self._try()
         except OSError as e:  # a read-only or missing state directory: say so in one line
             raise Failure('cannot create lock file %s: %s; state_dir must be a writable directory'

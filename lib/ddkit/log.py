@@ -57,7 +57,7 @@ class Log:
     def _append(self, line):
         from ddkit import state
         try:
-            os.makedirs(os.path.dirname(os.path.abspath(self.path)), 0o700, exist_ok=True)
+            state.make_dir(os.path.dirname(os.path.abspath(self.path)))
             # never through a link or into another user's file; new: 0600, an owner's chmod 0644 kept
             fd = state.open_file(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600, keep=LOG_MODE)
             with os.fdopen(fd, 'ab') as f:  # binary: a text file's tell() is costly code

@@ -55,6 +55,20 @@ def open_file(path, flags, mode=0o600, keep=None):
     return fd
 
 
+def make_dir(directory):
+    """Make directory and the missing ones above it, each 0700 whatever the umask."""
+    if not os.path.isdir(directory):
+        make_dir(os.path.dirname(os.path.abspath(directory)))
+        try:
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            return  # another run made it first
+        if os.name == 'posix':
+            fd = os.open(directory, os.O_RDONLY | NOFOLLOW)
+            _chmod(fd, 0o700)
+            os.close(fd)
+
+
 def read_lines(path, limit=4096, private=False):
     """Return the file's non-empty stripped lines (of its first `limit` bytes), or [] when it is
     absent or unreadable; private: a file holding a token is made readable by its owner only."""
@@ -86,7 +100,7 @@ def write_if_changed(path, lines, private=False, mode=None):
     except OSError:
         pass
     directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, 0o700, exist_ok=True)
+    make_dir(directory)
     # an unpredictable name, created exclusively: a file another user made in advance gets nothing
     tmp = '%s.tmp%d.%s' % (path, os.getpid(), os.urandom(6).hex())
     fd = open_file(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
