@@ -62,6 +62,7 @@ def test_a_link_at_the_ids_file_is_not_read_through(rig, place):
     assert done.returncode == 0, rig.output(done)
     assert rig.content() == NEW and rig.ids_ok(), rig.output(done)
     assert place.victim_state() == ('zone-of-root\nrecord-of-root\n', 0o600, 0)
+    assert not any('of-root' in req.path for req in rig.provider.requests)   # never read, so never sent
 
 
 def test_a_link_at_the_log_is_neither_appended_to_nor_copied_by_the_trim(rig, place):
