@@ -166,6 +166,15 @@ def parse_args(argv, settings, switches):
     return values, on, config
 
 
+def refuse_foreign(what, path, st):
+    """A UsageError when another user could change this file (st: its fstat): whoever can, steers a
+    root run (which URL gets the credentials, which state_dir)."""
+    if os.name == 'posix' and (st.st_uid not in (0, os.geteuid()) or st.st_mode & 0o022):
+        raise UsageError('%s %s (owner uid %d, mode %04o) can be changed by another user: refused; '
+                         'fix: chown root %s; chmod go-w %s' % (what, path, st.st_uid, st.st_mode & 0o7777,
+                                                                 path, path))
+
+
 def read_config(path, known):
     """Read name=value lines; `#` comments and single or double quotes allowed."""
     try:
@@ -174,12 +183,7 @@ def read_config(path, known):
             text = f.read()
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError('cannot read config file %s: %s' % (path, getattr(e, 'strerror', None) or e))
-    if os.name == 'posix' and (st.st_uid not in (0, os.geteuid()) or st.st_mode & 0o022):
-        # whoever can change it steers a root run: which URL gets the credentials, which state_dir
-        raise UsageError('config file %s is %s: refused; run: chown root %s && chmod 600 %s'
-                         % (path, 'owned by uid %d, not by root or this user' % st.st_uid
-                            if st.st_uid not in (0, os.geteuid()) else 'writable by other users',
-                            path, path))
+    refuse_foreign('config file', path, st)
     if os.name == 'posix' and st.st_mode & 0o077:
         print('warning: config file %s is readable by other users; run: chmod 600 %s' % (path, path),
               file=sys.stderr)

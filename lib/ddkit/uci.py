@@ -1,5 +1,7 @@
 """Read OpenWrt UCI files (/etc/config/<name>) directly, so no `uci` binary is needed."""
 
+import os
+
 from ddkit import UsageError, decimal
 
 # Options the init and hotplug scripts read; a tool ignores them in its section.
@@ -49,9 +51,12 @@ def read(path):
     As libuci loads it: a name given again adds to the section of that name, in its first place."""
     try:
         with open(path, encoding='utf-8') as f:
+            st = os.fstat(f.fileno())
             text = f.read()
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError('cannot read UCI file %s: %s' % (path, getattr(e, 'strerror', None) or e))
+    from ddkit.settings import refuse_foreign
+    refuse_foreign('UCI file', path, st)
     sections = []
     for number, line in enumerate(text.splitlines(), 1):
         try:

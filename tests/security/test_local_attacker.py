@@ -273,8 +273,27 @@ def test_a_config_file_another_user_can_change_is_refused(rig, place, how):
         os.chmod(path, 0o622)
     done = rig.run('--config', path, drop=rig.credential_env())
     assert done.returncode == 2, rig.output(done)
-    assert done.stderr.count('\n') == 1 and 'config file %s is ' % path in done.stderr, done.stderr
-    assert 'refused' in done.stderr and ('uid %d' % pwd.getpwnam('nobody').pw_uid in done.stderr
-                                         or how == 'writable by others'), done.stderr
+    owner, mode = (pwd.getpwnam('nobody').pw_uid, 0o600) if how == 'owned by another user' else (0, 0o622)
+    assert done.stderr.count('\n') == 1 and 'config file %s (owner uid %d, mode %04o) can be changed by ' \
+        'another user: refused' % (path, owner, mode) in done.stderr, done.stderr
     assert sum(len(s.requests) for s in rig.box.servers) == 0
     assert rig.content() == OLD
+
+
+def test_a_uci_file_another_user_owns_is_refused(rig, place):
+    import pwd
+    rig.seed()
+    env = rig.env()
+    path = os.path.join(place.base, rig.tool)
+    with open(path, 'w') as f:
+        f.write("config %s 'home'\n" % rig.tool)
+        f.write(''.join("\toption %s '%s'\n" % (k[5:].lower(), v) for k, v in env.items()
+                        if k.startswith('DDNS_') and "'" not in v))
+    os.chown(path, pwd.getpwnam('nobody').pw_uid, -1)
+    done = rig.run('--uci', 'home', env={'DDNS_UCI_FILE': path}, drop=[k for k in env if "'" not in env[k]])
+    assert done.returncode == 2, rig.output(done)
+    assert done.stderr.count('\n') == 1 and 'UCI file %s (owner uid' % path in done.stderr, done.stderr
+    assert sum(len(s.requests) for s in rig.box.servers) == 0 and rig.content() == OLD
+    os.chown(path, 0, -1)   # the same file of root: the run goes ahead
+    done = rig.run('--uci', 'home', env={'DDNS_UCI_FILE': path}, drop=[k for k in env if "'" not in env[k]])
+    assert done.returncode == 0 and rig.content() == NEW, rig.output(done)
