@@ -1,7 +1,6 @@
 """State files: read small text files, write them whole and only when they change; never through a
 link, never one another user made, only in a directory no other user can change."""
 
-import errno
 import os
 
 # never follow a link at the last component; a FIFO planted there must not block the run
@@ -37,6 +36,7 @@ def open_file(path, flags, mode=0o600, keep=None):
         fd, made = os.open(path, flags | (os.O_EXCL if creating else 0) | NOFOLLOW, mode), creating
     except FileExistsError:
         if os.path.islink(path):
+            import errno  # only here: a cron run with nothing wrong loads no more modules
             raise OSError(errno.ELOOP, 'it is a symbolic link, which is never followed')
         if flags & os.O_EXCL:
             raise
@@ -45,6 +45,7 @@ def open_file(path, flags, mode=0o600, keep=None):
         st = os.fstat(fd)
         if st.st_mode & 0o170000 != 0o100000 or os.name == 'posix' and (
                 st.st_uid not in (0, os.geteuid()) or st.st_nlink > 1 and flags & (os.O_WRONLY | os.O_RDWR)):
+            import errno
             raise OSError(errno.EPERM, 'not a regular file of root or this user')
         keep = mode if keep is None else keep
         if os.name == 'posix' and (made or st.st_mode & 0o7777 & ~keep):
