@@ -139,6 +139,29 @@ def test_a_file_pre_created_at_a_guessable_temporary_name_never_receives_a_secre
         assert not any(s in seen for s in rig.secrets), name
 
 
+def test_temporary_files_of_a_killed_writer_go_and_those_of_a_running_one_stay(rig, place):
+    """The pid stays in the temporary name (the random part after it), so the clean-up after a write
+    still tells a writer killed mid-write from one still writing."""
+    rig.seed(ip_file=False)
+    os.chmod(place.state, 0o755)
+    gone = _dead_pid()
+    dead = ['%s.tmp%d' % (rig.ip_name, gone), '%s.tmp%d.0123456789ab' % (rig.ip_name, gone)]
+    alive = ['%s.tmp%d.0123456789ab' % (rig.ip_name, os.getpid())]
+    for name in dead + alive:
+        rig.write(name, 'half')
+    done = rig.run()
+    assert done.returncode == 0 and rig.content() == NEW, rig.output(done)
+    left = [n for n in os.listdir(rig.state_dir) if '.tmp' in n]
+    assert left == alive
+
+
+def _dead_pid():
+    import subprocess
+    child = subprocess.Popen(['true'])
+    child.wait()
+    return child.pid
+
+
 # --- the state directory: trusted only when no other user can change it ----------------------------
 def make_untrusted(place, how):
     """Make the state directory (or its parent) one the attacker could change; returns the culprit."""
