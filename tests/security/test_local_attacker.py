@@ -211,7 +211,8 @@ def test_a_state_directory_reached_through_a_link_is_judged_where_it_leads(rig, 
     os.symlink(theirs, os.path.join(place.base, 'link'))
     rig.state_dir = os.path.join(place.base, 'link')
     done = rig.run()
-    assert done.returncode == 1 and 'cannot be trusted: %s (owner uid' % theirs in done.stderr, rig.output(done)
+    assert done.returncode == 1, rig.output(done)
+    assert 'cannot be trusted: %s (owner uid' % theirs in done.stderr, done.stderr
     assert os.listdir(theirs) == []
 
 
