@@ -2,7 +2,6 @@
 rules 1 to 3, the error table, the ping fallback, locking, TLS, dry run, secrets, the single file."""
 
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -597,11 +596,13 @@ def test_help_and_missing_settings(box, state):
 
 
 def test_single_file_build_runs_alone(box, tmp_path, state):
-    built = subprocess.run(['make', '-s', 'dist/updater_b.py'], cwd=ROOT, capture_output=True, text=True)
-    assert built.returncode == 0, built.stderr
+    # built as `make standalone` builds it, but into tmp_path: a test run leaves no dist/ in the tree
     alone = tmp_path / 'alone'
     alone.mkdir()
-    shutil.copy(os.path.join(ROOT, 'dist', 'updater_b.py'), str(alone / 'updater_b.py'))
+    built = subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'standalone.py'),
+                            os.path.join(ROOT, 'bin', 'updater_b.py'), str(alone / 'updater_b.py')],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
     rid = seed(box, state, ids=False, token=False)
     full = box.env_b(str(state))
     full['PATH'] = STUBS + os.pathsep + os.environ.get('PATH', '/usr/bin:/bin')
