@@ -332,6 +332,17 @@ def test_control_fields_conffiles_and_maintainer_scripts(feed, tool):
         assert subprocess.run(['sh', '-n', '-c', files[script]]).returncode == 0, script
 
 
+def test_license_file_packages_and_readme_say_mit(feed):
+    with open(os.path.join(ROOT, 'LICENSE')) as f:
+        text = f.read()
+    assert text.startswith('MIT License\n') and 'Copyright (c) 2026 ddkit contributors' in text
+    for name in PACKAGES:
+        (fields,) = stanzas(control_files(feed, name)[1]['control'])
+        assert dict(fields)['License'] == 'MIT', name
+    with open(os.path.join(ROOT, 'README.md')) as f:
+        assert 'MIT' in f.read().split('## License', 1)[1]
+
+
 def test_library_control_declares_the_python_packages(feed):
     names, files, parts = control_files(feed, LIBRARY)
     assert names == ['.', './control', './postinst', './prerm']
