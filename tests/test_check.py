@@ -266,6 +266,15 @@ def test_b_no_exact_zone(ready, tmp_path):
     assert 'no zone named xample.com in project cn-north-4 (found: example.com.)' in line(out, 'FAIL', 'zone found')
 
 
+def test_b_missing_zone_says_which_and_what_to_check(ready, tmp_path):
+    status, out = run_check(ready.env_b(str(tmp_path)), tmp_path, 'updater_b', DDNS_ZONE_NAME='example.org',
+                            DDNS_RECORD_NAME='home.example.org')
+    assert status == 1, out
+    text = line(out, 'FAIL', 'zone found')
+    assert 'no zone named example.org in project cn-north-4 (found: none)' in text
+    assert 'check zone_name (the root domain) and project_name' in text and "Doesn't exist" not in text
+
+
 def test_b_cached_token_is_neither_used_nor_touched(ready, tmp_path):
     token = ready.provider_b.issue_token()
     auth = tmp_path / ('.hw-token_%s.txt' % RECORD)
