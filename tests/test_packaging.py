@@ -87,7 +87,8 @@ def test_recipe_matches_the_library_version_and_the_sdk_shape():
 @pytest.mark.parametrize('name', PACKAGES)
 def test_every_ipk_fits_the_flash_budget(feed, name):
     size = os.path.getsize(ipk_path(feed, name))
-    assert size <= bench.IPK_BUDGET, '%s .ipk is %d bytes (budget %d, BENCHMARKS.md)' % (name, size, bench.IPK_BUDGET)
+    assert size <= bench.IPK_BUDGET, '%s .ipk is %d bytes (budget %d, BENCHMARKS.md)' % (
+        name, size, bench.IPK_BUDGET)
 
 
 @pytest.mark.parametrize('tool', PACKAGES)

@@ -136,6 +136,15 @@ def usage(prog, summary, settings, switches, uci_name=None):
     return '\n'.join(lines)
 
 
+def hint(value):
+    """The likely cause of a rejected value, when one shows."""
+    if ' #' in value or '\t#' in value:
+        return '; a comment must be on a line of its own (# at the start of the line)'
+    if value != value.strip():
+        return '; remove the spaces around the value'
+    return ''
+
+
 def parse_args(argv, settings, switches):
     """Split argv into {name: value} for settings, a set of switch names and --config."""
     by_flag = {}
@@ -184,13 +193,24 @@ def read_config(path, known):
             continue
         name, eq, value = line.partition('=')
         name, value = name.strip(), value.strip()
-        if not eq or name not in known:
-            raise UsageError('config file %s line %d: expected setting_name=value with a known setting, got %r'
-                             % (path, number, name))
+        if not eq:
+            raise UsageError('config file %s line %d: expected setting_name=value, got %r'
+                             % (path, number, line[:60]))
+        if name not in known:
+            raise UsageError('config file %s line %d: %r is not a setting of this tool%s (see --help)'
+                             % (path, number, name[:60], did_you_mean(name, known)))
         if len(value) >= 2 and value[0] == value[-1] and value[0] in '"\'':
             value = value[1:-1]
         values[name] = value
+        values['line:' + name] = number  # where it was, for a bad value's message
     return values
+
+
+def did_you_mean(name, known):
+    """'; did you mean x?' for a misspelt setting name, else ''."""
+    import difflib  # only on this error path
+    close = difflib.get_close_matches(name.lower().replace('-', '_'), list(known), 1, 0.6)
+    return '; did you mean %s?' % close[0] if close else ''
 
 
 def read_uci(argv, uci_name, known, environ):
@@ -212,8 +232,9 @@ def read_uci(argv, uci_name, known, environ):
         if key in uci.SERVICE_OPTIONS:
             continue
         if key not in known or isinstance(value, list):
-            raise UsageError('UCI section %s in %s: %r is not a setting of this tool (option %s, '
-                             'see --help)' % (ref, path, key, key.replace('_', '-')))
+            raise UsageError('UCI section %s in %s: %r is not a setting of this tool (option %s%s, '
+                             'see --help)' % (ref, path, key, key.replace('_', '-'),
+                                              did_you_mean(key, known)))
         values[key] = value
     return args, values
 
@@ -242,9 +263,11 @@ def load(argv, settings, switches, required=(), environ=None, uci_name=None):
             try:
                 value = s.check(value)
             except ValueError as e:
+                line = from_file.get('line:' + s.name)
                 where = {'flag': s.flag, 'environment': env, 'default': 'default',
-                         'config file': 'in %s' % config_path}.get(source, source)
-                raise UsageError('bad value for %s (%s): %s' % (s.name, where, e))
+                         'config file': 'config file %s line %s' % (config_path, line)}.get(source, source)
+                shown = '' if s.secret else '; got %r' % value[:80]  # a secret is never shown
+                raise UsageError('bad value for %s (%s): %s%s%s' % (s.name, where, e, shown, hint(value)))
         if value in (None, '') and s.name in required:
             raise UsageError('missing setting %s: give %s, DDNS_%s or %s= in a --config file'
                              % (s.name, s.flag, s.name.upper(), s.name))
