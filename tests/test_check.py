@@ -379,6 +379,18 @@ def test_missing_setting_in_a_uci_section_says_so(ready, tmp_path):
         done.stdout, 'FAIL', 'settings complete: record_name is missing')
 
 
+@pytest.mark.parametrize('enabled', [None, '0', '1'])
+def test_disabled_uci_section_is_said_to_be_skipped_by_the_service(ready, tmp_path, enabled):
+    uci = tmp_path / 'updater_a'
+    uci.write_text("config updater_a 'home'\n%s\toption zone_name 'example.com'\n"
+                   % ("\toption enabled '%s'\n" % enabled if enabled else ''))
+    done = run_tool('updater_a', ['--uci', 'home', '--check'], env=dict(ready.env, DDNS_UCI_FILE=str(uci)))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.endswith('check: all ok; an update would succeed.\n')
+    note = "note  UCI section home is disabled: the service will not run it; set option enabled '1'"
+    assert (note in done.stdout) == (enabled != '1')
+
+
 @BOTH
 def test_check_in_the_single_file_build(ready, tmp_path, tool):
     import shutil

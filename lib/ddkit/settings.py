@@ -227,9 +227,10 @@ def read_uci(argv, uci_name, known, environ):
         raise UsageError('option --uci needs a section name; see --help')
     from ddkit import uci
     path = environ.get('DDNS_UCI_FILE') or '/etc/config/' + uci_name
-    values = {}
+    values = {'uci:section': ref}
     for key, value in uci.section(path, ref).items():
         if key in uci.SERVICE_OPTIONS:
+            values['uci:' + key] = value  # not settings: --check tells whether the service runs it
             continue
         if key not in known or isinstance(value, list):
             raise UsageError('UCI section %s in %s: %r is not a setting of this tool (option %s%s, '
@@ -250,6 +251,7 @@ def load(argv, settings, switches, required=(), environ=None, uci_name=None):
     from_file = read_config(config_path, known) if config_path else {}
     cfg = Config()
     cfg.config_file = config_path
+    cfg.uci = {k[4:]: v for k, v in from_uci.items() if k.startswith('uci:')}  # section, enabled, ...
     for s in settings:
         env = 'DDNS_' + s.name.upper()
         for source, table, key in (('flag', flags, s.name), ('environment', environ, env),
