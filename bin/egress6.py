@@ -19,27 +19,35 @@ TOOL = 'egress6'
 GEOIP_URL = 'https://api.ip.sb/geoip'   # GET <url>/<ip> -> isp, region, country
 BACKENDS = ('auto', 'iptables', 'nft')
 SAFE = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:/=@+,%')
-USAGE = """usage: egress6.py [ct|cm|cu] [--lookup-url URL ...] [--geoip-url URL]
-                  [--backend auto|iptables|nft] [--dry-run]
+USAGE = """usage: %(prog)s [ct|cm|cu] [--lookup-url URL ...] [--geoip-url URL]
+%(indent)s[--backend auto|iptables|nft] [--dry-run]
 
-Make outbound IPv6 leave with the operator's address: ct = 240e, cm = 2409, cu = 2408 (first group).
-It picks that address on a running interface and installs one source-NAT rule in the nat POSTROUTING
-chain (ip6tables), or in a table of its own, "table ip6 egress6" (nft), then checks with a lookup
-service which address the outside world sees. Without a code it only reports. Run it as root.
+Make outbound IPv6 leave with one operator's address (its first group):
+  ct = China Telecom (240e), cm = China Mobile (2409), cu = China Unicom (2408)
+It picks that address on a running interface and installs one source-NAT rule:
+in the nat POSTROUTING chain (ip6tables), or in a table of its own,
+"table ip6 egress6" (nft); then a lookup service tells which address the
+outside world sees. Without a code it only reports. Changing the rule needs
+root; without root, --dry-run and the report do what needs no root and say
+what does.
 
 options:
-  --help               show this help and exit
-  --lookup-url URL     IPv6 lookup service, repeatable: tried in order until one answers
-                       (JSON "ip", JSON "processedString" or plain text); default:
-                       %s
-  --geoip-url URL      geolocation service, asked GET URL/<ip> (default: %s)
-  --backend NAME       auto (ip6tables when present, else nft), iptables or nft (default: auto)
-  --dry-run            print each command that would change something; change nothing
+  --help                show this help and exit
+  --lookup-url URL      IPv6 lookup service, repeatable: tried in order until
+                        one answers (JSON "ip", JSON "processedString" or plain
+                        text); default:
+                        %(lookups)s
+  --geoip-url URL       geolocation service, asked GET URL/<ip> (default:
+                        %(geoip)s)
+  --backend NAME        auto (ip6tables when present, else nft), iptables or
+                        nft (default: auto)
+  --dry-run             print each command that would change something; change
+                        nothing
 
-Exit status: 0 done, nothing to do or unsupported code; 1 failure (not root, no matching interface,
-several rules, rule not applied, no lookup answer, wrong effective prefix); 2 bad input.
-The rule does not survive a reboot or an address change: run the tool again then.""" % (
-    '\n                       '.join(egress.LOOKUP_URLS), GEOIP_URL)
+Exit status: 0 done, nothing to do or unsupported code; 1 failure (not root, no
+matching interface, several rules, rule not applied, no lookup answer, wrong
+effective prefix); 2 bad input. The rule does not survive a reboot or an address
+change: run the tool again then."""
 
 
 class Options:
@@ -54,7 +62,10 @@ def main(argv=None):
     try:
         opts = parse_args(sys.argv[1:] if argv is None else argv)
         if opts is None:
-            log.say(USAGE)
+            from ddkit.settings import prog
+            name = prog(TOOL)
+            log.say(USAGE % {'prog': name, 'indent': ' ' * len('usage: %s ' % name), 'geoip': GEOIP_URL,
+                             'lookups': '\n                        '.join(egress.LOOKUP_URLS)})
             return 0
         if opts.code is not None and opts.code not in egress.OPERATORS:
             say('Unsupported operator code %r: use ct (240e), cm (2409) or cu (2408); nothing changed.'

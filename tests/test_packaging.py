@@ -455,7 +455,8 @@ def test_installed_tool_runs_from_usr_bin(router, tool, tmp_path):
     assert os.access(path, os.X_OK)
     before = tree(router)
     done = run_installed(router, tool, ['--help'], tmp_path)
-    assert done.returncode == 0 and done.stdout.startswith('usage: %s.py' % tool), done.stderr
+    # the name the user typed: `updater_a`, not the module file's name
+    assert done.returncode == 0 and done.stdout.startswith('usage: %s ' % tool), done.stderr
     assert tree(router) == before   # nothing written beside the code (flash)
 
 
@@ -475,7 +476,7 @@ def test_compiled_code_is_cached_in_a_private_directory_and_read_again(router, t
     tmp.mkdir()
     before = tree(router)
     first = run_installed(router, tool, ['--help'], tmp)
-    assert first.returncode == 0 and first.stdout.startswith('usage: %s.py' % tool), first.stderr
+    assert first.returncode == 0 and first.stdout.startswith('usage: %s ' % tool), first.stderr
     folder = cache_dir(tmp)
     st = os.lstat(str(folder))
     assert stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o700 and st.st_uid == os.getuid()
@@ -516,7 +517,7 @@ def test_cache_directory_others_could_write_is_not_used(router, tmp_path, case):
             os.chown(str(folder), 65534, 65534)
     before = tree(router)
     done = run_installed(router, 'updater_a', ['--help'], tmp)
-    assert done.returncode == 0 and done.stdout.startswith('usage: updater_a.py'), done.stderr
+    assert done.returncode == 0 and done.stdout.startswith('usage: updater_a '), done.stderr
     assert compiled(elsewhere if case == 'symlink' else folder) == []
     assert os.listdir(str(tmp)) == [folder.name]
     assert tree(router) == before

@@ -115,24 +115,41 @@ def check_text(value):
     return value
 
 
+def prog(tool):
+    """The name the user ran: `updater_a` when installed (/usr/bin/updater_a), else `updater_a.py`."""
+    name = os.path.basename(sys.argv[0] or '')
+    return name if name in (tool, tool + '.py') else tool + '.py'
+
+
+def option_lines(flag, text, width=80):
+    """One option of --help: the flag in a column of 24, its text wrapped to width beside it."""
+    import textwrap  # only for --help
+    lines = textwrap.wrap(text, width - 24)
+    if len(flag) > 21:
+        return ['  ' + flag] + [' ' * 24 + line for line in lines]
+    return ['  %-21s %s' % (flag, lines[0])] + [' ' * 24 + line for line in lines[1:]]
+
+
 def usage(prog, summary, settings, switches, uci_name=None):
     """The --help text, built from the settings table so it never disagrees with the code."""
-    lines = ['usage: %s [options]' % prog, '', summary, '', 'options:',
-             '  --help                show this help and exit',
-             '  --config FILE         read setting_name=value lines from FILE']
+    import textwrap
+    lines = ['usage: %s [options]' % prog, ''] + textwrap.wrap(summary, 80) + ['', 'options:']
+    lines += option_lines('--help', 'show this help and exit')
+    lines += option_lines('--config FILE', 'read setting_name=value lines from FILE')
     if uci_name:
-        lines += ['  --uci SECTION         read the options of SECTION (a name or @%s[0]) of /etc/config/%s'
-                  % (uci_name, uci_name), '                        (or of the UCI file DDNS_UCI_FILE names)']
+        lines += option_lines('--uci SECTION', 'read the options of SECTION (a name or @%s[0]) of '
+                              '/etc/config/%s (or of the UCI file DDNS_UCI_FILE names)' % (uci_name, uci_name))
     for item in list(switches) + list(settings):
         flag = item.flag + ('' if isinstance(item, Switch) else ' VALUE')
         if item.short:
             flag = '%s, %s' % (item.short, flag)
         default = getattr(item, 'default', None)
         extra = ' (default: %s)' % default if default not in (None, '') else ''
-        lines.append('  %-21s %s%s' % (flag, item.help, extra))
-    lines += ['', 'Every setting can also come from the environment as DDNS_<NAME> (e.g. DDNS_ZONE_NAME)',
-              'or from the --config file as name=value; a flag wins over the environment, which wins',
-              'over the file. Exit status: 0 updated or nothing to do, 1 failure, 2 bad input.']
+        lines += option_lines(flag, item.help + extra)
+    lines += [''] + textwrap.wrap(
+        'Every setting can also come from the environment as DDNS_<NAME> (e.g. DDNS_ZONE_NAME) or from '
+        'the --config file as name=value; a flag wins over the environment, which wins over the file. '
+        'Exit status: 0 updated or nothing to do, 1 failure, 2 bad input.', 80)
     return '\n'.join(lines)
 
 

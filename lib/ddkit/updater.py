@@ -50,7 +50,7 @@ def start(argv, tool, summary, provider_settings, required, files):
         print('%s: %s' % (tool, e), file=sys.stderr)
         return e.exit_status
     if cfg is None:
-        say(settings.usage(tool + '.py', summary, table, SWITCHES, uci_name=tool))
+        say(settings.usage(settings.prog(tool), summary, table, SWITCHES, uci_name=tool))
         return 0
     cfg.tool = tool
     cfg.required = required
