@@ -31,8 +31,9 @@ def current_ip(cfg):
             text = answer.text if answer.status == 200 else '<HTTP %d>' % answer.status
         except http.TooLarge:
             text = '<an answer of more than 4096 bytes: a web page, not an address>'
-        except Failure:
-            wrong_family(cfg, http.split_url(cfg.ip_lookup_url)[1], family)
+        except Failure as e:
+            if type(e.__context__).__name__ == 'gaierror':  # the name did not resolve in that family
+                wrong_family(cfg, http.split_url(cfg.ip_lookup_url)[1], family)
             raise
     ip, why = ipcheck.valid_ip(text, cfg.record_type)
     return ip, source, why
