@@ -20,8 +20,8 @@ help:
 # the test tools come from PyPI, or with WHEELS=<dir> from a directory of wheels and nothing else
 $(VENV)/.installed: tests/requirements.txt
 	$(PYTHON) -m venv $(VENV)
-	@$(VPY) -m pip install --quiet --disable-pip-version-check $(if $(WHEELS),--no-index --find-links $(WHEELS)) \
-	  -r tests/requirements.txt || { \
+	@$(VPY) -m pip install --quiet --disable-pip-version-check \
+	  $(if $(WHEELS),--no-index --find-links $(WHEELS)) -r tests/requirements.txt || { \
 	  echo 'make: could not install the test tools of tests/requirements.txt:' \
 	    "$$(grep -v '^#' tests/requirements.txt | tr '\n' ' ')" >&2; \
 	  echo 'offline: on a machine with internet run "pip download -d wheels -r tests/requirements.txt",' \

@@ -337,7 +337,8 @@ def test_report_after_an_nft_run_shows_the_nft_rule_and_no_competition(lan):
     assert egress6(lan, 'ct', '--backend', 'nft').returncode == 0
     result = egress6(lan)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert 'nft table ip6 egress6 chain postrouting: #' in result.stdout and 'snat to %s' % CT in result.stdout
+    assert 'nft table ip6 egress6 chain postrouting: #' in result.stdout
+    assert 'snat to %s' % CT in result.stdout
     assert 'ip6tables nat POSTROUTING: no rule' not in result.stdout and 'compete' not in result.stdout
     assert 'OK: outbound IPv6 leaves with %s, as the rule says (%s)' % (CT, CT) in result.stdout
 

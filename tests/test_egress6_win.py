@@ -26,7 +26,8 @@ ZH_CU = ['2408:8207:6c48:c3a0:8d3c:2f1e:77a1:4c10']
 ZH_NAME = '以太网 2'
 
 LIST_IF = ['netsh', 'interface', 'ipv6', 'show', 'interfaces']
-PROMPT_OP = 'Operator: ct = China Telecom (240e), cm = China Mobile (2409), cu = China Unicom (2408) [ct/cm/cu]: '
+PROMPT_OP = ('Operator: ct = China Telecom (240e), cm = China Mobile (2409), cu = China Unicom (2408) '
+             '[ct/cm/cu]: ')
 PROMPT_RENEW = 'Renew the IPv6 addresses first (ipconfig /renew6)? [y/n]: '
 PROMPT_RECHECK = ("If the address in use turns out to be another operator's, check again with the next "
                   "lookup service? [y/n]: ")

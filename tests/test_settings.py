@@ -110,4 +110,5 @@ def test_misspelt_option_in_a_uci_section_suggests_the_setting(tmp_path):
     uci.write_text("config updater_a 'home'\n\toption enabled '1'\n\toption zone_nme 'example.com'\n")
     done = run_tool('updater_a', ['--uci', 'home'], env={'DDNS_UCI_FILE': str(uci)})
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
-    assert "'zone_nme' is not a setting of this tool" in done.stderr and 'did you mean zone_name?' in done.stderr
+    assert "'zone_nme' is not a setting of this tool" in done.stderr
+    assert 'did you mean zone_name?' in done.stderr

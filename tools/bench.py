@@ -499,7 +499,8 @@ def sizes():
         path = os.path.join(dist, tool + '.py')
         if os.path.exists(path):
             size = os.path.getsize(path)
-            rows.append(('dist/%s.py' % tool, size, SINGLE_BUDGET, 'ok' if size <= SINGLE_BUDGET else 'MISSED'))
+            verdict = 'ok' if size <= SINGLE_BUDGET else 'MISSED'
+            rows.append(('dist/%s.py' % tool, size, SINGLE_BUDGET, verdict))
         else:
             rows.append(('dist/%s.py' % tool, None, SINGLE_BUDGET, 'not built yet (make standalone)'))
     feed = os.path.join(dist, 'feed')

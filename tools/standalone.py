@@ -287,7 +287,8 @@ def assemble(name, version, digest, docstring, code, modules, sources, packed):
     """The single file's text: the tool's code as plain comment lines, the library packed or not."""
     about = ('\n\nSingle file: bin/%s.py and ddkit %s (build %s), by tools/standalone.py.\n'
              'The tool\'s code (#|), and the library (lib/ddkit/)%s, in comments at the end;\n'
-             '`standalone.py --show` prints all.\n' % (name, version, digest, ', compressed' if packed else ''))
+             '`standalone.py --show` prints all.\n'
+             % (name, version, digest, ', compressed' if packed else ''))
     docstring = docstring[:-3].rstrip() + about + '"""' if docstring else '"""%s"""' % about.strip()
     table, at = [], 0
     for m in modules:

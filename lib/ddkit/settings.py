@@ -137,8 +137,9 @@ def usage(prog, summary, settings, switches, uci_name=None):
     lines += option_lines('--help', 'show this help and exit')
     lines += option_lines('--config FILE', 'read setting_name=value lines from FILE')
     if uci_name:
-        lines += option_lines('--uci SECTION', 'read the options of SECTION (a name or @%s[0]) of '
-                              '/etc/config/%s (or of the UCI file DDNS_UCI_FILE names)' % (uci_name, uci_name))
+        text = 'read the options of SECTION (a name or @%s[0]) of /etc/config/%s (or of the UCI file ' \
+               'DDNS_UCI_FILE names)' % (uci_name, uci_name)
+        lines += option_lines('--uci SECTION', text)
     for item in list(switches) + list(settings):
         flag = item.flag + ('' if isinstance(item, Switch) else ' VALUE')
         if item.short:
