@@ -74,7 +74,7 @@ def main(argv=None):
         root = os.geteuid() == 0
         if not root and opts.code is not None and not opts.dry_run:
             require_root()
-        backend = pick_backend(opts.backend)
+        backend = pick_backend(opts.backend, root)
         if opts.code is None:
             return report(opts, backend, root)
         return select(opts, backend, root)
@@ -394,8 +394,11 @@ class Nft:
                 ('save', 'nft list table ip6 egress6')]
 
 
-def pick_backend(choice):
+def pick_backend(choice, root=True):
     """--backend auto: ip6tables when present, otherwise nft (OpenWrt 22.03+ has only nft)."""
+    if not root:  # nothing is run, only named: a user's PATH often lacks /usr/sbin
+        nft = choice == 'nft' or choice == 'auto' and not which('ip6tables') and which('nft')
+        return Nft() if nft else Ip6tables()
     if choice == 'auto':
         choice = 'iptables' if which('ip6tables') else 'nft' if which('nft') else None
         if choice is None:

@@ -333,6 +333,16 @@ def test_dry_run_as_non_root_shows_the_commands_for_an_empty_chain(lan, backend)
     assert changes(result) == [] and lan.ip6tables_rules() == [] and lan.nft_rules() == [] and seen(lan) == []
 
 
+def test_non_root_without_sbin_on_path_still_reports(lan):
+    # a user's PATH often lacks /usr/sbin: without root nothing is run, so no firewall program is needed
+    import shutil
+    prefix = [shutil.which(p) if i in (0, 4) else p for i, p in enumerate(lan.prefix('nobody'))]
+    argv = ['--lookup-url', lan.url('/json'), '--geoip-url', lan.url('/geo')]
+    result = run_tool('egress6', argv, prefix=prefix, env={'PATH': '/nonexistent'})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert 'NAT rules: not read' in result.stdout and 'Effective IPv6:' in result.stdout
+
+
 def test_report_after_an_nft_run_shows_the_nft_rule_and_no_competition(lan):
     assert egress6(lan, 'ct', '--backend', 'nft').returncode == 0
     result = egress6(lan)
