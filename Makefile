@@ -4,11 +4,28 @@ VENV   := .venv
 VPY    := $(VENV)/bin/python
 TOOLS  := updater_a updater_b egress6 egress6_win
 
-.PHONY: test demo standalone feed bench check-py38 clean
+.PHONY: help test demo standalone feed bench check-py38 clean
+.DEFAULT_GOAL := help
 
+help:
+	@echo 'make demo         the updaters end to end against local fake servers (no account, no venv)'
+	@echo 'make test         the test suite (first builds $(VENV) with tests/requirements.txt)'
+	@echo '                  offline: make test WHEELS=<dir of wheels from pip download>'
+	@echo 'make standalone   dist/<tool>.py: each tool as one file to copy to a router'
+	@echo 'make feed         dist/feed/: the opkg feed (KEY=<usign secret key> signs it)'
+	@echo 'make bench        what one cron run costs (WRITE=1 also rewrites BENCHMARKS.md)'
+	@echo 'make check-py38   the code stays Python 3.8 compatible (vermin)'
+	@echo 'make clean        remove dist/ and build/'
+
+# the test tools come from PyPI, or with WHEELS=<dir> from a directory of wheels and nothing else
 $(VENV)/.installed: tests/requirements.txt
 	$(PYTHON) -m venv $(VENV)
-	$(VPY) -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
+	@$(VPY) -m pip install --quiet --disable-pip-version-check \
+	  $(if $(WHEELS),--no-index --find-links $(WHEELS)) -r tests/requirements.txt || { \
+	  echo 'make: could not install the test tools of tests/requirements.txt:' \
+	    "$$(grep -v '^#' tests/requirements.txt | tr '\n' ' ')" >&2; \
+	  echo 'offline: on a machine with internet run "pip download -d wheels -r tests/requirements.txt",' \
+	    'copy wheels/ here, then "make test WHEELS=wheels"' >&2; exit 1; }
 	touch $@
 
 test: $(VENV)/.installed
@@ -30,10 +47,10 @@ feed:
 
 # what one cron run of each tool costs beside its references (BENCHMARKS.md); not part of `make test`.
 # Run as root it builds a throw-away network namespace for the iface paths. It rebuilds the single
-# files and the feed first (it runs the tools as the packages install them too) and writes its
-# table into BENCHMARKS.md.
+# files and the feed first (it runs the tools as the packages install them too) and prints its
+# table; `make bench WRITE=1` also writes it into BENCHMARKS.md.
 bench: standalone feed
-	/usr/bin/python3 tools/bench.py --write BENCHMARKS.md
+	/usr/bin/python3 tools/bench.py $(if $(WRITE),--write BENCHMARKS.md)
 
 check-py38: $(VENV)/.installed
 	$(VENV)/bin/vermin --no-tips --violations -t=3.8- bin lib tools

@@ -19,27 +19,35 @@ TOOL = 'egress6'
 GEOIP_URL = 'https://api.ip.sb/geoip'   # GET <url>/<ip> -> isp, region, country
 BACKENDS = ('auto', 'iptables', 'nft')
 SAFE = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:/=@+,%')
-USAGE = """usage: egress6.py [ct|cm|cu] [--lookup-url URL ...] [--geoip-url URL]
-                  [--backend auto|iptables|nft] [--dry-run]
+USAGE = """usage: %(prog)s [ct|cm|cu] [--lookup-url URL ...] [--geoip-url URL]
+%(indent)s[--backend auto|iptables|nft] [--dry-run]
 
-Make outbound IPv6 leave with the operator's address: ct = 240e, cm = 2409, cu = 2408 (first group).
-It picks that address on a running interface and installs one source-NAT rule in the nat POSTROUTING
-chain (ip6tables), or in a table of its own, "table ip6 egress6" (nft), then checks with a lookup
-service which address the outside world sees. Without a code it only reports. Run it as root.
+Make outbound IPv6 leave with one operator's address (its first group):
+  ct = China Telecom (240e), cm = China Mobile (2409), cu = China Unicom (2408)
+It picks that address on a running interface and installs one source-NAT rule:
+in the nat POSTROUTING chain (ip6tables), or in a table of its own,
+"table ip6 egress6" (nft); then a lookup service tells which address the
+outside world sees. Without a code it only reports. Changing the rule needs
+root; without root, --dry-run and the report do what needs no root and say
+what does.
 
 options:
-  --help               show this help and exit
-  --lookup-url URL     IPv6 lookup service, repeatable: tried in order until one answers
-                       (JSON "ip", JSON "processedString" or plain text); default:
-                       %s
-  --geoip-url URL      geolocation service, asked GET URL/<ip> (default: %s)
-  --backend NAME       auto (ip6tables when present, else nft), iptables or nft (default: auto)
-  --dry-run            print each command that would change something; change nothing
+  --help                show this help and exit
+  --lookup-url URL      IPv6 lookup service, repeatable: tried in order until
+                        one answers (JSON "ip", JSON "processedString" or plain
+                        text); default:
+                        %(lookups)s
+  --geoip-url URL       geolocation service, asked GET URL/<ip> (default:
+                        %(geoip)s)
+  --backend NAME        auto (ip6tables when present, else nft), iptables or
+                        nft (default: auto)
+  --dry-run             print each command that would change something; change
+                        nothing
 
-Exit status: 0 done, nothing to do or unsupported code; 1 failure (not root, no matching interface,
-several rules, rule not applied, no lookup answer, wrong effective prefix); 2 bad input.
-The rule does not survive a reboot or an address change: run the tool again then.""" % (
-    '\n                       '.join(egress.LOOKUP_URLS), GEOIP_URL)
+Exit status: 0 done, nothing to do or unsupported code; 1 failure (not root, no
+matching interface, several rules, rule not applied, no lookup answer, wrong
+effective prefix); 2 bad input. The rule does not survive a reboot or an address
+change: run the tool again then."""
 
 
 class Options:
@@ -54,17 +62,22 @@ def main(argv=None):
     try:
         opts = parse_args(sys.argv[1:] if argv is None else argv)
         if opts is None:
-            log.say(USAGE)
+            from ddkit.settings import prog
+            name = prog(TOOL)
+            log.say(USAGE % {'prog': name, 'indent': ' ' * len('usage: %s ' % name), 'geoip': GEOIP_URL,
+                             'lookups': '\n                        '.join(egress.LOOKUP_URLS)})
             return 0
         if opts.code is not None and opts.code not in egress.OPERATORS:
             say('Unsupported operator code %r: use ct (240e), cm (2409) or cu (2408); nothing changed.'
                 % opts.code)
             return 0
-        require_root()
-        backend = pick_backend(opts.backend)
+        root = os.geteuid() == 0
+        if not root and opts.code is not None and not opts.dry_run:
+            require_root()
+        backend = pick_backend(opts.backend, root)
         if opts.code is None:
-            return report(opts, backend)
-        return select(opts, backend)
+            return report(opts, backend, root)
+        return select(opts, backend, root)
     except Failure as e:
         sys.stdout.flush()
         print('%s: %s' % (TOOL, e), file=sys.stderr)
@@ -101,21 +114,25 @@ def parse_args(argv):
 
 
 def require_root():
-    """Section 5: the firewall and the interface settings need root; stop before touching anything."""
-    if os.geteuid() != 0:
-        raise Failure('must run as root: it reads and changes the IPv6 NAT rules and interface '
-                      'settings; run it with sudo, or as root on the router (nothing was changed)')
+    """Section 5: changing the firewall and the interface settings needs root; stop before anything."""
+    raise Failure('must run as root to change the IPv6 NAT rules and interface settings: run it with sudo, '
+                  'or as root on the router (nothing was changed); without root, --dry-run shows what it '
+                  'would do and a run without a code reports the addresses')
 
 
-def select(opts, backend):
-    """Procedure 4.4 for one operator code."""
+def select(opts, backend, root):
+    """Procedure 4.4 for one operator code (without root: a dry run only, main checked)."""
     prefix = egress.OPERATORS[opts.code]
     running = list_interfaces()                                          # step 1
     chosen = choose_address(running, prefix, opts.code, opts.dry_run)    # steps 2 to 4
     if chosen is None:
         return 0
-    apply_nat_rule(backend, chosen, opts.dry_run)                        # step 5
-    warn_other_backend(backend)
+    if not root:
+        say('%s: not read (listing the rules needs root); for a chain with no rule:' % backend.where)
+        backend.insert(chosen.ifname, chosen.address, True)
+    else:
+        apply_nat_rule(backend, chosen, opts.dry_run)                    # step 5
+        warn_other_backend(backend, 1)
     if opts.dry_run:
         say('Dry run: nothing was changed; verification skipped.')
         return 0
@@ -125,19 +142,36 @@ def select(opts, backend):
     return status
 
 
-def report(opts, backend):
-    """No code: report interfaces, the current rule and the effective address; change nothing."""
+def report(opts, backend, root):
+    """No code: report interfaces, the current rule and the effective address; change nothing.
+    Without root the rules cannot be read: the rest is reported."""
     for name in list_interfaces():
         found = [a for a in iface.ipv6_addresses() if a.ifname == name and a.scope == iface.SCOPE_GLOBAL]
         shown = ['%s (%s)' % (a.address, ', '.join(w for w in (operator_of(a.address), a.describe()) if w))
                  for a in found]
         say('%s: %s' % (name, ', '.join(shown) or 'no global IPv6 address'))
+    if not root:
+        say('NAT rules: not read: listing them (%s) needs root' % backend.manual()[0][1])
+        return verify(opts, None, None)
+    if opts.backend == 'auto':
+        backend = rule_holder(backend)
     rules = backend.rules()
     show_rules(backend, rules)
     if len(rules) > 1:
         too_many(backend, rules)
-    warn_other_backend(backend)
+    warn_other_backend(backend, len(rules))
     return verify(opts, backend, None)
+
+
+def rule_holder(backend):
+    """The backend that holds a rule: auto picks ip6tables, but an earlier run may have used nft."""
+    other = other_backend(backend)
+    try:
+        if not backend.rules() and other and other.rules():
+            return other
+    except Failure:
+        pass
+    return backend
 
 
 # --- steps 1 to 4: interface and address ---------------------------------------------------------
@@ -252,18 +286,26 @@ def print_manual(backend):
         say('  %-22s %s' % (what + ':', command))
 
 
-def warn_other_backend(backend):
+def warn_other_backend(backend, ours):
     """A source-NAT rule left by the other backend competes with ours: say so (never touch it)."""
-    other = Nft() if isinstance(backend, Ip6tables) else Ip6tables()
-    if not which(other.name):
-        return
+    other = other_backend(backend)
     try:
-        found = [r for r in other.rules() if r.source]
+        found = [r for r in other.rules() if r.source] if other else []
     except Failure:
         return
-    if found:
+    if found and ours:
         say('Warning: %s also has %d source-NAT rule(s) (%s), which compete with this one; '
             'see: %s' % (other.where, len(found), ', '.join(r.source for r in found), other.manual()[0][1]))
+    elif found:
+        say('%s: %d source-NAT rule(s) (%s); --backend %s shows them' % (
+            other.where, len(found), ', '.join(r.source for r in found), 'nft' if other.name == 'nft'
+            else 'iptables'))
+
+
+def other_backend(backend):
+    """The backend this one is not, when its program is installed; else None."""
+    other = Nft() if isinstance(backend, Ip6tables) else Ip6tables()
+    return other if which(other.name) else None
 
 
 class Rule:
@@ -352,8 +394,11 @@ class Nft:
                 ('save', 'nft list table ip6 egress6')]
 
 
-def pick_backend(choice):
+def pick_backend(choice, root=True):
     """--backend auto: ip6tables when present, otherwise nft (OpenWrt 22.03+ has only nft)."""
+    if not root:  # nothing is run, only named: a user's PATH often lacks /usr/sbin
+        nft = choice == 'nft' or choice == 'auto' and not which('ip6tables') and which('nft')
+        return Nft() if nft else Ip6tables()
     if choice == 'auto':
         choice = 'iptables' if which('ip6tables') else 'nft' if which('nft') else None
         if choice is None:
@@ -407,8 +452,9 @@ def quoted(command):
 # --- step 6: verify -----------------------------------------------------------------------------
 
 def verify(opts, backend, prefix):
-    """Step 6: the effective IPv6 from the lookup chain, checked against the prefix and the rule."""
-    rules = backend.rules()
+    """Step 6: the effective IPv6 from the lookup chain, checked against the prefix and the rule
+    (backend None: the rules could not be read)."""
+    rules = backend.rules() if backend else []
     address, details, url = egress.effective_ipv6(opts.lookup_urls)
     if not address:
         raise Failure('verify: no lookup service answered with an IPv6 address (asked, in order: %s); '

@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), os.
 from ddkit import Failure, UsageError, egress  # noqa: E402
 
 TOOL = 'egress6_win'
-CODES = ('ct', 'cu', 'cm')
+CODES = ('ct', 'cm', 'cu')  # the order of service.md 1 and egress6.py (the usage line is interface.md's)
 YES_NO = ('y', 'n')
 HOPS = 5
 LOOPBACK_MTU = '4294967295'                      # the loopback pseudo-interface's MTU, any language
@@ -21,31 +21,38 @@ TEMPORARY = ('temporary', '临时')                 # address type of privacy ad
 OPTIONS = ('--lookup-url', '--trace-host')
 SWITCHES = ('--dry-run', '--persistent')
 
-USAGE = """usage: egress6_win.py [ct|cu|cm] [y|n] [y|n] [options]
+USAGE = """usage: %(prog)s [ct|cu|cm] [y|n] [y|n] [options]
 
-Make this Windows host leave over one operator's IPv6 line: on the first connected interface keep
-that operator's addresses and delete the others. Run as administrator (egress6_win.cmd asks).
+Make this Windows host leave over one operator's IPv6 line: on the first
+connected interface keep that operator's addresses and delete the others.
+Run as administrator (egress6_win.cmd asks).
 
-arguments (asked when missing; `egress6_win.py ct y y` runs unattended):
-  ct|cu|cm             operator: ct = 240e (China Telecom), cu = 2408 (China Unicom),
-                       cm = 2409 (China Mobile)
-  y|n                  renew the interface's IPv6 addresses first (ipconfig /renew6 <interface>)
-  y|n                  when the address in use is another operator's, check again with the next
-                       lookup service
+arguments (asked when missing; `%(prog)s ct y y` runs unattended):
+  ct|cu|cm              operator, by the first group of its addresses:
+                        ct = China Telecom (240e), cm = China Mobile (2409),
+                        cu = China Unicom (2408)
+  y|n                   renew the interface's IPv6 addresses first
+                        (ipconfig /renew6 <interface>)
+  y|n                   when the address in use is another operator's, check
+                        again with the next lookup service
 
 options:
-  --help               show this help and exit
-  --lookup-url URL     service answering, over IPv6, with the address this host leaves with;
-                       repeat for fallbacks, tried in order (default, in order:
-                       %s)
-  --trace-host HOST    host for `tracert -6 -h %d` (default: the first lookup service's host)
-  --persistent         delete with store=persistent, so the deletion survives a restart
-  --dry-run            print the commands that would change something, change nothing
+  --help                show this help and exit
+  --lookup-url URL      service answering, over IPv6, with the address this
+                        host leaves with; repeat for fallbacks, tried in order
+                        (default, in order:
+                        %(lookups)s)
+  --trace-host HOST     host for `tracert -6 -h %(hops)d` (default: the first
+                        lookup service's host)
+  --persistent          delete with store=persistent, so the deletion survives
+                        a restart
+  --dry-run             print the commands that would change something, change
+                        nothing
 
-Environment: DDNS_CODEPAGE=936 (or 437, 850, 65001) decodes command output with that code page
-instead of the console's. Exit status: 0 the address in use is the operator's, 1 failure or another
-operator's address still in use, 2 bad input or a question left unanswered.""" % (
-    '\n                       '.join(egress.LOOKUP_URLS), HOPS)
+Environment: DDNS_CODEPAGE=936 (or 437, 850, 65001) decodes command output with
+that code page instead of the console's. Exit status: 0 the address in use is
+the operator's, 1 failure or another operator's address still in use, 2 bad
+input or a question left unanswered."""
 
 
 class Interface:
@@ -69,7 +76,9 @@ def main(argv=None):
     try:
         opts = parse_command_line(sys.argv[1:] if argv is None else argv)
         if opts is None:
-            print(USAGE)
+            from ddkit.settings import prog
+            print(USAGE % {'prog': prog(TOOL), 'hops': HOPS,
+                           'lookups': '\n                        '.join(egress.LOOKUP_URLS)})
             return 0
         check_admin(opts.dry_run)
         code, renew, recheck = answers(opts.positional)
@@ -138,8 +147,8 @@ def url_host(url):
 def answers(positional):
     """Operator, renew and re-check: from the arguments, or asked for when missing."""
     questions = [
-        ('operator', CODES, 'Operator: ct = China Telecom (240e), cu = China Unicom (2408), '
-                            'cm = China Mobile (2409)'),
+        ('operator', CODES, 'Operator: ct = China Telecom (240e), cm = China Mobile (2409), '
+                            'cu = China Unicom (2408)'),
         ('renew', YES_NO, 'Renew the IPv6 addresses first (ipconfig /renew6)?'),
         ('re-check', YES_NO, 'If the address in use turns out to be another operator\'s, check again '
                              'with the next lookup service?'),

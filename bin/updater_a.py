@@ -96,6 +96,7 @@ def update(cfg, log):
     previous = updater.get_previous_ip(cfg, log)
     if updater.unchanged(cfg, log, current, previous):
         return 0
+    sent = True
     for attempt in (1, 2):
         zone_id, record = resolve_ids(cfg, log, fresh=attempt == 2)
         try:
@@ -103,6 +104,7 @@ def update(cfg, log):
                 record_id = create_record(cfg, log, zone_id, current)
             elif record.get('content') == current and not cfg.force:
                 log.info('Record %s already holds %s; nothing sent.' % (cfg.record_name, current))
+                sent = False
                 record_id = record['id']
             else:
                 record_id = update_record(cfg, log, zone_id, record, current)
@@ -111,7 +113,7 @@ def update(cfg, log):
             if attempt == 2:
                 raise Failure('update record: the provider still says the record does not exist')
             log.info('Stored ids are stale; looking them up again.')
-    updater.record_ip(cfg, log, [zone_id, record_id], current)
+    updater.record_ip(cfg, log, [zone_id, record_id], current, sent)
     return 0
 
 

@@ -108,6 +108,7 @@ def update(cfg, log):
     previous = updater.get_previous_ip(cfg, log, fallback=ping_previous_ip)
     if updater.unchanged(cfg, log, current, previous):
         return 0
+    sent = True
     for attempt in (1, 2):
         zone_id, record = resolve_ids(cfg, log, fresh=attempt == 2)
         try:
@@ -115,6 +116,7 @@ def update(cfg, log):
                 record_id = create_record(cfg, log, zone_id, current)
             elif holds(record, current) and not cfg.force:
                 log.info('Recordset %s already holds %s; nothing sent.' % (cfg.record_name, current))
+                sent = False
                 record_id = record['id']
             else:
                 # rule 2: an update answered without an id means the recordset must be created
@@ -125,7 +127,7 @@ def update(cfg, log):
             if attempt == 2:
                 raise Failure('create record: the provider still says the zone does not exist')
             log.info('The zone id is stale; looking the ids up again.')
-    updater.record_ip(cfg, log, [zone_id, record_id], current)
+    updater.record_ip(cfg, log, [zone_id, record_id], current, sent)
     return 0
 
 
@@ -275,7 +277,7 @@ def call(cfg, log, method, path, step, body=None, tolerate=False):
     elif not isinstance(data, dict):
         raise Failure('%s: unexpected answer (HTTP %d): %s'
                       % (step, answer.status, http.snippet(answer.text)))
-    elif total_count(data) == 0:
+    elif total_count(data) == 0 and step != 'find zone':  # no zone: choose_zone says which, and the fix
         why = DOESNT_EXIST
     elif answer.status >= 400:
         why = 'HTTP %d: %s' % (answer.status, http.snippet(answer.text))
@@ -296,13 +298,14 @@ def call(cfg, log, method, path, step, body=None, tolerate=False):
 
 def provider_error(answer):
     """(code, message) of an error answer in any of B's shapes: code/message (DNS),
-    error_code/error_msg (API gateway), error.{code, message} (IAM); else (None, None)."""
+    error_code/error_msg (API gateway), errorCode/errorMsg (what the SDK reads), error.{code, message}
+    (IAM); else (None, None)."""
     data = _json(answer)
     if not isinstance(data, dict):
         return None, None
     nested = data.get('error') if isinstance(data.get('error'), dict) else {}
     for where, code_key, message_key in ((data, 'code', 'message'), (data, 'error_code', 'error_msg'),
-                                         (nested, 'code', 'message')):
+                                         (data, 'errorCode', 'errorMsg'), (nested, 'code', 'message')):
         if where.get(code_key) is not None or where.get(message_key) is not None:
             return (str(where[code_key]) if where.get(code_key) is not None else None,
                     str(where[message_key]) if where.get(message_key) is not None else None)

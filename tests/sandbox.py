@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The sandbox: the fake providers and helper services on 127.0.0.1, no account needed.
 
-  python3 tests/sandbox.py demo    run the updaters against it (update, then unchanged) and show the log
-  python3 tests/sandbox.py serve   keep it running and print the settings to point a tool at it
+usage: python3 tests/sandbox.py [demo|serve|--help]
+  demo    (the default) run the updaters against it (update, then unchanged) and show the log
+  serve   keep it running and print the settings to point a tool at it (Ctrl-C stops it)
 """
 
 import os
@@ -48,6 +49,13 @@ class Sandbox:
                 'DDNS_DNS_URL': self.provider_b.url, 'DDNS_ZONE_NAME': ZONE, 'DDNS_RECORD_NAME': RECORD,
                 'DDNS_DOH_URL': self.doh.url, 'DDNS_IP_LOOKUP_URL': self.lookup.url,
                 'DDNS_STATE_DIR': state_dir}
+
+    def seed(self):
+        """The record at both providers and in the DoH resolver, holding an older address: a first run
+        finds its previous IP over DoH (an unknown name would send updater B to ping a real host)."""
+        self.provider_a.add_record(self.zone_a, RECORD, 'A', '81.2.69.1')
+        self.provider_b.add_record(self.zone_b, RECORD, 'A', ['81.2.69.1'])
+        self.doh.names[(RECORD, 'A')] = ['81.2.69.1']
 
     def stop(self):
         for server in self.servers:
@@ -114,7 +122,10 @@ def demo_b(box):
 
 def serve():
     box = Sandbox()
-    print('Sandbox running; point updater A at it with:')
+    box.seed()
+    print('Sandbox running: %s holds 81.2.69.1 at both providers and in DoH, the lookup says 81.2.69.10.'
+          % RECORD)
+    print('Point updater A at it with:')
     for k, v in box.env_a(os.path.join(tempfile.gettempdir(), 'ddns-sandbox')).items():
         print('export %s=%s' % (k, v))
     import shlex
@@ -128,5 +139,16 @@ def serve():
         box.stop()
 
 
+def main(argv):
+    if argv[:1] in (['--help'], ['-h']):
+        print(__doc__.strip())
+        return 0
+    if len(argv) > 1 or argv and argv[0] not in ('demo', 'serve'):
+        print('sandbox.py: unknown argument %r; use demo, serve or --help' % ' '.join(argv), file=sys.stderr)
+        return 2
+    (serve if argv == ['serve'] else demo)()
+    return 0
+
+
 if __name__ == '__main__':
-    {'demo': demo, 'serve': serve}.get(sys.argv[1] if len(sys.argv) > 1 else 'demo', demo)()
+    sys.exit(main(sys.argv[1:]))

@@ -266,6 +266,15 @@ def test_b_no_exact_zone(ready, tmp_path):
     assert 'no zone named xample.com in project cn-north-4 (found: example.com.)' in line(out, 'FAIL', 'zone found')
 
 
+def test_b_missing_zone_says_which_and_what_to_check(ready, tmp_path):
+    status, out = run_check(ready.env_b(str(tmp_path)), tmp_path, 'updater_b', DDNS_ZONE_NAME='example.org',
+                            DDNS_RECORD_NAME='home.example.org')
+    assert status == 1, out
+    text = line(out, 'FAIL', 'zone found')
+    assert 'no zone named example.org in project cn-north-4 (found: none)' in text
+    assert 'check zone_name (the root domain) and project_name' in text and "Doesn't exist" not in text
+
+
 def test_b_cached_token_is_neither_used_nor_touched(ready, tmp_path):
     token = ready.provider_b.issue_token()
     auth = tmp_path / ('.hw-token_%s.txt' % RECORD)
@@ -368,6 +377,18 @@ def test_missing_setting_in_a_uci_section_says_so(ready, tmp_path):
     assert done.returncode == 2, done.stdout + done.stderr
     assert "add option record_name '...' to the UCI section" in line(
         done.stdout, 'FAIL', 'settings complete: record_name is missing')
+
+
+@pytest.mark.parametrize('enabled', [None, '0', '1'])
+def test_disabled_uci_section_is_said_to_be_skipped_by_the_service(ready, tmp_path, enabled):
+    uci = tmp_path / 'updater_a'
+    uci.write_text("config updater_a 'home'\n%s\toption zone_name 'example.com'\n"
+                   % ("\toption enabled '%s'\n" % enabled if enabled else ''))
+    done = run_tool('updater_a', ['--uci', 'home', '--check'], env=dict(ready.env, DDNS_UCI_FILE=str(uci)))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.endswith('check: all ok; an update would succeed.\n')
+    note = "note  UCI section home is disabled: the service will not run it; set option enabled '1'"
+    assert (note in done.stdout) == (enabled != '1')
 
 
 @BOTH

@@ -309,6 +309,50 @@ def test_not_root_exits_1_before_touching_anything(lan):
     assert lan.ip6tables_rules() == [] and lan.nft_rules() == [] and seen(lan) == []
 
 
+def test_report_as_non_root_reports_what_needs_no_root(lan):
+    assert egress6(lan, 'cu').returncode == 0
+    result = egress6(lan, user='nobody')
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert '%s (cu 2408, permanent)' % CU in result.stdout
+    assert 'NAT rules: not read: listing them (ip6tables -t nat -vnL POSTROUTING --line-number) needs root' \
+        in result.stdout
+    assert 'OK: outbound IPv6 leaves with %s' % CU in result.stdout and seen(lan)[-1] == CU
+    assert lan.ip6tables_rules() == [rule_for('iptables', CU)]
+
+
+@pytest.mark.parametrize('backend', ['iptables', 'nft'])
+def test_dry_run_as_non_root_shows_the_commands_for_an_empty_chain(lan, backend):
+    result = egress6(lan, 'cm', '--backend', backend, '--dry-run', user='nobody')
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert 'Chosen: %s on eth0' % CM in result.stdout
+    assert 'not read (listing the rules needs root); for a chain with no rule:' in result.stdout
+    assert ('would run: ' + ('ip6tables -t nat -I POSTROUTING -o eth0 -d ::/0 -j SNAT --to-source %s' % CM
+                             if backend == 'iptables' else
+                             'nft insert rule ip6 egress6 postrouting oifname eth0 ip6 daddr ::/0 snat to %s'
+                             % CM)) in result.stdout
+    assert changes(result) == [] and lan.ip6tables_rules() == [] and lan.nft_rules() == [] and seen(lan) == []
+
+
+def test_non_root_without_sbin_on_path_still_reports(lan):
+    # a user's PATH often lacks /usr/sbin: without root nothing is run, so no firewall program is needed
+    import shutil
+    prefix = [shutil.which(p) if i in (0, 4) else p for i, p in enumerate(lan.prefix('nobody'))]
+    argv = ['--lookup-url', lan.url('/json'), '--geoip-url', lan.url('/geo')]
+    result = run_tool('egress6', argv, prefix=prefix, env={'PATH': '/nonexistent'})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert 'NAT rules: not read' in result.stdout and 'Effective IPv6:' in result.stdout
+
+
+def test_report_after_an_nft_run_shows_the_nft_rule_and_no_competition(lan):
+    assert egress6(lan, 'ct', '--backend', 'nft').returncode == 0
+    result = egress6(lan)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert 'nft table ip6 egress6 chain postrouting: #' in result.stdout
+    assert 'snat to %s' % CT in result.stdout
+    assert 'ip6tables nat POSTROUTING: no rule' not in result.stdout and 'compete' not in result.stdout
+    assert 'OK: outbound IPv6 leaves with %s, as the rule says (%s)' % (CT, CT) in result.stdout
+
+
 def test_auto_backend_uses_nft_when_ip6tables_is_missing(lan):
     # -E: the helper itself must not load the import guard meant for the tool
     hidden = lan.prefix() + ['unshare', '--mount', '--propagation', 'private', sys.executable, '-E',

@@ -26,7 +26,8 @@ ZH_CU = ['2408:8207:6c48:c3a0:8d3c:2f1e:77a1:4c10']
 ZH_NAME = '以太网 2'
 
 LIST_IF = ['netsh', 'interface', 'ipv6', 'show', 'interfaces']
-PROMPT_OP = 'Operator: ct = China Telecom (240e), cu = China Unicom (2408), cm = China Mobile (2409) [ct/cu/cm]: '
+PROMPT_OP = ('Operator: ct = China Telecom (240e), cm = China Mobile (2409), cu = China Unicom (2408) '
+             '[ct/cm/cu]: ')
 PROMPT_RENEW = 'Renew the IPv6 addresses first (ipconfig /renew6)? [y/n]: '
 PROMPT_RECHECK = ("If the address in use turns out to be another operator's, check again with the next "
                   "lookup service? [y/n]: ")
@@ -286,7 +287,7 @@ def test_only_the_missing_answers_are_asked(tmp_path, lookups):
 @pytest.mark.parametrize('args,input,message', [
     ([], '', 'no answer for operator: give all three arguments (e.g. egress6_win.py ct y y)'),
     (['ct', 'y'], '', 'no answer for re-check'),
-    ([], 'xx\nct\n', "'xx' is not an answer for operator: use ct or cu or cm"),
+    ([], 'xx\nct\n', "'xx' is not an answer for operator: use ct or cm or cu"),
     (['cu'], 'yes\n', "'yes' is not an answer for renew: use y or n"),
 ])
 def test_no_terminal_a_missing_or_wrong_answer_is_bad_input(tmp_path, lookups, args, input, message):
@@ -307,14 +308,14 @@ def test_on_a_terminal_a_wrong_answer_is_asked_again(tmp_path, lookups):
         os.close(slave)
         os.close(master)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.startswith(PROMPT_OP + 'Please answer ct or cu or cm.\n' + PROMPT_OP + PROMPT_RENEW
+    assert done.stdout.startswith(PROMPT_OP + 'Please answer ct or cm or cu.\n' + PROMPT_OP + PROMPT_RENEW
                                   + 'Please answer y or n.\n' + PROMPT_RENEW + PROMPT_RECHECK)
     assert calls == [LIST_IF, list_addresses(12)] + [delete(12, a) for a in EN_CU] + [tracert()]
 
 
 # --- bad input ------------------------------------------------------------------------------------
 @pytest.mark.parametrize('args,message', [
-    (['cx', 'n', 'n'], "argument 1 (operator) must be ct or cu or cm, not 'cx'"),
+    (['cx', 'n', 'n'], "argument 1 (operator) must be ct or cm or cu, not 'cx'"),
     (['ct', 'maybe', 'n'], "argument 2 (renew) must be y or n, not 'maybe'"),
     (['ct', 'n', 'n', 'n'], 'at most three arguments'),
     (['ct', '--frobnicate'], 'unknown option --frobnicate'),

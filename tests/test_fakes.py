@@ -1,6 +1,8 @@
-"""The fakes themselves: provider A validates request bodies against the published schema."""
+"""The fakes themselves: provider A validates request bodies against the published schema; the
+IPv6 lookup logs a request before it answers."""
 
 import os
+import urllib.request
 
 import pytest
 
@@ -24,3 +26,25 @@ def test_schema_copy_matches_the_shared_spec():
         pytest.skip('no ../shared/spec beside this checkout')
     with open(shared, 'rb') as a, open(provider_a.SPEC, 'rb') as b:
         assert a.read() == b.read()
+
+
+def test_lookup6_logs_a_request_before_it_answers(tmp_path):
+    # the flaky egress6 test read the log as soon as the tool had its answer: the line must be there
+    from fakes.lookup6 import Lookup6
+    log = str(tmp_path / 'requests.jsonl')
+    in_log_when_answered = []
+
+    class Watched(Lookup6):
+        def _send(self, h, reply, length=None):
+            with open(log) as f:
+                in_log_when_answered.append(f.read().count('\n'))
+            super()._send(h, reply, length)
+
+    server = Watched('127.0.0.1', log).start()
+    try:
+        for _ in range(2):
+            with urllib.request.urlopen(server.url + '/text', timeout=10) as answer:
+                assert answer.read().decode().strip() == '127.0.0.1'
+    finally:
+        server.stop()
+    assert in_log_when_answered == [1, 2]

@@ -82,3 +82,33 @@ def test_unknown_setting_in_config_file_is_bad_input(tmp_path):
     conf.chmod(0o600)
     done = run_tool('updater_a', ['--config', str(conf)])
     assert done.returncode == 2 and "line 1" in done.stderr and 'zone_nmae' in done.stderr
+    assert 'did you mean zone_name?' in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+def test_trailing_comment_in_config_file_names_line_value_and_fix(tmp_path):
+    conf = tmp_path / 'ddns.conf'
+    conf.write_text('# my router\nrecord_name=%s\nzone_name=example.com  # my zone\n' % RECORD)
+    conf.chmod(0o600)
+    env = {'DDNS_AUTH_EMAIL': 'a@b.c', 'DDNS_AUTH_KEY': 'k' * 37, 'DDNS_STATE_DIR': str(tmp_path)}
+    done = run_tool('updater_a', ['--config', str(conf)], env=env)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert 'bad value for zone_name (config file %s line 3)' % conf in done.stderr
+    assert "got 'example.com  # my zone'" in done.stderr
+    assert 'a comment must be on a line of its own' in done.stderr
+
+
+def test_bad_secret_value_is_never_echoed(tmp_path):
+    done = run_tool('updater_a', ['--auth-key', 'sec ret'], env={'DDNS_AUTH_EMAIL': 'a@b.c',
+                                                                'DDNS_ZONE_NAME': 'example.com',
+                                                                'DDNS_RECORD_NAME': RECORD})
+    assert done.returncode == 2 and 'bad value for auth_key' in done.stderr
+    assert 'sec ret' not in done.stderr
+
+
+def test_misspelt_option_in_a_uci_section_suggests_the_setting(tmp_path):
+    uci = tmp_path / 'updater_a'
+    uci.write_text("config updater_a 'home'\n\toption enabled '1'\n\toption zone_nme 'example.com'\n")
+    done = run_tool('updater_a', ['--uci', 'home'], env={'DDNS_UCI_FILE': str(uci)})
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "'zone_nme' is not a setting of this tool" in done.stderr
+    assert 'did you mean zone_name?' in done.stderr

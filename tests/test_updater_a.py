@@ -81,7 +81,7 @@ def test_record_already_holding_the_ip_gets_no_write(box, tmp_path):
     done = run_tool('updater_a', env=box.env_a(str(tmp_path)))
     assert done.returncode == 0
     assert box.provider_a.calls() == ['get_record']
-    assert 'already holds 81.2.69.30' in done.stdout
+    assert 'already holds 81.2.69.30; nothing sent.' in done.stdout and 'has been updated' not in done.stdout
     assert (tmp_path / IP_FILE).read_text() == '81.2.69.30\n'
 
 

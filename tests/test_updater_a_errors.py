@@ -182,3 +182,43 @@ def test_iface_source_reads_the_interface_and_makes_no_request(box, tmp_path):
     assert done.returncode == 0
     assert 'No valid IP from interface lo: 127.0.0.1 is not a public address' in done.stdout
     assert box.lookup.calls() == [] and box.provider_a.calls() == []
+
+
+def test_missing_python3_openssl_says_which_package_in_one_line(tls_box, tmp_path):
+    # a router without python3-openssl has no _ssl: one line naming the package, no traceback
+    site = tmp_path / 'site'
+    site.mkdir()
+    (site / 'sitecustomize.py').write_text(
+        'import sys\n'
+        'class NoSsl:\n'
+        '    @staticmethod\n'
+        '    def find_spec(name, path=None, target=None):\n'
+        '        if name == "_ssl":\n'
+        '            raise ModuleNotFoundError("No module named %r" % name, name=name)\n'
+        'sys.meta_path.insert(0, NoSsl)\n')
+    state = tmp_path / 'state'
+    state.mkdir()
+    env = dict(tls_box.env_a(str(state)), PYTHONPATH=str(site), DDNS_CA_FILE=tls_box.ca_file)
+    done = subprocess.run([sys.executable, tool_path('updater_a')], env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert 'Traceback' not in done.stderr
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if 'python3-openssl' in line]
+    assert lines and 'opkg install python3-openssl' in lines[0]
+    assert tls_box.lookup.requests == []
+
+
+def test_aaaa_with_an_ipv4_only_lookup_url_says_the_lookup_goes_over_ipv6(box, tmp_path):
+    # not "Address family for hostname not supported (gaierror)"
+    env = dict(box.env_a(str(tmp_path)), DDNS_RECORD_TYPE='AAAA')
+    done = run_tool('updater_a', env=env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert ('get current IP: 127.0.0.1 has no IPv6 address, and AAAA records are looked up over IPv6: '
+            'set ip_lookup_url to a service reachable over IPv6') in done.stdout
+    assert 'gaierror' not in done.stdout + done.stderr and box.lookup.requests == []
+
+
+def test_iface_source_naming_a_missing_interface_says_it_does_not_exist(box, tmp_path):
+    done = run_tool('updater_a', env=dict(box.env_a(str(tmp_path)), DDNS_IP_SOURCE='iface:nosuch0'))
+    assert done.returncode == 0, done.stdout + done.stderr   # service.md 3: no valid IP is exit 0
+    assert 'interface nosuch0 does not exist' in done.stdout and 'no IPv4 address' not in done.stdout

@@ -2,7 +2,6 @@
 rules 1 to 3, the error table, the ping fallback, locking, TLS, dry run, secrets, the single file."""
 
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -172,6 +171,8 @@ def test_record_already_holding_the_ip_gets_no_write(box, state):
     assert done.returncode == 0, out(done)
     assert box.provider_b.calls() == ['list_zones', 'list_records']
     assert read(state, IDS_FILE) == '%s\n%s\n' % (box.zone_b, rid)
+    # one truthful line: nothing was sent, so no "IP has been updated to"
+    assert 'already holds %s; nothing sent.' % NEW in done.stdout and 'has been updated' not in done.stdout
     assert read(state, IP_FILE) == NEW + '\n'
 
 
@@ -376,11 +377,14 @@ def test_stale_zone_id_is_looked_up_again_once(box, state):
      'find zone: Invalid zone name filter.'),
     ('reply', {'status': 500, 'body': {'error_code': 'DNS.0021', 'error_msg': 'Could not acquire the lock.'}},
      'find zone: Could not acquire the lock.'),
+    ('reply', {'status': 400, 'body': {'errorCode': 'DNS.0016', 'errorMsg': 'Invalid zone name filter.'}},
+     'find zone: Invalid zone name filter.'),
     ('reply', {'body': {'links': {}, 'zones': [], 'metadata': {'total_count': 0}}},
-     "find zone: Doesn't exist."),
+     'find zone: no zone named %s in project cn-north-4 (found: none); check zone_name (the root domain) '
+     'and project_name' % ZONE),
     ('empty', {}, 'find zone: no data received, check connectivity'),
     ('html', {}, 'find zone: '),
-], ids=['code-message', 'error_code-error_msg', 'total_count-0', 'empty', 'html'])
+], ids=['code-message', 'error_code-error_msg', 'errorCode-errorMsg', 'total_count-0', 'empty', 'html'])
 def test_error_rows_on_the_zone_lookup_are_exit_1(box, state, kind, options, shown):
     fake = box.provider_b
     seed(box, state, ids=False)
@@ -597,11 +601,13 @@ def test_help_and_missing_settings(box, state):
 
 
 def test_single_file_build_runs_alone(box, tmp_path, state):
-    built = subprocess.run(['make', '-s', 'dist/updater_b.py'], cwd=ROOT, capture_output=True, text=True)
-    assert built.returncode == 0, built.stderr
+    # built as `make standalone` builds it, but into tmp_path: a test run leaves no dist/ in the tree
     alone = tmp_path / 'alone'
     alone.mkdir()
-    shutil.copy(os.path.join(ROOT, 'dist', 'updater_b.py'), str(alone / 'updater_b.py'))
+    built = subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'standalone.py'),
+                            os.path.join(ROOT, 'bin', 'updater_b.py'), str(alone / 'updater_b.py')],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
     rid = seed(box, state, ids=False, token=False)
     full = box.env_b(str(state))
     full['PATH'] = STUBS + os.pathsep + os.environ.get('PATH', '/usr/bin:/bin')

@@ -3,10 +3,10 @@
 modules it uses, served by a tiny importer so that `import ddkit.x` stays lazy in the single file.
 
 - Comments, docstrings and blank lines are dropped (the code is kept line for line); the tool's
-  code stays readable, the library (the same as lib/ddkit/) is zlib-compressed so that the file fits
-  a router's flash (40 KB budget, BENCHMARKS.md); when even so the file would be over the budget,
-  the tool's code is compressed with the library (the docstring says so). Both are comment lines at
-  the end of the file, which Python does not compile: each run compiles a few lines (BOOT).
+  code is never compressed, so a user can read what they copy to a router; the library (the same
+  as lib/ddkit/, `--show` prints it) is zlib-compressed so that the file fits a router's flash
+  (64 KB budget, BENCHMARKS.md: over it the build warns). Both are comment lines at the end of the
+  file, which Python does not compile: each run compiles a few lines (BOOT).
   `standalone.py --show FILE` prints what a single file holds.
 - A cron run must not compile ~60 KB of Python each time (several ms and 1-2 MiB of peak memory on
   a router): the first run unpacks the tool and the library as modules into
@@ -28,7 +28,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 LIB = os.path.join(HERE, os.pardir, 'lib', 'ddkit')
 MARK = '# ddkit-path'
-BUDGET = 40000   # bytes of a single file (BENCHMARKS.md): over it, the tool's code is compressed too
+BUDGET = 64000   # bytes of a single file (BENCHMARKS.md): over it the build warns; nothing more is packed
 
 # The one check of a code cache directory, for the single file's cache and the installed stubs'
 # sys.pycache_prefix: a directory (not a link) of this user that nobody else can read or write.
@@ -81,14 +81,14 @@ def _ddkit_data():
 
 def _ddkit_source(name):
     data = _ddkit_data()
-    if name == '__main__' and data['tool']:
+    if name == '__main__':
         return data['tool']
     start, end = data['where'][name]
     return data['lib'][start:end]
 
 
 def _ddkit_modules():
-    return [name for name in _ddkit_data()['where'] if name != '__main__']
+    return list(_ddkit_data()['where'])
 
 
 def _ddkit_unpack():
@@ -280,29 +280,27 @@ def build(tool_path, packed=True):
     digest = hashlib.sha256(repr((code, sorted(sources.items()))).encode('utf-8')).hexdigest()[:16]
     version = re.search(r"VERSION = '([^']+)'", sources['ddkit']).group(1)
     doc = re.match(r'(#![^\n]*\n)?\s*("""[\s\S]*?""")', head)
-    text = assemble(name, version, digest, doc and doc.group(2), code, modules, sources, packed, False)
-    if packed and len(text.encode('utf-8')) > BUDGET:
-        text = assemble(name, version, digest, doc and doc.group(2), code, modules, sources, packed, True)
+    text = assemble(name, version, digest, doc and doc.group(2), code, modules, sources, packed)
+    if len(text.encode('utf-8')) > BUDGET:
+        print('standalone: warning: %s is %d bytes, over the %d-byte budget of a single file'
+              % (name, len(text.encode('utf-8')), BUDGET), file=sys.stderr)
     return text
 
 
-def assemble(name, version, digest, docstring, code, modules, sources, packed, tool_packed):
-    """The single file's text; with tool_packed the tool's code is compressed with the library."""
-    about = ('\n\nSingle file: bin/%s.py and ddkit %s (build %s), by tools/standalone.py.\n%s, '
-             'in comments at the end;\n`standalone.py --show` prints all.\n'
-             % (name, version, digest, 'The tool and the library (lib/ddkit/) are compressed (plain, '
-                'the file\nwould be over 40 KB)' if tool_packed else 'The tool\'s code (#|), and the '
-                'library (lib/ddkit/)' + (', compressed' if packed else '')))
+def assemble(name, version, digest, docstring, code, modules, sources, packed):
+    """The single file's text: the tool's code as plain comment lines, the library packed or not."""
+    about = ('\n\nSingle file: bin/%s.py and ddkit %s (build %s), by tools/standalone.py.\n'
+             'The tool\'s code (#|), and the library (lib/ddkit/)%s, in comments at the end;\n'
+             '`standalone.py --show` prints all.\n'
+             % (name, version, digest, ', compressed' if packed else ''))
     docstring = docstring[:-3].rstrip() + about + '"""' if docstring else '"""%s"""' % about.strip()
-    parts = ([('__main__', code)] if tool_packed else []) + [(m, sources[m]) for m in modules]
     table, at = [], 0
-    for m, source in parts:
-        table.append('%s %d %d' % (m, at, at + len(source)))
-        at += len(source)
-    lib = ''.join(source for _, source in parts)
+    for m in modules:
+        table.append('%s %d %d' % (m, at, at + len(sources[m])))
+        at += len(sources[m])
+    lib = ''.join(sources[m] for m in modules)
     data = [DATA, '# the loader (#>):'] + comments('#>', strip(LOADER))
-    if not tool_packed:
-        data += ['# the tool, bin/%s.py without comments and docstrings (#|):' % name] + comments('#|', code)
+    data += ['# the tool, bin/%s.py without comments and docstrings (#|):' % name] + comments('#|', code)
     data += ['# where each module is in the library: name, start, end (#%):'] + ['#% ' + t for t in table]
     data += ['# the library, lib/ddkit/ without comments and docstrings%s:'
              % (', zlib and base85 (#=)' if packed else ' (#:)')]
@@ -391,8 +389,7 @@ def show(path):
     name = next(line.split("'")[1] for line in read(path).split('\n') if line.startswith('_NAME = '))
     print('# ===== %s (the tool) =====\n%s' % (name, scope['_ddkit_source']('__main__')))
     for module in data['where']:
-        if module != '__main__':
-            print('# ===== %s =====\n%s' % (module, scope['_ddkit_source'](module)))
+        print('# ===== %s =====\n%s' % (module, scope['_ddkit_source'](module)))
 
 
 def main(argv):

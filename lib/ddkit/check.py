@@ -77,6 +77,11 @@ class Report:
 
     def finish(self):
         """The closing line; returns the exit status."""
+        uci = getattr(self.cfg, 'uci', {})
+        if uci and str(uci.get('enabled', '0')).lower() not in ('1', 'on', 'true', 'yes', 'enabled'):
+            # config_get_bool in the init script: anything else, or no option at all, is off
+            print("note  UCI section %s is disabled: the service will not run it; set option enabled '1', "
+                  'then /etc/init.d/%s reload' % (uci['section'], self.cfg.tool))
         if self.status == 0:
             print('check: all ok; an update would succeed.')
         else:

@@ -76,6 +76,11 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
         except LookupError as e:  # "unknown encoding: idna": the router lacks python3-codecs
             raise Failure('%s: cannot use %s: %s; on OpenWrt: opkg install python3-codecs'
                           % (step, _where(url), e))
+        except ImportError as e:  # no _ssl for an https:// URL: the router lacks python3-openssl
+            if e.name not in ('ssl', '_ssl'):
+                raise
+            raise Failure('%s: cannot use %s: this Python has no TLS (no module %s); on OpenWrt: '
+                          'opkg install python3-openssl' % (step, _where(url), e.name))
         except OSError as e:  # refused, reset, timed out, TLS, and wire.ProtocolError
             if last or not _transient(e):
                 raise Failure('%s: no answer from %s: %s' % (step, _where(url), _reason(e)))

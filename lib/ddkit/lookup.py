@@ -16,21 +16,46 @@ def current_ip(cfg):
             text = found[0].address if found else ''
         else:
             text = iface.ipv4_address(name) or ''
+        if not text and iface.flags(name) is None:
+            return None, source, 'interface %s does not exist' % name
         if not text:
             return None, source, 'interface %s has no %s address' % (
                 name, 'stable global IPv6' if cfg.record_type == 'AAAA' else 'IPv4')
     else:
         from ddkit import http  # not on the iface path: that one makes no request
         source = cfg.ip_lookup_url
+        family = 6 if cfg.record_type == 'AAAA' else 4
         try:
             answer = http.request('GET', cfg.ip_lookup_url, 'get current IP', timeout=cfg.timeout,
-                                  ca_file=cfg.ca_file, family=6 if cfg.record_type == 'AAAA' else 4,
-                                  max_body=4096)
+                                  ca_file=cfg.ca_file, family=family, max_body=4096)
             text = answer.text if answer.status == 200 else '<HTTP %d>' % answer.status
         except http.TooLarge:
             text = '<an answer of more than 4096 bytes: a web page, not an address>'
+        except Failure as e:
+            if type(e.__context__).__name__ == 'gaierror':  # the name did not resolve in that family
+                wrong_family(cfg, http.split_url(cfg.ip_lookup_url)[1], family)
+            raise
     ip, why = ipcheck.valid_ip(text, cfg.record_type)
     return ip, source, why
+
+
+def wrong_family(cfg, host, family):
+    """After a failed lookup: a Failure that says so when the URL's host has no address of the family
+    the record type asks over (an AAAA record's IP must be seen over IPv6, an A record's over IPv4)."""
+    import _socket
+    try:
+        _socket.getaddrinfo(host.encode('ascii', 'replace'), None,
+                            _socket.AF_INET6 if family == 6 else _socket.AF_INET)
+        return
+    except OSError:
+        try:
+            _socket.getaddrinfo(host.encode('ascii', 'replace'), None)
+        except OSError:
+            return  # no address at all: the request's own error says it
+    from ddkit.updater import LOOKUP
+    raise Failure('get current IP: %s has no IPv%d address, and %s records are looked up over IPv%d: set '
+                  'ip_lookup_url to a service reachable over IPv%d (default %s)'
+                  % (host, family, cfg.record_type, family, family, LOOKUP[cfg.record_type]))
 
 
 def resolve(cfg, name):

@@ -115,25 +115,52 @@ def check_text(value):
     return value
 
 
+def prog(tool):
+    """The name the user ran: `updater_a` when installed (/usr/bin/updater_a), else `updater_a.py`."""
+    name = os.path.basename(sys.argv[0] or '')
+    return name if name in (tool, tool + '.py') else tool + '.py'
+
+
+def option_lines(flag, text, width=80):
+    """One option of --help: the flag in a column of 24, its text wrapped to width beside it."""
+    import textwrap  # only for --help
+    lines = textwrap.wrap(text, width - 24)
+    if len(flag) > 21:
+        return ['  ' + flag] + [' ' * 24 + line for line in lines]
+    return ['  %-21s %s' % (flag, lines[0])] + [' ' * 24 + line for line in lines[1:]]
+
+
 def usage(prog, summary, settings, switches, uci_name=None):
     """The --help text, built from the settings table so it never disagrees with the code."""
-    lines = ['usage: %s [options]' % prog, '', summary, '', 'options:',
-             '  --help                show this help and exit',
-             '  --config FILE         read setting_name=value lines from FILE']
+    import textwrap
+    lines = ['usage: %s [options]' % prog, ''] + textwrap.wrap(summary, 80) + ['', 'options:']
+    lines += option_lines('--help', 'show this help and exit')
+    lines += option_lines('--config FILE', 'read setting_name=value lines from FILE')
     if uci_name:
-        lines += ['  --uci SECTION         read the options of SECTION (a name or @%s[0]) of /etc/config/%s'
-                  % (uci_name, uci_name), '                        (or of the UCI file DDNS_UCI_FILE names)']
+        text = 'read the options of SECTION (a name or @%s[0]) of /etc/config/%s (or of the UCI file ' \
+               'DDNS_UCI_FILE names)' % (uci_name, uci_name)
+        lines += option_lines('--uci SECTION', text)
     for item in list(switches) + list(settings):
         flag = item.flag + ('' if isinstance(item, Switch) else ' VALUE')
         if item.short:
             flag = '%s, %s' % (item.short, flag)
         default = getattr(item, 'default', None)
         extra = ' (default: %s)' % default if default not in (None, '') else ''
-        lines.append('  %-21s %s%s' % (flag, item.help, extra))
-    lines += ['', 'Every setting can also come from the environment as DDNS_<NAME> (e.g. DDNS_ZONE_NAME)',
-              'or from the --config file as name=value; a flag wins over the environment, which wins',
-              'over the file. Exit status: 0 updated or nothing to do, 1 failure, 2 bad input.']
+        lines += option_lines(flag, item.help + extra)
+    lines += [''] + textwrap.wrap(
+        'Every setting can also come from the environment as DDNS_<NAME> (e.g. DDNS_ZONE_NAME) or from '
+        'the --config file as name=value; a flag wins over the environment, which wins over the file. '
+        'Exit status: 0 updated or nothing to do, 1 failure, 2 bad input.', 80)
     return '\n'.join(lines)
+
+
+def hint(value):
+    """The likely cause of a rejected value, when one shows."""
+    if ' #' in value or '\t#' in value:
+        return '; a comment must be on a line of its own (# at the start of the line)'
+    if value != value.strip():
+        return '; remove the spaces around the value'
+    return ''
 
 
 def parse_args(argv, settings, switches):
@@ -194,13 +221,24 @@ def read_config(path, known):
             continue
         name, eq, value = line.partition('=')
         name, value = name.strip(), value.strip()
-        if not eq or name not in known:
-            raise UsageError('config file %s line %d: expected setting_name=value with a known setting, got %r'
-                             % (path, number, name))
+        if not eq:
+            raise UsageError('config file %s line %d: expected setting_name=value, got %r'
+                             % (path, number, line[:60]))
+        if name not in known:
+            raise UsageError('config file %s line %d: %r is not a setting of this tool%s (see --help)'
+                             % (path, number, name[:60], did_you_mean(name, known)))
         if len(value) >= 2 and value[0] == value[-1] and value[0] in '"\'':
             value = value[1:-1]
         values[name] = value
+        values['line:' + name] = number  # where it was, for a bad value's message
     return values
+
+
+def did_you_mean(name, known):
+    """'; did you mean x?' for a misspelt setting name, else ''."""
+    import difflib  # only on this error path
+    close = difflib.get_close_matches(name.lower().replace('-', '_'), list(known), 1, 0.6)
+    return '; did you mean %s?' % close[0] if close else ''
 
 
 def read_uci(argv, uci_name, known, environ):
@@ -217,13 +255,15 @@ def read_uci(argv, uci_name, known, environ):
         raise UsageError('option --uci needs a section name; see --help')
     from ddkit import uci
     path = environ.get('DDNS_UCI_FILE') or '/etc/config/' + uci_name
-    values = {}
+    values = {'uci:section': ref}
     for key, value in uci.section(path, ref).items():
         if key in uci.SERVICE_OPTIONS:
+            values['uci:' + key] = value  # not settings: --check tells whether the service runs it
             continue
         if key not in known or isinstance(value, list):
-            raise UsageError('UCI section %s in %s: %r is not a setting of this tool (option %s, '
-                             'see --help)' % (ref, path, key, key.replace('_', '-')))
+            raise UsageError('UCI section %s in %s: %r is not a setting of this tool (option %s%s, '
+                             'see --help)' % (ref, path, key, key.replace('_', '-'),
+                                              did_you_mean(key, known)))
         values[key] = value
     return args, values
 
@@ -239,6 +279,7 @@ def load(argv, settings, switches, required=(), environ=None, uci_name=None):
     from_file = read_config(config_path, known) if config_path else {}
     cfg = Config()
     cfg.config_file = config_path
+    cfg.uci = {k[4:]: v for k, v in from_uci.items() if k.startswith('uci:')}  # section, enabled, ...
     for s in settings:
         env = 'DDNS_' + s.name.upper()
         for source, table, key in (('flag', flags, s.name), ('environment', environ, env),
@@ -252,9 +293,11 @@ def load(argv, settings, switches, required=(), environ=None, uci_name=None):
             try:
                 value = s.check(value)
             except ValueError as e:
+                line = from_file.get('line:' + s.name)
                 where = {'flag': s.flag, 'environment': env, 'default': 'default',
-                         'config file': 'in %s' % config_path}.get(source, source)
-                raise UsageError('bad value for %s (%s): %s' % (s.name, where, e))
+                         'config file': 'config file %s line %s' % (config_path, line)}.get(source, source)
+                shown = '' if s.secret else '; got %r' % value[:80]  # a secret is never shown
+                raise UsageError('bad value for %s (%s): %s%s%s' % (s.name, where, e, shown, hint(value)))
         if value in (None, '') and s.name in required:
             raise UsageError('missing setting %s: give %s, DDNS_%s or %s= in a --config file'
                              % (s.name, s.flag, s.name.upper(), s.name))

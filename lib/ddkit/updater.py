@@ -50,7 +50,7 @@ def start(argv, tool, summary, provider_settings, required, files):
         print('%s: %s' % (tool, e), file=sys.stderr)
         return e.exit_status
     if cfg is None:
-        say(settings.usage(tool + '.py', summary, table, SWITCHES, uci_name=tool))
+        say(settings.usage(settings.prog(tool), summary, table, SWITCHES, uci_name=tool))
         return 0
     cfg.tool = tool
     cfg.required = required
@@ -183,11 +183,12 @@ def save(cfg, path, lines, private=False):
         raise Failure('cannot write state file %s: %s' % (path, e.strerror or e))
 
 
-def record_ip(cfg, log, ids, ip):
+def record_ip(cfg, log, ids, ip, sent=True):
     """Step 5: remember the ids and the new IP, and say so (a dry run only says it changed nothing)."""
     save(cfg, cfg.ids_file, ids)
     if cfg.dry_run:
         log.info('Dry run: nothing was changed.')
         return
     save(cfg, cfg.ip_file, [ip])
-    log.info('IP has been updated to: %s' % ip)
+    if sent:  # not sent: the record already held ip, which the script has said in one line
+        log.info('IP has been updated to: %s' % ip)

@@ -146,6 +146,7 @@ class FakeServer:
             self.requests.append(req)
             count = len([r for r in self.requests if r.route == name])
             fault = self._take_fault(name)
+            self.seen(req)
         if name in self.budgets and count > self.budgets[name]:
             self.over_budget.append(req)
             return self._send(h, Reply(599, {'error': 'over budget for %s' % name}))
@@ -160,6 +161,9 @@ class FakeServer:
         except Exception as e:  # a bug in a fake must show up in the test, not hang it
             reply = Reply(598, {'error': 'fake crashed: %r' % e})
         self._send(h, reply)
+
+    def seen(self, req):
+        """Called for each request before it is answered, so a reader never sees the answer first."""
 
     def _take_fault(self, name):
         for i, (route, kind, options) in enumerate(self.faults):
