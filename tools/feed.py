@@ -198,12 +198,25 @@ def sort_key(entry):
     return [p for p in entry[0].encode().split(b'/') if p not in (b'', b'.')]
 
 
+class Member(tarfile.TarInfo):
+    """A tar header as GNU tar writes it for a file or directory: no device numbers (Python 3.8
+    writes zeros there, later versions leave the fields empty, as GNU tar does)."""
+
+    def tobuf(self, *args, **kwargs):
+        buf = bytearray(super().tobuf(*args, **kwargs))
+        head = len(buf) - tarfile.BLOCKSIZE   # the member's own header comes after any long-name one
+        buf[head + 329:head + 345] = bytes(16)
+        buf[head + 148:head + 156] = b' ' * 8
+        buf[head + 148:head + 156] = b'%06o\0 ' % sum(buf[head:head + tarfile.BLOCKSIZE])
+        return bytes(buf)
+
+
 def tar(entries, epoch, sort=True):
     """An uncompressed GNU tar as ipkg-build writes it: owner 0:0 by number, one mtime."""
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode='w', format=tarfile.GNU_FORMAT) as out:
         for name, mode, data in (sorted(entries, key=sort_key) if sort else entries):
-            info = tarfile.TarInfo(name)
+            info = Member(name)
             info.mode, info.mtime, info.uid, info.gid, info.uname, info.gname = mode, epoch, 0, 0, '', ''
             if data is None:
                 info.type = tarfile.DIRTYPE
@@ -215,8 +228,11 @@ def tar(entries, epoch, sort=True):
 
 
 def gzip_n(data):
-    """gzip -n: no file name, no time stamp (so the bytes depend on the content only)."""
-    return gzip.compress(data, compresslevel=9, mtime=0)
+    """gzip -n: no file name, no time stamp (so the bytes depend on the content only), and OS 3
+    (Unix) in the header as gzip writes it, which Python writes only in some versions."""
+    packed = bytearray(gzip.compress(data, compresslevel=9, mtime=0))
+    packed[9] = 3
+    return bytes(packed)
 
 
 def control(recipe, name, installed_size, epoch):
