@@ -50,26 +50,6 @@ SCHEMAS = {
 }
 MATCH = {'=': None, '<': 2, '>': 4, '<=': 3, '>=': 5, '~': 9}   # APK_VERSION_* bits; = is the default
 
-# OpenWrt's generated apk scripts (include/package-pack.mk): the package's own postinst / prerm
-# steps follow default_postinst / default_prerm of /lib/functions.sh in the same script.
-POST_INSTALL = '''#!/bin/sh
-[ "${IPKG_NO_SCRIPT}" = "1" ] && exit 0
-[ -s ${IPKG_INSTROOT}/lib/functions.sh ] || exit 0
-. ${IPKG_INSTROOT}/lib/functions.sh
-export root="${IPKG_INSTROOT}"
-export pkgname="%s"
-add_group_and_user
-default_postinst
-'''
-PRE_DEINSTALL = '''#!/bin/sh
-[ -s ${IPKG_INSTROOT}/lib/functions.sh ] || exit 0
-. ${IPKG_INSTROOT}/lib/functions.sh
-export root="${IPKG_INSTROOT}"
-export pkgname="%s"
-default_prerm
-'''
-
-
 class Tag(int):
     """A value already written into the block (put() takes it as it is)."""
 
@@ -200,10 +180,10 @@ def scripts(recipe, name):
     def own(script):
         body = recipe.text('Package/%s/%s' % (name, script)) or ''
         return ''.join(line + '\n' for line in body.splitlines() if not re.match(r'^\s*#!', line))
-    post_install = POST_INSTALL % name + own('postinst')
+    post_install = feed.APK_POST_INSTALL % name + own('postinst')
     return {'post-install': post_install,
             'post-upgrade': '#!/bin/sh\nexport PKG_UPGRADE=1\n' + post_install.split('\n', 1)[1],
-            'pre-deinstall': PRE_DEINSTALL % name + own('prerm')}
+            'pre-deinstall': feed.APK_PRE_DEINSTALL % name + own('prerm')}
 
 
 def info(recipe, name, installed_size):

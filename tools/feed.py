@@ -9,7 +9,7 @@ descriptions, conffiles and maintainer scripts are read from it, so both builds 
 they install come from bin/ and lib/ through tools/standalone.py (installed()), as in the SDK; a
 library module that only one tool imports goes in that tool's package, not in ddkit (own_modules()).
 
-usage: feed.py [--out DIR] [--key SECRET_KEY [--pub PUBLIC_KEY]]
+usage: feed.py [--out DIR] [--key SECRET_KEY [--pub PUBLIC_KEY]] | feed.py --contents
 """
 
 import gzip
@@ -41,6 +41,23 @@ PRERM = '''#!/bin/sh
 [ -s ${IPKG_INSTROOT}/lib/functions.sh ] || exit 0
 . ${IPKG_INSTROOT}/lib/functions.sh
 default_prerm $0 $@
+'''
+# The same for apk (OpenWrt 25.12 and later): the package's own steps follow the defaults in one script.
+APK_POST_INSTALL = '''#!/bin/sh
+[ "${IPKG_NO_SCRIPT}" = "1" ] && exit 0
+[ -s ${IPKG_INSTROOT}/lib/functions.sh ] || exit 0
+. ${IPKG_INSTROOT}/lib/functions.sh
+export root="${IPKG_INSTROOT}"
+export pkgname="%s"
+add_group_and_user
+default_postinst
+'''
+APK_PRE_DEINSTALL = '''#!/bin/sh
+[ -s ${IPKG_INSTROOT}/lib/functions.sh ] || exit 0
+. ${IPKG_INSTROOT}/lib/functions.sh
+export root="${IPKG_INSTROOT}"
+export pkgname="%s"
+default_prerm
 '''
 
 
@@ -124,6 +141,22 @@ class Recipe:
     def installed(self):
         """{path: (mode, bytes)}: the library and the tools' code and stubs (standalone.installed)."""
         return {path: (mode, data) for path, mode, data in standalone.installed(list(self.tool_paths().values()))}
+
+    def contents(self):
+        """The SHA-256 of what the packages hold but their version: fields, dependencies, scripts and
+        every file with its mode. openwrt/Makefile records it as PKG_CONTENTS beside PKG_RELEASE."""
+        installed, own = self.installed(), self.own_modules()
+        digest = hashlib.sha256()
+        for template in (POSTINST, PRERM, APK_POST_INSTALL, APK_PRE_DEINSTALL):
+            digest.update(template.encode() + b'\0')
+        for name in sorted(self.packages):
+            fields = sorted(self.fields(name).items()) + [('Depends', self.depends(name).replace(
+                self.version, '$(VERSION)'))] + [(block, self.text('Package/%s/%s' % (name, block)) or '')
+                                                 for block in ('description', 'conffiles', 'postinst', 'prerm')]
+            files = sorted((path, mode, hashlib.sha256(data).hexdigest() if data is not None else '')
+                           for path, mode, data in self.files(name, installed, own))
+            digest.update(repr((name, fields, files)).encode() + b'\0')
+        return digest.hexdigest()
 
     def own_modules(self):
         """{tool: [library modules that no other tool imports]}: they ship in the tool's package. Stops
@@ -343,6 +376,9 @@ def write(path, data):
 
 
 def main(argv):
+    if argv[1:] == ['--contents']:
+        print('PKG_CONTENTS:=%s' % Recipe().contents())
+        return
     opts = {'--out': os.path.join(ROOT, 'dist', 'feed'), '--key': None, '--pub': None}
     args = list(argv[1:])
     while args:
