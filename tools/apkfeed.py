@@ -69,7 +69,7 @@ class Adb:
         self.data += bytes(-len(self.data) % align)
         offset = len(self.data)
         if offset > 0x0fffffff:
-            sys.exit('apkfeed: the metadata of a package outgrew the ADB format (256 MB)')
+            stop('the metadata of a package outgrew the ADB format (256 MB)')
         self.data += data
         if shared:
             self.seen.setdefault(bytes(data), offset)
@@ -139,7 +139,7 @@ def dependency(text):
     """An apk dependency object from OpenWrt's Depends item (`ddkit (=1.0.0-r1)` -> ddkit=1.0.0-r1)."""
     found = re.match(r'^([A-Za-z0-9][\w.+-]*)(?:(>=|<=|=|<|>|~)([\w.+~-]+))?$', re.sub(r'[\s()]', '', text))
     if not found:
-        sys.exit('apkfeed: a dependency in openwrt/Makefile apk cannot express: %r' % text)
+        stop('a dependency in openwrt/Makefile apk cannot express: %r' % text)
     name, op, version = found.groups()
     out = {'name': name}
     if op:
@@ -246,8 +246,8 @@ def key_id(key):
     spki = openssl(['pkey', '-in', key, '-pubout', '-outform', 'DER'], b'', 'read the private key %s' % key)
     algorithm, point = der_items(der_items(spki)[0][1])
     if not all(oid in algorithm[1] for oid in EC_P256):
-        sys.exit('apkfeed: %s is not an EC P-256 key (OpenWrt signs apk feeds with one: '
-                 'openssl ecparam -name prime256v1 -genkey -noout -out KEY)' % key)
+        stop('%s is not an EC P-256 key (OpenWrt signs apk feeds with one: '
+             'openssl ecparam -name prime256v1 -genkey -noout -out KEY)' % key)
     return hashlib.sha512(point[1][1:]).digest()[:16], spki
 
 
@@ -280,11 +280,17 @@ def openssl(args, data, what):
     try:
         done = subprocess.run(['openssl'] + args, input=data, capture_output=True)
     except OSError:
-        sys.exit('apkfeed: the openssl command is needed to %s' % what)
+        stop('the openssl command is needed to %s' % what)
     if done.returncode != 0:
-        sys.exit('apkfeed: openssl could not %s: %s' % (what, done.stderr.decode(errors='replace').strip()
-                                                        .splitlines()[-1:] or ['(no message)']))
+        said = done.stderr.decode(errors='replace').strip().splitlines()
+        stop('openssl could not %s%s' % (what, ': ' + said[0] if said else ''))
     return done.stdout
+
+
+def stop(message):
+    """Bad input (a key, a recipe): one line on stderr, exit 2."""
+    print('apkfeed: ' + message, file=sys.stderr)
+    sys.exit(2)
 
 
 def build(out, key=None):
