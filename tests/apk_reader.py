@@ -143,7 +143,8 @@ def signed_by(adb, keys_dir):
     """The key file (in keys_dir) whose valid signature the file carries, else None."""
     if not keys_dir:
         return None
-    keys = {key_id(os.path.join(keys_dir, k)): os.path.join(keys_dir, k) for k in sorted(os.listdir(keys_dir))}
+    paths = [os.path.join(keys_dir, k) for k in sorted(os.listdir(keys_dir))]
+    keys = {key_id(path): path for path in paths}
     digest = hashlib.sha512(adb.adb).digest()
     for sig in adb.signatures:
         if len(sig) < 18 or sig[0] != 0 or sig[1] != 4 or sig[2:18] not in keys:

@@ -18,8 +18,8 @@ import pytest
 from apk_reader import Adb, Refused, key_id, read_index, read_package
 from apk_root import Router, tree
 from conftest import ROOT, run_tool
-from openwrt_env import EPOCH, LIBRARY, PACKAGES, ROUTER_TOOLS, feed, ipk_path, members, records, signify_key, \
-    standins  # noqa: F401
+from openwrt_env import (EPOCH, LIBRARY, PACKAGES, ROUTER_TOOLS, feed, ipk_path,  # noqa: F401
+                         members, records, signify_key, standins)
 from test_packaging import files_of, gunzip, stanzas, tar_entries
 
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
@@ -84,8 +84,8 @@ def system_repo(tmp_path_factory, apk_key):
         entries.append(dict(info, **{'file-size': len(apk), 'hashes': hashlib.sha256(block).digest()}))
     adb = apkfeed.Adb()
     block = adb.root(adb.put('index', {'packages': entries}))
-    (out / 'packages.adb').write_bytes(apkfeed.container(b'indx', block, [apkfeed.signature(apk_key[0], b'indx',
-                                                                                              block)]))
+    signed = [apkfeed.signature(apk_key[0], b'indx', block)]
+    (out / 'packages.adb').write_bytes(apkfeed.container(b'indx', block, signed))
     return str(out / 'packages.adb')
 
 
@@ -101,7 +101,8 @@ def raw_adb(path):
 # --- the feed and its files ---------------------------------------------------------------------
 
 def test_make_feed_writes_both_feeds_and_signs_the_apk_one_with_apk_key():
-    dry = subprocess.run(['make', '-n', '-B', 'feed', 'APK_KEY=k.pem'], cwd=ROOT, capture_output=True, text=True)
+    dry = subprocess.run(['make', '-n', '-B', 'feed', 'APK_KEY=k.pem'], cwd=ROOT, capture_output=True,
+                         text=True)
     assert dry.returncode == 0, dry.stderr
     assert 'tools/feed.py --out dist/feed' in dry.stdout
     assert 'tools/apkfeed.py --out dist/apk --key k.pem' in dry.stdout
@@ -165,9 +166,11 @@ def test_package_holds_the_ipk_files_and_openwrts_apk_lists(feed, apk_feed, name
         expected[meta + '.conffiles_static'] = (0o644, ('%s %s\n' % (config, hashlib.sha256(
             ipk[config[1:]][1]).hexdigest())).encode())
     assert got == expected
-    assert {(acl['user'], acl['group']) for _, acl in dirs} | {(acl['user'], acl['group']) for _, acl, _ in files} \
-        == {('root', 'root')}
-    entries = [e for folder in raw_adb(apk_path(apk_feed, name)).root['paths'] for e in folder.get('files', [])]
+    acls = [acl for _, acl in dirs] + [acl for _, acl, _ in files]
+    owners = {(acl['user'], acl['group']) for acl in acls}
+    assert owners == {('root', 'root')}
+    paths = raw_adb(apk_path(apk_feed, name)).root['paths']
+    entries = [e for folder in paths for e in folder.get('files', [])]
     assert {e['mtime'] for e in entries} == {int(EPOCH)}
     assert info['installed-size'] == sum(len(data) for _, _, data in files)
 
@@ -241,7 +244,8 @@ def pythons():
     for minor in range(8, 14):
         pyenv = sorted(p for p in os.listdir('/root/.pyenv/versions') if p.startswith('3.%d.' % minor)) \
             if os.path.isdir('/root/.pyenv/versions') else []
-        path = '/root/.pyenv/versions/%s/bin/python3' % pyenv[-1] if pyenv else shutil.which('python3.%d' % minor)
+        path = ('/root/.pyenv/versions/%s/bin/python3' % pyenv[-1]) if pyenv else \
+            shutil.which('python3.%d' % minor)
         if path and os.path.exists(path):
             found.append(path)
     return found
@@ -267,8 +271,9 @@ def test_both_feeds_are_the_same_bytes_under_every_python(apk_unsigned, tmp_path
     same_files(apk_unsigned[0], build_apk(tmp_path / 'apk', python=python)[0])
     ipk = []
     for out in (tmp_path / 'here', tmp_path / 'there'):
-        done = subprocess.run([python if out.name == 'there' else sys.executable, os.path.join(ROOT, 'tools', 'feed.py'),
-                               '--out', str(out)], env=dict(os.environ, SOURCE_DATE_EPOCH=EPOCH), capture_output=True)
+        done = subprocess.run([python if out.name == 'there' else sys.executable,
+                               os.path.join(ROOT, 'tools', 'feed.py'), '--out', str(out)],
+                              env=dict(os.environ, SOURCE_DATE_EPOCH=EPOCH), capture_output=True)
         assert done.returncode == 0, done.stderr
         ipk.append(str(out))
     same_files(*ipk)
@@ -286,10 +291,10 @@ def test_signature_names_the_key_and_verifies(apk_feed, apk_key, tmp_path):
         assert f.read() == g.read()
     other = tmp_path / 'other'
     other.mkdir()
-    subprocess.run(['openssl', 'ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', str(tmp_path / 'o.pem')],
+    private = str(tmp_path / 'o.pem')
+    subprocess.run(['openssl', 'ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', private],
                    check=True)
-    subprocess.run(['openssl', 'pkey', '-in', str(tmp_path / 'o.pem'), '-pubout', '-out', str(other / 'o.pem')],
-                   check=True)
+    subprocess.run(['openssl', 'pkey', '-in', private, '-pubout', '-out', str(other / 'o.pem')], check=True)
     index = os.path.join(apk_feed, 'packages.adb')
     assert read_index(index, keys_dir=apk_key[1])
     for keys in (None, str(other)):
@@ -340,8 +345,10 @@ def test_a_bad_key_stops_the_build_with_one_line(tmp_path):
     for key, said in (('rsa.pem', 'is not an EC P-256 key'), ('junk.pem', 'could not read the private key'),
                       ('missing.pem', 'no key file')):
         done = subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'apkfeed.py'), '--out',
-                               str(tmp_path / 'out'), '--key', str(tmp_path / key)], capture_output=True, text=True)
-        assert done.returncode == 2 and said in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr
+                               str(tmp_path / 'out'), '--key', str(tmp_path / key)],
+                              capture_output=True, text=True)
+        assert done.returncode == 2 and said in done.stderr, done.stderr
+        assert len(done.stderr.splitlines()) == 1, done.stderr
         assert not os.path.exists(str(tmp_path / 'out' / 'packages.adb'))
 
 
@@ -359,8 +366,8 @@ def offline(tmp_path):
 
 
 @pytest.mark.parametrize('tool', ROUTER_TOOLS)
-def test_tool_installs_from_the_signed_feed_runs_and_leaves_nothing(apk_feed, apk_key, system_repo, offline, tool,
-                                                                    tmp_path):
+def test_tool_installs_from_the_signed_feed_runs_and_leaves_nothing(apk_feed, apk_key, system_repo, offline,
+                                                                    tool, tmp_path):
     root, env, before = offline
     router = Router(root, [system_repo, os.path.join(apk_feed, 'packages.adb')], keys_dir=apk_key[1], env=env)
     assert router.order([tool]) == sorted(SYSTEM) + [LIBRARY, tool]
@@ -371,13 +378,15 @@ def test_tool_installs_from_the_signed_feed_runs_and_leaves_nothing(apk_feed, ap
     assert os.access(str(root / 'usr' / 'bin' / tool), os.X_OK)
     log = records(env['STANDIN_LOG'])
     assert ['default_postinst', LIBRARY] in log and ['default_postinst', tool] in log
-    assert os.readlink(str(root / 'etc' / 'rc.d' / os.listdir(str(root / 'etc' / 'rc.d'))[0])) == '../init.d/' + tool
+    (link,) = os.listdir(str(root / 'etc' / 'rc.d'))
+    assert os.readlink(str(root / 'etc' / 'rc.d' / link)) == '../init.d/' + tool
     done = run_tool(str(root / 'usr' / 'bin' / tool), ['--help'], env={'TMPDIR': str(tmp_path)})
     assert done.returncode == 0 and done.stdout.startswith('usage: %s.py' % tool), done.stderr
     with pytest.raises(Refused, match='still needed'):
         router.delete(LIBRARY)
     router.delete(tool)
-    assert ['default_prerm', tool] in records(env['STANDIN_LOG']) and os.listdir(str(root / 'etc' / 'rc.d')) == []
+    assert ['default_prerm', tool] in records(env['STANDIN_LOG'])
+    assert os.listdir(str(root / 'etc' / 'rc.d')) == []
     router.delete(LIBRARY, *SYSTEM)
     assert tree(root) == before
 
@@ -404,7 +413,7 @@ def test_tool_without_its_python_packages_does_not_install(apk_feed, apk_key, of
 
 # --- the same with a real apk 3 client (APK=/path/to/apk) ----------------------------------------
 
-needs_apk = pytest.mark.skipif(not APK, reason='set APK to a real apk 3 client to run these checks with it too')
+needs_apk = pytest.mark.skipif(not APK, reason='set APK to a real apk 3 client to run these checks with it')
 
 
 def apk(*args, root=None):
@@ -438,14 +447,15 @@ def shell_root(root):
 
 @needs_apk
 @pytest.mark.parametrize('tool', ROUTER_TOOLS)
-def test_real_apk_installs_the_signed_feed_with_keys_only_runs_and_removes(apk_feed, apk_key, system_repo, tmp_path,
-                                                                           tool):
+def test_real_apk_installs_the_signed_feed_with_keys_only_runs_and_removes(apk_feed, apk_key, system_repo,
+                                                                           tmp_path, tool):
     root = tmp_path / 'root'
     root.mkdir()
     shell_root(root)
     before = tree(root)
     repos = ['--repository', system_repo, '--repository', os.path.join(apk_feed, 'packages.adb')]
-    done = apk('--initdb', '--no-network', '--no-cache', '--keys-dir', apk_key[1], *repos, 'add', tool, root=root)
+    done = apk('--initdb', '--no-network', '--no-cache', '--keys-dir', apk_key[1], *repos, 'add', tool,
+               root=root)
     assert done.returncode == 0 and 'UNTRUSTED' not in done.stdout + done.stderr, done.stdout + done.stderr
     assert (root / 'usr' / 'share' / 'python3-light' / 'marker').exists()
     assert os.stat(str(root / 'etc' / 'config' / tool)).st_mode & 0o777 == 0o600
@@ -460,7 +470,8 @@ def test_real_apk_installs_the_signed_feed_with_keys_only_runs_and_removes(apk_f
 
 
 @needs_apk
-def test_real_apk_refuses_unsigned_and_changed_packages(apk_feed, apk_unsigned, apk_key, system_repo, tmp_path):
+def test_real_apk_refuses_unsigned_and_changed_packages(apk_feed, apk_unsigned, apk_key, system_repo,
+                                                        tmp_path):
     """With the python3-* repository at hand, so only the package itself can be refused; the
     untouched signed package then installs, the same way."""
     root = tmp_path / 'root'

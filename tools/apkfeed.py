@@ -162,9 +162,10 @@ def contents(recipe, name, installed, own):
                  if line.strip()]
     if conffiles:
         files = {'/' + path: data for path, _, data in entries if data is not None}
+        static = ''.join('%s %s\n' % (c, hashlib.sha256(files[c]).hexdigest())
+                         for c in conffiles if c in files)
         extra += [(meta + '.conffiles', 0o644, ''.join(c + '\n' for c in conffiles).encode()),
-                  (meta + '.conffiles_static', 0o644, ''.join(
-                      '%s %s\n' % (c, hashlib.sha256(files[c]).hexdigest()) for c in conffiles if c in files).encode())]
+                  (meta + '.conffiles_static', 0o644, static.encode())]
     tree = {}
     for path, mode, data in entries + extra:
         if data is None:
@@ -312,7 +313,8 @@ def build(out, key=None):
         names.append(filename)
     feed.write(os.path.join(out, 'packages.adb'), index(packages, key))
     if key:
-        feed.write(os.path.join(out, 'ddkit-apk.pem'), openssl(['pkey', '-in', key, '-pubout'], b'', 'read ' + key))
+        public = openssl(['pkey', '-in', key, '-pubout'], b'', 'read ' + key)
+        feed.write(os.path.join(out, 'ddkit-apk.pem'), public)
     return names
 
 
@@ -331,9 +333,12 @@ def main(argv):
         return 2
     for filename in build(opts['--out'], key):
         print('apk feed: %s' % os.path.join(opts['--out'], filename))
-    print('apk feed: %s' % ('signed; trust it with %s in /etc/apk/keys/' % os.path.join(opts['--out'], 'ddkit-apk.pem')
-                            if key else 'UNSIGNED (install with apk add --allow-untrusted; '
-                            'make feed APK_KEY=key.pem signs it)'))
+    if key:
+        print('apk feed: signed; trust it with %s in /etc/apk/keys/'
+              % os.path.join(opts['--out'], 'ddkit-apk.pem'))
+    else:
+        print('apk feed: UNSIGNED (install with apk add --allow-untrusted; '
+              'make feed APK_KEY=key.pem signs it)')
     return 0
 
 

@@ -150,9 +150,10 @@ class Recipe:
         for template in (POSTINST, PRERM, APK_POST_INSTALL, APK_PRE_DEINSTALL):
             digest.update(template.encode() + b'\0')
         for name in sorted(self.packages):
-            fields = sorted(self.fields(name).items()) + [('Depends', self.depends(name).replace(
-                self.version, '$(VERSION)'))] + [(block, self.text('Package/%s/%s' % (name, block)) or '')
-                                                 for block in ('description', 'conffiles', 'postinst', 'prerm')]
+            fields = sorted(self.fields(name).items()) + [
+                ('Depends', self.depends(name).replace(self.version, '$(VERSION)'))] + [
+                (block, self.text('Package/%s/%s' % (name, block)) or '')
+                for block in ('description', 'conffiles', 'postinst', 'prerm')]
             files = sorted((path, mode, hashlib.sha256(data).hexdigest() if data is not None else '')
                            for path, mode, data in self.files(name, installed, own))
             digest.update(repr((name, fields, files)).encode() + b'\0')
