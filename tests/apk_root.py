@@ -3,10 +3,12 @@ offline root as apk-tools does them -- repositories are packages.adb files (each
 keys_dir or allowed untrusted), a package is trusted through the SHA-256 its trusted index gives, its
 dependencies come first (from any repository, `=` pinned versions checked), every directory it lists
 is made with its acl mode, every file is written whole then renamed into place, post-install runs
-after the files; del runs pre-deinstall, removes exactly the files the package listed and the
-directories it listed that no installed package still lists and nothing fills. Scripts run with
+after the files; del runs pre-deinstall, removes exactly the files the package listed (but, as in
+apk's default protected path /etc, one there that was changed since: a user's configuration) and
+the directories it listed that no installed package still lists and nothing fills. Scripts run with
 IPKG_INSTROOT set to the root, as in OpenWrt's image build."""
 
+import hashlib
 import os
 import stat
 import subprocess
@@ -64,7 +66,8 @@ class Router:
                 f.write(data)
             os.chmod(tmp, acl.get('mode', 0o644))
             os.replace(tmp, full)
-        self.installed[name] = (info, [d for d, _ in dirs], [f for f, _, _ in files], scripts)
+        self.installed[name] = (info, [d for d, _ in dirs], [(f, hashlib.sha256(data).digest())
+                                                              for f, _, data in files], scripts)
         self.run(name, scripts.get('post-install'))
 
     def delete(self, *names):
@@ -76,8 +79,10 @@ class Router:
         for name in names:
             info, dirs, files, scripts = self.installed[name]
             self.run(name, scripts.get('pre-deinstall'))
-            for file_path in files:
-                os.remove(os.path.join(self.root, file_path))
+            for file_path, digest in files:
+                full = os.path.join(self.root, file_path)
+                if not (file_path.startswith('etc/') and changed(full, digest)):
+                    os.remove(full)
             del self.installed[name]
             others = {d for _, kept, _, _ in self.installed.values() for d in kept}
             for folder in sorted(dirs, key=lambda d: -d.count('/')):
@@ -98,6 +103,11 @@ class Router:
             os.remove(f.name)
         if done.returncode != 0:
             raise Refused('%s script failed: %s' % (name, done.stderr))
+
+
+def changed(path, digest):
+    with open(path, 'rb') as f:
+        return hashlib.sha256(f.read()).digest() != digest
 
 
 def tree(root):

@@ -17,9 +17,9 @@ import pytest
 
 from apk_reader import Adb, Refused, key_id, read_index, read_package
 from apk_root import Router, tree
-from conftest import ROOT, run_tool
+from conftest import RECORD, ROOT, run_tool
 from openwrt_env import (EPOCH, LIBRARY, PACKAGES, ROUTER_TOOLS, feed, ipk_path,  # noqa: F401
-                         members, records, signify_key, standins)
+                         members, quoted, records, signify_key, standins)
 from test_packaging import files_of, gunzip, stanzas, tar_entries
 
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
@@ -342,8 +342,12 @@ def test_a_bad_key_stops_the_build_with_one_line(tmp_path):
     subprocess.run(['openssl', 'genrsa', '-out', str(tmp_path / 'rsa.pem'), '2048'], check=True,
                    capture_output=True)
     (tmp_path / 'junk.pem').write_text('not a key\n')
+    plain = subprocess.run(['openssl', 'ecparam', '-name', 'prime256v1', '-genkey', '-noout'], check=True,
+                           capture_output=True).stdout
+    subprocess.run(['openssl', 'ec', '-aes256', '-passout', 'pass:secret', '-out', str(tmp_path / 'locked.pem')],
+                   input=plain, check=True, capture_output=True)
     for key, said in (('rsa.pem', 'is not an EC P-256 key'), ('junk.pem', 'could not read the private key'),
-                      ('missing.pem', 'no key file')):
+                      ('locked.pem', 'an unencrypted PEM key'), ('missing.pem', 'no key file')):
         done = subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'apkfeed.py'), '--out',
                                str(tmp_path / 'out'), '--key', str(tmp_path / key)],
                               capture_output=True, text=True)
@@ -389,6 +393,31 @@ def test_tool_installs_from_the_signed_feed_runs_and_leaves_nothing(apk_feed, ap
     assert os.listdir(str(root / 'etc' / 'rc.d')) == []
     router.delete(LIBRARY, *SYSTEM)
     assert tree(root) == before
+
+
+def test_installed_updater_updates_a_record_and_is_removed_with_its_state_kept_out(apk_feed, apk_key, system_repo,
+                                                                                   offline, box, tmp_path):
+    """updater_a from the apk feed, every setting in its UCI section, updates the record at the fake
+    provider, says nothing changed on the next run, writes nothing under the root, and goes away."""
+    root, env, before = offline
+    router = Router(root, [system_repo, os.path.join(apk_feed, 'packages.adb')], keys_dir=apk_key[1], env=env)
+    router.add('updater_a')
+    settings = box.env_a(str(tmp_path / 'state'))
+    box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
+    box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
+    config = root / 'etc' / 'config' / 'updater_a'
+    config.write_text("config updater_a 'home'\n\toption enabled '1'\n" + ''.join(
+        "\toption %s %s\n" % (name[5:].lower(), quoted(value)) for name, value in sorted(settings.items())))
+    installed = tree(root)
+    for said in ('IP has been updated to: 81.2.69.10', 'IP has not changed'):
+        done = run_tool(str(root / 'usr' / 'bin' / 'updater_a'), ['--uci', 'home'],
+                        env={'DDNS_UCI_FILE': str(config), 'TMPDIR': str(tmp_path)})
+        assert done.returncode == 0 and said in done.stdout, done.stdout + done.stderr
+    assert box.provider_a.find(RECORD)[0]['content'] == '81.2.69.10'
+    assert tree(root) == installed
+    router.delete('updater_a', LIBRARY, *SYSTEM)
+    assert tree(root) == dict(before, **{'etc/config': installed['etc/config'],
+                                         'etc/config/updater_a': installed['etc/config/updater_a']})
 
 
 def test_unsigned_feed_installs_only_when_allowed(apk_unsigned, apk_key, system_repo, offline):

@@ -9,6 +9,7 @@ unsigned and the same bytes every time for the same input.
 usage: apkfeed.py [--out DIR] [--key EC_PRIVATE_KEY_PEM]
 """
 
+import functools
 import hashlib
 import os
 import re
@@ -49,6 +50,7 @@ SCHEMAS = {
     'index': [('description', 'blob'), ('packages', ['info']), ('pkgname-spec', 'blob')],
 }
 MATCH = {'=': None, '<': 2, '>': 4, '<=': 3, '>=': 5, '~': 9}   # APK_VERSION_* bits; = is the default
+
 
 class Tag(int):
     """A value already written into the block (put() takes it as it is)."""
@@ -219,15 +221,16 @@ def build_package(recipe, name, installed, own, epoch, key=None):
     adb = Adb()
     # the unique id: the first 20 bytes of the SHA-256 of the block written with zeros in its place
     uid = Tag(adb.blob(bytes(20), shared=False))
-    info_ = info(recipe, name, size)
-    package = {'info': dict(info_, hashes=uid), 'paths': paths,
+    about = info(recipe, name, size)
+    package = {'info': dict(about, hashes=uid), 'paths': paths,
                'scripts': scripts(recipe, name)}
-    block_ = bytearray(adb.root(adb.put('package', package)))
+    metadata = bytearray(adb.root(adb.put('package', package)))
     at = (uid & 0x0fffffff) + 1
-    block_[at:at + 20] = hashlib.sha256(block_).digest()[:20]
-    block_ = bytes(block_)
-    signatures = [signature(key, b'pckg', block_)] if key else []
-    return '%s-%s.apk' % (name, recipe.version), container(b'pckg', block_, signatures, data), block_, info_
+    metadata[at:at + 20] = hashlib.sha256(metadata).digest()[:20]
+    metadata = bytes(metadata)
+    signatures = [signature(key, b'pckg', metadata)] if key else []
+    apk = container(b'pckg', metadata, signatures, data)
+    return '%s-%s.apk' % (name, recipe.version), apk, metadata, about
 
 
 def index(packages, key=None):
@@ -235,21 +238,23 @@ def index(packages, key=None):
     trusts a package the signed index lists), sorted by name as apk mkndx sorts them."""
     adb = Adb()
     entries = []
-    for info_, file_size, block_ in sorted(packages, key=lambda p: p[0]['name'].encode()):
-        entries.append(dict(info_, **{'file-size': file_size, 'hashes': hashlib.sha256(block_).digest()}))
-    block_ = adb.root(adb.put('index', {'description': 'ddkit router tools', 'packages': entries}))
-    return container(b'indx', block_, [signature(key, b'indx', block_)] if key else [])
+    for about, file_size, metadata in sorted(packages, key=lambda p: p[0]['name'].encode()):
+        entries.append(dict(about, **{'file-size': file_size, 'hashes': hashlib.sha256(metadata).digest()}))
+    metadata = adb.root(adb.put('index', {'description': 'ddkit router tools', 'packages': entries}))
+    return container(b'indx', metadata, [signature(key, b'indx', metadata)] if key else [])
 
 
+@functools.lru_cache()
 def key_id(key):
     """The first 16 bytes of the SHA-512 of the public key as i2d_PublicKey writes it (the EC point):
     how apk finds the key of a signature, whatever its file is called. Stops unless the key is EC P-256."""
-    spki = openssl(['pkey', '-in', key, '-pubout', '-outform', 'DER'], b'', 'read the private key %s' % key)
+    spki = openssl(['pkey', '-in', key, '-passin', 'pass:', '-pubout', '-outform', 'DER'], b'',
+                   'read the private key %s (an unencrypted PEM key)' % key)
     algorithm, point = der_items(der_items(spki)[0][1])
     if not all(oid in algorithm[1] for oid in EC_P256):
         stop('%s is not an EC P-256 key (OpenWrt signs apk feeds with one: '
              'openssl ecparam -name prime256v1 -genkey -noout -out KEY)' % key)
-    return hashlib.sha512(point[1][1:]).digest()[:16], spki
+    return hashlib.sha512(point[1][1:]).digest()[:16]   # [1:]: the BIT STRING's count of unused bits
 
 
 def der_items(data):
@@ -268,13 +273,10 @@ def der_items(data):
 def signature(key, schema, adb):
     """A v0 signature block's payload: version 0, hash SHA-512, the key id, then the ECDSA signature
     (made by openssl) of the schema, those 18 bytes and the SHA-512 of the ADB block."""
-    ident = KEYS.get(key) or KEYS.setdefault(key, key_id(key)[0])
-    head = bytes([0, SHA512]) + ident
+    head = bytes([0, SHA512]) + key_id(key)
     message = schema + head + hashlib.sha512(adb).digest()
-    return head + openssl(['dgst', '-sha512', '-sign', key], message, 'sign with %s' % key)
-
-
-KEYS = {}
+    signed = openssl(['dgst', '-sha512', '-passin', 'pass:', '-sign', key], message, 'sign with %s' % key)
+    return head + signed
 
 
 def openssl(args, data, what):
@@ -307,13 +309,13 @@ def build(out, key=None):
             os.remove(os.path.join(out, old))
     names, packages = [], []
     for name in sorted(recipe.packages):
-        filename, apk, block_, info_ = build_package(recipe, name, installed, own, epoch, key)
+        filename, apk, metadata, about = build_package(recipe, name, installed, own, epoch, key)
         feed.write(os.path.join(out, filename), apk)
-        packages.append((info_, len(apk), block_))
+        packages.append((about, len(apk), metadata))
         names.append(filename)
     feed.write(os.path.join(out, 'packages.adb'), index(packages, key))
     if key:
-        public = openssl(['pkey', '-in', key, '-pubout'], b'', 'read ' + key)
+        public = openssl(['pkey', '-in', key, '-passin', 'pass:', '-pubout'], b'', 'read ' + key)
         feed.write(os.path.join(out, 'ddkit-apk.pem'), public)
     return names
 
