@@ -8,6 +8,7 @@ The packages are those of openwrt/Makefile (the OpenWrt SDK recipe): names, vers
 descriptions, conffiles and maintainer scripts are read from it, so both builds agree. The files
 they install come from bin/ and lib/ through tools/standalone.py (installed()), as in the SDK; a
 library module that only one tool imports goes in that tool's package, not in ddkit (own_modules()).
+tools/apkfeed.py builds the same packages for apk (OpenWrt 25.12 and later) from the same Recipe.
 
 usage: feed.py [--out DIR] [--key SECRET_KEY [--pub PUBLIC_KEY]] | feed.py --contents
 """
