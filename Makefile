@@ -41,9 +41,11 @@ dist/%.py: bin/%.py $(wildcard lib/ddkit/*.py) tools/standalone.py
 
 # the opkg feed of the router tools (the Windows tool is not a package): the library as the package
 # ddkit, each tool a package of its own, built from bin/ and lib/; `make feed KEY=x.sec` also signs
-# Packages with that signify/usign secret key
+# Packages with that signify/usign secret key. The same packages for apk (OpenWrt 25.12 and later) go
+# to dist/apk/ with packages.adb; `make feed APK_KEY=key.pem` signs them with that EC P-256 key.
 feed:
 	$(PYTHON) tools/feed.py --out dist/feed $(if $(KEY),--key $(KEY))
+	$(PYTHON) tools/apkfeed.py --out dist/apk $(if $(APK_KEY),--key $(APK_KEY))
 
 # what one cron run of each tool costs beside its references (BENCHMARKS.md); not part of `make test`.
 # Run as root it builds a throw-away network namespace for the iface paths. It rebuilds the single

@@ -1,6 +1,9 @@
 """A router on disk for the packaging tests: the feed built as `make feed` builds it, packages
 unpacked into a temporary root the way opkg does, and stand-ins for what OpenWrt provides
-(/lib/functions.sh, /etc/rc.common with procd, logger) that record what the scripts ask of them."""
+(/lib/functions.sh, /etc/rc.common with procd, logger) that record what the scripts ask of them.
+Like OpenWrt's own, default_postinst and default_prerm serve both package managers: opkg names the
+package in $1 and lists its files in /usr/lib/opkg/info/, apk exports $pkgname and lists them in
+/lib/apk/packages/."""
 
 import os
 import subprocess
@@ -46,17 +49,22 @@ config_list_foreach() {
 }
 list_contains() { local v; eval "v=\" \$$1 \""; case "$v" in *" $2 "*) return 0 ;; esac; return 1; }
 record() { printf '%s' "$1" >> "$STANDIN_LOG"; shift; for a; do printf '\037%s' "$a" >> "$STANDIN_LOG"; done; printf '\036' >> "$STANDIN_LOG"; }
+filelist() {
+	if [ -f "$IPKG_INSTROOT/lib/apk/packages/$1.list" ]; then echo "$IPKG_INSTROOT/lib/apk/packages/$1.list"
+	else echo "$IPKG_INSTROOT/usr/lib/opkg/info/$1.list"; fi
+}
+add_group_and_user() { :; }
 default_postinst() {
-	local pkg; pkg="$(basename "${1%.*}")"; record default_postinst "$pkg"
+	local pkg="${pkgname:-$(basename "${1%.*}")}"; record default_postinst "$pkg"
 	[ -f "$IPKG_INSTROOT/usr/lib/opkg/info/$pkg.postinst-pkg" ] && ( . "$IPKG_INSTROOT/usr/lib/opkg/info/$pkg.postinst-pkg" )
-	for i in $(grep '^/etc/init.d/' "$IPKG_INSTROOT/usr/lib/opkg/info/$pkg.list"); do
+	for i in $(grep '^/etc/init.d/' "$(filelist "$pkg")"); do
 		sh "$IPKG_INSTROOT/etc/rc.common" "$IPKG_INSTROOT$i" enable
 	done
 }
 default_prerm() {
-	local pkg; pkg="$(basename "${1%.*}")"; record default_prerm "$pkg"
+	local pkg="${pkgname:-$(basename "${1%.*}")}"; record default_prerm "$pkg"
 	[ -f "$IPKG_INSTROOT/usr/lib/opkg/info/$pkg.prerm-pkg" ] && ( . "$IPKG_INSTROOT/usr/lib/opkg/info/$pkg.prerm-pkg" )
-	for i in $(grep '^/etc/init.d/' "$IPKG_INSTROOT/usr/lib/opkg/info/$pkg.list"); do
+	for i in $(grep '^/etc/init.d/' "$(filelist "$pkg")"); do
 		sh "$IPKG_INSTROOT/etc/rc.common" "$IPKG_INSTROOT$i" disable
 	done
 }

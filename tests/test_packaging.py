@@ -640,3 +640,52 @@ def test_https_run_needs_every_declared_package_and_no_other(tls_box, tmp_path, 
         fewer = [p for p in HTTPS_DEPENDS if p != missing]
         done = run_guarded(tool, fewer, env('without-' + missing), log)
         assert done.returncode != 0 and GUARD_MARK in done.stdout + done.stderr, missing
+
+
+# --- PKG_RELEASE: a new one whenever the packages hold something new -------------------------------
+
+def makefile_at(commit):
+    """openwrt/Makefile's (PKG_RELEASE, PKG_CONTENTS) at a commit of this repository's history."""
+    text = subprocess.run(['git', '-C', ROOT, 'show', '%s:openwrt/Makefile' % commit], capture_output=True,
+                          text=True).stdout
+    values = dict(re.findall(r'^(PKG_RELEASE|PKG_CONTENTS):=(\S*)', text, re.M))
+    return values.get('PKG_RELEASE'), values.get('PKG_CONTENTS')
+
+
+def test_pkg_release_moves_whenever_the_package_contents_do():
+    """openwrt/Makefile records what the packages of PKG_RELEASE hold (PKG_CONTENTS); both feeds
+    carry that one version. Changed contents need a new PKG_RELEASE: no release of the history
+    recorded two contents."""
+    recipe = feed_tool.Recipe()
+    assert recipe.variables['PKG_CONTENTS'] == recipe.contents(), (
+        'the packages hold something new: raise PKG_RELEASE in openwrt/Makefile and write '
+        'PKG_CONTENTS:=%s beside it (tools/feed.py --contents prints it)' % recipe.contents())
+    seen = {recipe.variables['PKG_RELEASE']: {recipe.variables['PKG_CONTENTS']}}
+    commits = subprocess.run(['git', '-C', ROOT, 'log', '--format=%H', '--', 'openwrt/Makefile'],
+                             capture_output=True, text=True).stdout.split()
+    for commit in commits:
+        release, contents = makefile_at(commit)
+        if contents:
+            seen.setdefault(release, set()).add(contents)
+    assert {release: len(kinds) for release, kinds in seen.items()} == {release: 1 for release in seen}
+
+
+def test_package_contents_change_with_a_file_or_a_field_but_not_with_the_release(tmp_path):
+    """What PKG_CONTENTS hashes: a script, a field, a file's bytes; not the release itself."""
+    with open(os.path.join(ROOT, 'openwrt', 'Makefile')) as f:
+        makefile = f.read()
+    recipe = feed_tool.Recipe()
+    for change, moves in (('PKG_RELEASE:=%s' % recipe.variables['PKG_RELEASE'], False),
+                          ('chmod 0600 "$${IPKG_INSTROOT}/etc/config/egress6"', True),
+                          ('TITLE:=DDNS updater for DNS provider A (API v4)', True)):
+        assert change in makefile, change
+        variant = tmp_path / ('%d.mk' % len(os.listdir(str(tmp_path))))
+        variant.write_text(makefile.replace(change, change.replace('0600', '0640').replace('(API v4)', 'v4')
+                                            .replace('PKG_RELEASE:=', 'PKG_RELEASE:=9')))
+        other = feed_tool.Recipe(str(variant))
+        assert (other.contents() != recipe.contents()) == moves, change
+    installed = recipe.installed()
+    path = 'usr/lib/ddkit/ddkit/wire.py'
+    installed[path] = (installed[path][0], installed[path][1] + b'\n')   # one byte more in one module
+    recipe.installed = lambda: installed
+    assert recipe.contents() != feed_tool.Recipe().contents()

@@ -8,8 +8,9 @@ The packages are those of openwrt/Makefile (the OpenWrt SDK recipe): names, vers
 descriptions, conffiles and maintainer scripts are read from it, so both builds agree. The files
 they install come from bin/ and lib/ through tools/standalone.py (installed()), as in the SDK; a
 library module that only one tool imports goes in that tool's package, not in ddkit (own_modules()).
+tools/apkfeed.py builds the same packages for apk (OpenWrt 25.12 and later) from the same Recipe.
 
-usage: feed.py [--out DIR] [--key SECRET_KEY [--pub PUBLIC_KEY]]
+usage: feed.py [--out DIR] [--key SECRET_KEY [--pub PUBLIC_KEY]] | feed.py --contents
 """
 
 import gzip
@@ -41,6 +42,23 @@ PRERM = '''#!/bin/sh
 [ -s ${IPKG_INSTROOT}/lib/functions.sh ] || exit 0
 . ${IPKG_INSTROOT}/lib/functions.sh
 default_prerm $0 $@
+'''
+# The same for apk (OpenWrt 25.12 and later): the package's own steps follow the defaults in one script.
+APK_POST_INSTALL = '''#!/bin/sh
+[ "${IPKG_NO_SCRIPT}" = "1" ] && exit 0
+[ -s ${IPKG_INSTROOT}/lib/functions.sh ] || exit 0
+. ${IPKG_INSTROOT}/lib/functions.sh
+export root="${IPKG_INSTROOT}"
+export pkgname="%s"
+add_group_and_user
+default_postinst
+'''
+APK_PRE_DEINSTALL = '''#!/bin/sh
+[ -s ${IPKG_INSTROOT}/lib/functions.sh ] || exit 0
+. ${IPKG_INSTROOT}/lib/functions.sh
+export root="${IPKG_INSTROOT}"
+export pkgname="%s"
+default_prerm
 '''
 
 
@@ -125,6 +143,23 @@ class Recipe:
         """{path: (mode, bytes)}: the library and the tools' code and stubs (standalone.installed)."""
         return {path: (mode, data) for path, mode, data in standalone.installed(list(self.tool_paths().values()))}
 
+    def contents(self):
+        """The SHA-256 of what the packages hold but their version: fields, dependencies, scripts and
+        every file with its mode. openwrt/Makefile records it as PKG_CONTENTS beside PKG_RELEASE."""
+        installed, own = self.installed(), self.own_modules()
+        digest = hashlib.sha256()
+        for template in (POSTINST, PRERM, APK_POST_INSTALL, APK_PRE_DEINSTALL):
+            digest.update(template.encode() + b'\0')
+        for name in sorted(self.packages):
+            fields = sorted(self.fields(name).items()) + [
+                ('Depends', self.depends(name).replace(self.version, '$(VERSION)'))] + [
+                (block, self.text('Package/%s/%s' % (name, block)) or '')
+                for block in ('description', 'conffiles', 'postinst', 'prerm')]
+            files = sorted((path, mode, hashlib.sha256(data).hexdigest() if data is not None else '')
+                           for path, mode, data in self.files(name, installed, own))
+            digest.update(repr((name, fields, files)).encode() + b'\0')
+        return digest.hexdigest()
+
     def own_modules(self):
         """{tool: [library modules that no other tool imports]}: they ship in the tool's package. Stops
         when openwrt/Makefile states another split (OWN_MODULES_<tool>, which its install blocks use)."""
@@ -198,12 +233,25 @@ def sort_key(entry):
     return [p for p in entry[0].encode().split(b'/') if p not in (b'', b'.')]
 
 
+class Member(tarfile.TarInfo):
+    """A tar header as GNU tar writes it for a file or directory: no device numbers (Python 3.8
+    writes zeros there, later versions leave the fields empty, as GNU tar does)."""
+
+    def tobuf(self, *args, **kwargs):
+        buf = bytearray(super().tobuf(*args, **kwargs))
+        head = len(buf) - tarfile.BLOCKSIZE   # the member's own header comes after any long-name one
+        buf[head + 329:head + 345] = bytes(16)
+        buf[head + 148:head + 156] = b' ' * 8
+        buf[head + 148:head + 156] = b'%06o\0 ' % sum(buf[head:head + tarfile.BLOCKSIZE])
+        return bytes(buf)
+
+
 def tar(entries, epoch, sort=True):
     """An uncompressed GNU tar as ipkg-build writes it: owner 0:0 by number, one mtime."""
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode='w', format=tarfile.GNU_FORMAT) as out:
         for name, mode, data in (sorted(entries, key=sort_key) if sort else entries):
-            info = tarfile.TarInfo(name)
+            info = Member(name)
             info.mode, info.mtime, info.uid, info.gid, info.uname, info.gname = mode, epoch, 0, 0, '', ''
             if data is None:
                 info.type = tarfile.DIRTYPE
@@ -215,8 +263,11 @@ def tar(entries, epoch, sort=True):
 
 
 def gzip_n(data):
-    """gzip -n: no file name, no time stamp (so the bytes depend on the content only)."""
-    return gzip.compress(data, compresslevel=9, mtime=0)
+    """gzip -n: no file name, no time stamp (so the bytes depend on the content only), and OS 3
+    (Unix) in the header as gzip writes it, which Python writes only in some versions."""
+    packed = bytearray(gzip.compress(data, compresslevel=9, mtime=0))
+    packed[9] = 3
+    return bytes(packed)
 
 
 def control(recipe, name, installed_size, epoch):
@@ -327,6 +378,9 @@ def write(path, data):
 
 
 def main(argv):
+    if argv[1:] == ['--contents']:
+        print('PKG_CONTENTS:=%s' % Recipe().contents())
+        return
     opts = {'--out': os.path.join(ROOT, 'dist', 'feed'), '--key': None, '--pub': None}
     args = list(argv[1:])
     while args:
