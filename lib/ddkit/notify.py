@@ -16,17 +16,40 @@ LINE_MAX = 200           # characters of its first output line that go to the lo
 # what the hook inherits from ours: where programs are, the language and the time zone, no more
 INHERIT = ('PATH', 'HOME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'USER', 'LOGNAME')
 DEFAULT_PATH = '/usr/sbin:/usr/bin:/sbin:/bin'
+# what the hook is told, each as DDNS_HOOK_<KEY> (empty when unknown); outcome: updated, created, failed
+EVENT = ('outcome', 'record_name', 'record_type', 'old_ip', 'new_ip', 'message')
 
 
 def split_command(value):
-    """on_change as argv: words split as a POSIX shell splits them (quotes, backslashes), never run
-    by one, so $VAR, ;, | and > are plain characters; ValueError when it names no program."""
-    import shlex
-    try:
-        argv = shlex.split(value)
-    except ValueError as e:
-        raise ValueError('cannot split it into words (%s); quote with \' or "' % e)
-    if not argv or '\0' in value:
+    """on_change as argv, never run by a shell: words split at blanks, '...' taken as it is, "..."
+    and \\ as in sh (shlex.split's words); $, ;, |, > and * are plain characters.
+    ValueError when a quote is open or no program is named (shlex would import re: start-up cost)."""
+    argv, word, quote, escaped, started = [], [], None, False, False
+    for c in value:
+        if escaped:  # inside "...", as in sh, \\ escapes only " and \\
+            word.append(c if quote is None or c in '"\\' else '\\' + c)
+            escaped = False
+        elif c == '\\' and quote != "'":
+            escaped = started = True
+        elif quote:
+            if c == quote:
+                quote = None
+            else:
+                word.append(c)
+        elif c in '"\'':
+            quote, started = c, True
+        elif c in ' \t':
+            if started:
+                argv.append(''.join(word))
+            word, started = [], False
+        else:
+            word.append(c)
+            started = True
+    if quote or escaped:
+        raise ValueError('a quote or a backslash is not closed; quote with \' or "')
+    if started:
+        argv.append(''.join(word))
+    if not argv or not argv[0]:
         raise ValueError('must name a program, e.g. /etc/ddns/notify.sh')
     if '/' in argv[0] and not os.path.isabs(argv[0]):
         raise ValueError('the program must be an absolute path or a name found on PATH')
@@ -46,7 +69,7 @@ def hook_environment(log, tool, event):
     env = {name: os.environ[name] for name in INHERIT if name in os.environ}
     env.setdefault('PATH', DEFAULT_PATH)
     env['DDNS_HOOK_TOOL'] = tool
-    for key in ('outcome', 'record_name', 'record_type', 'old_ip', 'new_ip', 'message'):
+    for key in set(EVENT) | set(event):  # egress6 adds its operator
         env['DDNS_HOOK_' + key.upper()] = str(event.get(key) or '')
     # log.clean masks every secret of the run and escapes control characters (a provider's text)
     return {name: log.clean(value).replace('\0', '') for name, value in env.items()}
@@ -100,10 +123,12 @@ def untrusted(path):
     if os.name != 'posix':
         return None
     real = os.path.realpath(path)
-    for what, where, follow in (('link', path, False), ('directory', os.path.dirname(path), True),
-                                ('program', real, True), ('directory', os.path.dirname(real), True)):
+    checks = [('directory', os.path.dirname(path)), ('program', real), ('directory', os.path.dirname(real))]
+    if real != path:
+        checks.insert(0, ('link', path))
+    for what, where in checks:
         try:
-            st = os.stat(where) if follow else os.lstat(where)
+            st = os.lstat(where) if what == 'link' else os.stat(where)
         except OSError as e:
             return 'cannot read %s: %s' % (where, e.strerror)
         sticky_dir = what == 'directory' and st.st_mode & 0o1000
