@@ -214,3 +214,68 @@ def test_ping_url_keeps_a_query_after_fail():
     assert notify.ping_url('https://hc-ping.com/u', False) == 'https://hc-ping.com/u/fail'
     assert notify.ping_url('https://hc-ping.com/u?rid=1', False) == 'https://hc-ping.com/u/fail?rid=1'
     assert notify.ping_url('https://hc-ping.com/u?rid=1', True) == 'https://hc-ping.com/u?rid=1'
+
+
+@pytest.mark.parametrize('form', ['flag', 'environment', 'config file', 'uci section'])
+def test_both_settings_come_in_every_form(tmp_path, form):
+    from ddkit import settings, updater
+    command, url = '/etc/ddns-notify.sh "a b"', 'https://hc-ping.com/' + UUID
+    argv, environ = [], {}
+    if form == 'flag':
+        argv = ['--on-change', command, '--healthcheck-url', url]
+    elif form == 'environment':
+        environ = {'DDNS_ON_CHANGE': command, 'DDNS_HEALTHCHECK_URL': url}
+    elif form == 'config file':
+        path = tmp_path / 'conf'
+        path.write_text('on_change=\'%s\'\nhealthcheck_url=%s\n' % (command, url))
+        os.chmod(str(path), 0o600)
+        argv = ['--config', str(path)]
+    else:
+        path = tmp_path / 'updater_a'
+        path.write_text("config updater_a 'home'\n\toption on_change '%s'\n\toption healthcheck_url '%s'\n"
+                        % (command, url))
+        argv, environ = ['--uci', 'home'], {'DDNS_UCI_FILE': str(path)}
+    cfg = settings.load(argv, updater.COMMON, updater.SWITCHES, environ=environ, uci_name='updater_a')
+    assert (cfg.on_change, cfg.healthcheck_url) == (command, url)
+    assert cfg.sources['on_change'] == cfg.sources['healthcheck_url'] == form
+    assert url in cfg.secrets  # masked in every log line: whoever has it can ping the check
+
+
+def test_egress6_tells_the_hook_when_the_rule_changes_and_pings_every_run(tmp_path):
+    import netns
+    netns.require()
+    lab = netns.Lab()
+    try:
+        lab.start_lookup()
+        lab.link('eth0', ['240e:1::10', '2409:1::10'], route=True)
+        script = hook(tmp_path)
+        argv = ['ct', '--lookup-url', lab.url('/json'), '--geoip-url', lab.url('/geo'),
+                '--on-change', str(script)]
+        env = {'DDNS_HEALTHCHECK_URL': lab.url('/ping/' + UUID)}
+        first = run_tool('egress6', argv, env=env, prefix=lab.prefix())
+        assert first.returncode == 0, first.stdout + first.stderr
+        told_env = told(script)
+        assert {k: v for k, v in told_env.items() if k.startswith('DDNS_HOOK_')} == {
+            'DDNS_HOOK_TOOL': 'egress6', 'DDNS_HOOK_OUTCOME': 'created', 'DDNS_HOOK_RECORD_NAME': 'eth0',
+            'DDNS_HOOK_RECORD_TYPE': 'SNAT', 'DDNS_HOOK_OPERATOR': 'ct', 'DDNS_HOOK_OLD_IP': '',
+            'DDNS_HOOK_NEW_IP': '240e:1::10',
+            'DDNS_HOOK_MESSAGE': 'OK: outbound IPv6 leaves with 240e:1::10, the requested prefix 240e, '
+                                 'as the rule says (240e:1::10)'}
+        (script.parent / 'hook.sh.env').unlink()
+        again = run_tool('egress6', argv, env=env, prefix=lab.prefix())   # rule kept: no hook
+        assert again.returncode == 0 and told(script) == {}
+        switched = run_tool('egress6', ['cm'] + argv[1:], env=env, prefix=lab.prefix())
+        assert switched.returncode == 0, switched.stdout + switched.stderr
+        assert (told(script)['DDNS_HOOK_OUTCOME'], told(script)['DDNS_HOOK_OLD_IP'],
+                told(script)['DDNS_HOOK_NEW_IP']) == ('updated', '240e:1::10', '2409:1::10')
+        pings = [r['path'] for r in lab.requests() if r['route'] == 'ping']
+        assert pings == ['/ping/' + UUID] * 3
+        # no lookup answers: verification fails, the hook hears it and the ping says /fail
+        blind = run_tool('egress6', ['cm', '--lookup-url', lab.url('/html'), '--on-change', str(script)],
+                         env=env, prefix=lab.prefix())
+        assert blind.returncode == 1, blind.stdout + blind.stderr
+        assert told(script)['DDNS_HOOK_OUTCOME'] == 'failed'
+        assert told(script)['DDNS_HOOK_MESSAGE'].startswith('verify: no lookup service answered')
+        assert [r['path'] for r in lab.requests() if r['route'] == 'ping'][-1] == '/ping/%s/fail' % UUID
+    finally:
+        lab.close()
