@@ -39,7 +39,10 @@ def run(argv, timeout=30, env=None, group=False, limit=None):
             left = deadline - time.monotonic()
             ready = select.select(watching, [], [], left)[0] if left > 0 else []
             if not ready:
-                (os.killpg if group else os.kill)(pid, 9)
+                try:
+                    (os.killpg if group else os.kill)(pid, 9)
+                except ProcessLookupError:  # the group's last member ended just now
+                    pass
                 os.waitpid(pid, 0)
                 raise TimeoutError('%s ran longer than %g seconds' % (argv[0], timeout))
             for fd in ready:
