@@ -92,8 +92,8 @@ def test_created_recordset_tells_created_without_password_or_token(box, hc, tmp_
     assert done.returncode == 0, done.stdout + done.stderr
     assert box.provider_b.find(RECORD)[0]['records'] == [NEW]
     env = told(script)
-    assert (env['DDNS_HOOK_OUTCOME'], env['DDNS_HOOK_TOOL'], env['DDNS_HOOK_OLD_IP'], env['DDNS_HOOK_NEW_IP']) \
-        == ('created', 'updater_b', '', NEW)
+    assert [env[k] for k in ('DDNS_HOOK_OUTCOME', 'DDNS_HOOK_TOOL', 'DDNS_HOOK_OLD_IP', 'DDNS_HOOK_NEW_IP')] \
+        == ['created', 'updater_b', '', NEW]
     token = (tmp_path / ('.hw-token_%s.txt' % RECORD)).read_text().split()[1]
     text = (script.parent / 'hook.sh.env').read_text()
     assert box.provider_b.password not in text and token not in text and 'DDNS_PASSWORD' not in text
@@ -109,7 +109,8 @@ def test_failed_update_tells_failed_pings_fail_and_keeps_exit_1(box, hc, tmp_pat
     done = run(box, 'updater_a', tmp_path, DDNS_ON_CHANGE=str(script), DDNS_HEALTHCHECK_URL=hc.check_url)
     assert done.returncode == 1, done.stdout + done.stderr
     env = told(script)
-    assert (env['DDNS_HOOK_OUTCOME'], env['DDNS_HOOK_OLD_IP'], env['DDNS_HOOK_NEW_IP']) == ('failed', OLD, NEW)
+    assert [env[k] for k in ('DDNS_HOOK_OUTCOME', 'DDNS_HOOK_OLD_IP', 'DDNS_HOOK_NEW_IP')] \
+        == ['failed', OLD, NEW]
     assert env['DDNS_HOOK_MESSAGE'].startswith('find zone: ') and 'upstream down' in env['DDNS_HOOK_MESSAGE']
     assert hc.pings == ['fail'] and hc.calls('ping')[0].path == '/%s/fail' % UUID
 
@@ -150,12 +151,14 @@ def test_hook_another_user_could_change_is_not_run(box, tmp_path):
     done = run(box, 'updater_a', tmp_path, DDNS_ON_CHANGE=str(script))
     assert done.returncode == 0, done.stdout + done.stderr
     assert told(script) == {}
-    assert 'on_change: hook.sh not run: program %s is owned by another user or writable' % script in done.stdout
+    assert 'on_change: hook.sh not run: program %s is owned by another user or writable' % script \
+        in done.stdout
 
 
 def test_hanging_hook_is_stopped_with_its_children(tmp_path, monkeypatch):
     monkeypatch.setattr(notify, 'HOOK_TIMEOUT', 1)
-    script = hook(tmp_path, '#!/bin/sh\nsleep 300 &\necho $! > "$0.child"\necho started\nsleep 300\n', 'hang.sh')
+    body = '#!/bin/sh\nsleep 300 &\necho $! > "$0.child"\necho started\nsleep 300\n'
+    script = hook(tmp_path, body, 'hang.sh')
     log = Log(str(tmp_path / 'run.log'), quiet=True)
     assert notify.run_hook(log, 'updater_a', str(script), {'outcome': 'updated'}) is None
     assert 'on_change: hang.sh did not finish within 1 s: stopped' in (tmp_path / 'run.log').read_text()

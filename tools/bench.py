@@ -311,7 +311,8 @@ class Bench:
                 path.seed = {(record.lower(), 'A'): [SEEN]}
                 path.expect = 'IP has not changed'
                 if kind == 'notify':  # both set: the hook is not run (nothing changed), one ping is sent
-                    env.update({'DDNS_ON_CHANGE': '/bin/false', 'DDNS_HEALTHCHECK_URL': self.healthcheck.check_url})
+                    env.update({'DDNS_ON_CHANGE': '/bin/false',
+                                'DDNS_HEALTHCHECK_URL': self.healthcheck.check_url})
                     path.forbid = 'on_change'
             else:
                 path.before = self.alternate()
