@@ -155,6 +155,14 @@ def test_hook_another_user_could_change_is_not_run(box, tmp_path):
         in done.stdout
 
 
+def test_missing_hook_program_is_logged(tmp_path):
+    log = Log(str(tmp_path / 'run.log'), quiet=True)
+    for command, why in ((str(tmp_path / 'nosuch.sh'), 'no such file'),
+                         ('ddkit-no-such-notifier', 'not found on PATH')):
+        assert notify.run_hook(log, 'updater_a', command, {'outcome': 'failed'}) is None
+        assert why in (tmp_path / 'run.log').read_text()
+
+
 def test_hanging_hook_is_stopped_with_its_children(tmp_path, monkeypatch):
     monkeypatch.setattr(notify, 'HOOK_TIMEOUT', 1)
     body = '#!/bin/sh\nsleep 300 &\necho $! > "$0.child"\necho started\nsleep 300\n'

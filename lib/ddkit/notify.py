@@ -81,7 +81,8 @@ def run_hook(log, tool, command, event):
     argv = split_command(command)
     name = os.path.basename(argv[0])
     path = program(argv[0])
-    why = untrusted(path) if path else 'not found on PATH (%s)' % os.environ.get('PATH', DEFAULT_PATH)
+    why = untrusted(path) if path else 'no such file' if os.path.isabs(argv[0]) else \
+        'not found on PATH (%s)' % os.environ.get('PATH', DEFAULT_PATH)
     if why:
         log.error('on_change: %s not run: %s' % (name, why))
         return None
