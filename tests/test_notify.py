@@ -155,6 +155,18 @@ def test_hook_another_user_could_change_is_not_run(box, tmp_path):
         in done.stdout
 
 
+def test_hook_through_a_link_runs_and_one_of_another_user_does_not(tmp_path):
+    script = hook(tmp_path)
+    link = script.parent / 'notify'
+    os.symlink(str(script), str(link))
+    log = Log(str(tmp_path / 'run.log'), quiet=True)
+    assert notify.run_hook(log, 'updater_a', str(link), {'outcome': 'updated'}) == 0
+    assert told(link)['DDNS_HOOK_OUTCOME'] == 'updated'
+    os.lchown(str(link), 65534, 65534)   # a link nobody made: not followed
+    assert notify.run_hook(log, 'updater_a', str(link), {'outcome': 'updated'}) is None
+    assert 'notify not run: link %s is owned by another user' % link in (tmp_path / 'run.log').read_text()
+
+
 def test_missing_hook_program_is_logged(tmp_path):
     log = Log(str(tmp_path / 'run.log'), quiet=True)
     for command, why in ((str(tmp_path / 'nosuch.sh'), 'no such file'),

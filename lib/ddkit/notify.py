@@ -132,8 +132,9 @@ def untrusted(path):
             st = os.lstat(where) if what == 'link' else os.stat(where)
         except OSError as e:
             return 'cannot read %s: %s' % (where, e.strerror)
-        sticky_dir = what == 'directory' and st.st_mode & 0o1000
-        if st.st_uid not in (0, os.geteuid()) or (st.st_mode & 0o022 and not sticky_dir):
+        # a link's own mode means nothing (always 0777); a sticky directory keeps others' hands off
+        loose = st.st_mode & 0o022 and what != 'link' and not (what == 'directory' and st.st_mode & 0o1000)
+        if st.st_uid not in (0, os.geteuid()) or loose:
             return ('%s %s is owned by another user or writable by others (mode %o): make it root\'s '
                     'and not group/world-writable' % (what, where, st.st_mode & 0o7777))
     return None
