@@ -20,7 +20,8 @@ GEOIP_URL = 'https://api.ip.sb/geoip'   # GET <url>/<ip> -> isp, region, country
 BACKENDS = ('auto', 'iptables', 'nft')
 SAFE = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:/=@+,%')
 USAGE = """usage: %(prog)s [ct|cm|cu] [--lookup-url URL ...] [--geoip-url URL]
-%(indent)s[--backend auto|iptables|nft] [--dry-run]
+%(indent)s[--backend auto|iptables|nft] [--on-change COMMAND]
+%(indent)s[--healthcheck-url URL] [--dry-run]
 
 Make outbound IPv6 leave with one operator's address (its first group):
   ct = China Telecom (240e), cm = China Mobile (2409), cu = China Unicom (2408)
@@ -41,6 +42,11 @@ options:
                         %(geoip)s)
   --backend NAME        auto (ip6tables when present, else nft), iptables or
                         nft (default: auto)
+  --on-change COMMAND   run COMMAND (no shell) after the rule changed or a run
+                        failed; details in its DDNS_HOOK_* environment (or
+                        DDNS_ON_CHANGE)
+  --healthcheck-url URL GET URL after a good run, URL/fail after a failed one
+                        (or DDNS_HEALTHCHECK_URL)
   --dry-run             print each command that would change something; change
                         nothing
 
@@ -56,9 +62,12 @@ class Options:
     def __init__(self):
         self.code, self.lookup_urls, self.geoip_url = None, [], GEOIP_URL
         self.backend, self.dry_run = 'auto', False
+        self.on_change, self.healthcheck_url = None, None
+        self.outcome = self.ifname = self.old_ip = self.new_ip = self.message = None  # for on_change
 
 
 def main(argv=None):
+    opts = None
     try:
         opts = parse_args(sys.argv[1:] if argv is None else argv)
         if opts is None:
@@ -75,19 +84,34 @@ def main(argv=None):
         if not root and opts.code is not None and not opts.dry_run:
             require_root()
         backend = pick_backend(opts.backend, root)
-        if opts.code is None:
-            return report(opts, backend, root)
-        return select(opts, backend, root)
+        status = report(opts, backend, root) if opts.code is None else select(opts, backend, root)
     except Failure as e:
         sys.stdout.flush()
         print('%s: %s' % (TOOL, e), file=sys.stderr)
-        return e.exit_status
+        if opts is None or e.exit_status == 2:
+            return e.exit_status
+        status, opts.message = e.exit_status, str(e)
+    if not opts.dry_run and (opts.on_change or opts.healthcheck_url):
+        tell(opts, status)
+    return status
+
+
+def tell(opts, status):
+    """After the run: on_change when the rule changed or the run failed, then the ping (ddkit.notify)."""
+    from ddkit import notify
+    outcome = opts.outcome if status == 0 else 'failed'
+    event = outcome and {'outcome': outcome, 'record_name': opts.ifname, 'record_type': 'SNAT',
+                         'operator': opts.code, 'old_ip': opts.old_ip, 'new_ip': opts.new_ip,
+                         'message': opts.message}
+    notify.after_run(log.Log(secrets=[opts.healthcheck_url]), TOOL, opts.on_change, opts.healthcheck_url,
+                     status == 0, event)
 
 
 def parse_args(argv):
     """The command line (interface.md); None when --help was asked."""
     from ddkit.settings import check_url
-    parsed = egress.parse_argv(argv, ('--lookup-url', '--geoip-url', '--backend'), ('--dry-run',))
+    parsed = egress.parse_argv(argv, ('--lookup-url', '--geoip-url', '--backend', '--on-change',
+                                      '--healthcheck-url'), ('--dry-run',))
     if parsed is None:
         return None
     positional, values, on = parsed
@@ -110,7 +134,21 @@ def parse_args(argv):
             else:
                 opts.geoip_url = value
     opts.lookup_urls = opts.lookup_urls or list(egress.LOOKUP_URLS)
+    parse_notify(opts, values)
     return opts
+
+
+def parse_notify(opts, values):
+    """--on-change and --healthcheck-url, else DDNS_ON_CHANGE and DDNS_HEALTHCHECK_URL (the init
+    script passes the URL so: it is the check's credential, and argv is visible to every user)."""
+    from ddkit import settings
+    for name, check in (('on_change', settings.check_command), ('healthcheck_url', settings.check_url)):
+        flag, env = '--' + name.replace('_', '-'), 'DDNS_' + name.upper()
+        value = (values.get(flag) or [os.environ.get(env) or None])[-1]
+        try:
+            setattr(opts, name, check(value) if value is not None else None)
+        except ValueError as e:
+            raise UsageError('bad value for %s (%s): %s' % (name, flag if flag in values else env, e))
 
 
 def require_root():
@@ -127,11 +165,12 @@ def select(opts, backend, root):
     chosen = choose_address(running, prefix, opts.code, opts.dry_run)    # steps 2 to 4
     if chosen is None:
         return 0
+    opts.ifname, opts.new_ip = chosen.ifname, chosen.address
     if not root:
         say('%s: not read (listing the rules needs root); for a chain with no rule:' % backend.where)
         backend.insert(chosen.ifname, chosen.address, True)
     else:
-        apply_nat_rule(backend, chosen, opts.dry_run)                    # step 5
+        opts.outcome, opts.old_ip = apply_nat_rule(backend, chosen, opts.dry_run)   # step 5
         warn_other_backend(backend, 1)
     if opts.dry_run:
         say('Dry run: nothing was changed; verification skipped.')
@@ -245,21 +284,24 @@ def disable_ipv6(name, prefix, held, dry_run):
 # --- step 5: the NAT rule state table (service.md 3) -----------------------------------------------
 
 def apply_nat_rule(backend, chosen, dry_run):
-    """Step 5: no rule -> insert; one rule, same address -> keep; other address -> flush, insert."""
+    """Step 5: no rule -> insert; one rule, same address -> keep; other address -> flush, insert.
+
+    Returns (None when kept, else 'created' or 'updated'; the address the rule had before)."""
     rules = backend.rules()
     show_rules(backend, rules)
     if len(rules) > 1:
         too_many(backend, rules)
     if rules and rules[0].matches(chosen):
         say('The rule already uses %s on %s: kept.' % (chosen.address, chosen.ifname))
-        return
+        return None, chosen.address
     if rules:
         say('The rule uses %s on %s, not %s on %s: flushing the chain.'
             % (rules[0].source or 'no source address', rules[0].out, chosen.address, chosen.ifname))
         backend.flush(dry_run)
     backend.insert(chosen.ifname, chosen.address, dry_run)
+    before = (rules[0].source if rules else None, 'updated' if rules else 'created')
     if dry_run:
-        return
+        return before[1], before[0]
     rules = backend.rules()
     if len(rules) != 1 or not rules[0].matches(chosen):
         show_rules(backend, rules)
@@ -267,6 +309,7 @@ def apply_nat_rule(backend, chosen, dry_run):
         raise Failure('the rule is not in place after inserting it (%d rule(s) in %s); '
                       'see the manual commands above' % (len(rules), backend.where))
     say('Rule in place: %s' % rules[0].text)
+    return before[1], before[0]
 
 
 def show_rules(backend, rules):
@@ -474,11 +517,13 @@ def verify(opts, backend, prefix):
         problems.append("it does not have the rule's source prefix %s (rule to %s)"
                         % (egress.first_group(rules[0].source), rules[0].source))
     if problems:
-        say('FAILED: outbound IPv6 leaves with %s: %s' % (address, '; '.join(problems)))
+        opts.message = 'FAILED: outbound IPv6 leaves with %s: %s' % (address, '; '.join(problems))
+        say(opts.message)
         return 1
-    say('OK: outbound IPv6 leaves with %s%s%s' % (
+    opts.message = 'OK: outbound IPv6 leaves with %s%s%s' % (
         address, ', the requested prefix %s' % prefix if prefix else '',
-        ", as the rule says (%s)" % rules[0].source if len(rules) == 1 and rules[0].source else ''))
+        ", as the rule says (%s)" % rules[0].source if len(rules) == 1 and rules[0].source else '')
+    say(opts.message)
     return 0
 
 

@@ -173,6 +173,7 @@ def create_record(cfg, log, zone_id, ip):
         return 'new'
     data = call(cfg, log, 'POST', '/zones/%s/dns_records' % zone_id, 'create record', body)
     log.info('Created %s record %s.' % (cfg.record_type, cfg.record_name))
+    updater.changed(cfg, 'created')
     return record_id_of(data, 'create record')
 
 
@@ -186,6 +187,7 @@ def update_record(cfg, log, zone_id, record, ip):
         log.info('Dry run: would update %s from %s to %s.' % (cfg.record_name, record.get('content'), ip))
         return record['id']
     data = call(cfg, log, 'PUT', '/zones/%s/dns_records/%s' % (zone_id, record['id']), 'update record', body)
+    updater.changed(cfg, 'updated')
     return record_id_of(data, 'update record', known=record['id'])
 
 

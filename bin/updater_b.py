@@ -219,6 +219,7 @@ def create_record(cfg, log, zone_id, ip):
     if not record_id:
         raise Failure('create record: the answer has no recordset id')
     log.info('Created %s recordset %s.' % (cfg.record_type, cfg.record_name))
+    updater.changed(cfg, 'created')
     return record_id
 
 
@@ -231,7 +232,9 @@ def update_record(cfg, log, zone_id, record, ip):
     data = call(cfg, log, 'PUT', '/v2/zones/%s/recordsets/%s' % (zone_id, record['id']), 'update record',
                 body, tolerate=True) or {}
     record_id = _id(data.get('id'))
-    if not record_id:
+    if record_id:
+        updater.changed(cfg, 'updated')
+    else:
         log.info('update record: no recordset id in the answer; creating the recordset.')
     return record_id
 

@@ -127,6 +127,8 @@ def test_bench_smoke_round_measures_every_built_path(tmp_path):
             assert calls == {()}, (name, calls)
         elif 'unchanged, url' in name or name.startswith(('ddclient', 'sh + curl')):
             assert calls == {('lookup',)}, (name, calls)
+        elif 'on_change + healthcheck_url' in name:   # issue 18: one ping, the hook not run
+            assert calls == {('lookup', 'ping')}, (name, calls)
         elif name.startswith('A changed'):
             assert calls == {('get_record', 'lookup', 'update_record')}, (name, calls)
         elif name.startswith('B changed'):

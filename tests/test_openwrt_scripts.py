@@ -189,6 +189,20 @@ def test_egress6_init_passes_the_section_as_arguments(root):
     assert ['stdout', '1'] in calls and ['stderr', '1'] in calls and ['respawn'] in calls
 
 
+def test_egress6_init_passes_on_change_as_an_argument_and_the_ping_url_in_the_environment(root):
+    (root / 'etc' / 'config' / 'egress6').write_text(
+        "config egress6 'main'\n\toption enabled '1'\n\toption operator 'ct'\n"
+        "\toption on_change '/etc/egress6-notify.sh \"a b\"'\n"
+        "\toption healthcheck_url 'https://hc-ping.com/5bf66975'\n")
+    env = environment(root, 'egress6')
+    assert init(root, 'egress6', 'start', env).returncode == 0
+    calls = instances(records(str(root / 'standin.log')))['main']
+    assert ['command', '--on-change', '/etc/egress6-notify.sh "a b"'] in calls
+    # whoever has the ping URL can ping the check: not in argv, which every user can read
+    assert ['env', 'DDNS_HEALTHCHECK_URL=https://hc-ping.com/5bf66975'] in calls
+    assert not any('hc-ping.com' in word for call in calls if call[0] == 'command' for word in call)
+
+
 def test_egress6_loop_runs_the_tool_with_the_section_arguments(root):
     (root / 'etc' / 'config' / 'egress6').write_text(
         "config egress6 'main'\n\toption enabled '1'\n\toption operator 'xx'\n\toption interval '3600'\n")

@@ -204,12 +204,12 @@ def modules_of(feed, name):
 
 
 def test_modules_only_one_tool_imports_ship_in_its_package(feed):
-    """egress.py and proc.py are egress6's alone: a router with only an updater carries neither.
-    Every library module is in exactly one package, and each tool finds every module it imports in
-    its own package or in ddkit."""
+    """egress.py is egress6's alone: a router with only an updater does not carry it (proc.py is
+    shared: the updaters' on_change hook runs with it). Every library module is in exactly one
+    package, and each tool finds every module it imports in its own package or in ddkit."""
     shipped = {name: modules_of(feed, name) for name in PACKAGES}
-    assert 'egress' not in shipped[LIBRARY] and 'proc' not in shipped[LIBRARY]
-    assert sorted(shipped['egress6']) == ['egress', 'proc'] == own_modules('egress6')
+    assert 'egress' not in shipped[LIBRARY] and 'proc' in shipped[LIBRARY]
+    assert sorted(shipped['egress6']) == ['egress'] == own_modules('egress6')
     assert shipped['updater_a'] == shipped['updater_b'] == {}
     everywhere = [m for name in PACKAGES for m in shipped[name]]
     assert sorted(everywhere) == sorted(set(everywhere)) == sorted(['__init__'] + list(importers()))
@@ -230,14 +230,14 @@ def test_feed_stops_when_the_recipe_states_another_split(tmp_path, change):
         makefile = f.read()
     assert feed_tool.Recipe().own_modules() == {tool: own_modules(tool) for tool in ROUTER_TOOLS}
     if change == 'another split':
-        changed = makefile.replace('OWN_MODULES_egress6:=egress proc', 'OWN_MODULES_egress6:=egress')
+        changed = makefile.replace('OWN_MODULES_egress6:=egress', 'OWN_MODULES_egress6:=egress proc')
     else:
         changed = makefile.replace(' $(OWN_MODULES_egress6),', ',')
     assert changed != makefile
     (tmp_path / 'Makefile').write_text(changed)
     with pytest.raises(SystemExit) as stopped:
         feed_tool.Recipe(str(tmp_path / 'Makefile')).own_modules()
-    assert 'OWN_MODULES_<tool>' in str(stopped.value) and "'egress6': ['egress', 'proc']" in str(stopped.value)
+    assert 'OWN_MODULES_<tool>' in str(stopped.value) and "'egress6': ['egress']" in str(stopped.value)
 
 
 # Stand-ins for the SDK's include/ files: its install macros, and a BuildPackage that runs the
@@ -529,7 +529,7 @@ def test_installed_updater_updates_from_a_uci_section(feed, box, tmp_path, tool)
     only ddkit and the updater's package installed, so no egress code on the router."""
     router = tmp_path / 'root'
     install_all(feed, str(router), (LIBRARY, tool))
-    assert not {'egress.py', 'proc.py'} & set(os.listdir(str(router / 'usr' / 'lib' / 'ddkit' / 'ddkit')))
+    assert 'egress.py' not in os.listdir(str(router / 'usr' / 'lib' / 'ddkit' / 'ddkit'))
     env = (box.env_a if tool == 'updater_a' else box.env_b)(str(tmp_path / 'state'))
     if tool == 'updater_a':
         box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
@@ -579,8 +579,8 @@ def test_installed_egress6_answers_an_unsupported_code(router):
 
 
 def test_egress6_runs_its_own_modules_with_only_the_library_installed(feed, tmp_path):
-    """ddkit and egress6 alone: the report imports egress and proc (from the egress6 package) and
-    runs nft through proc; a stand-in nft on PATH that only fails, so no firewall is touched."""
+    """ddkit and egress6 alone: the report imports egress (from the egress6 package) and proc (from
+    ddkit) and runs nft through proc; a stand-in nft on PATH that only fails, so no firewall is touched."""
     if os.geteuid() != 0:
         pytest.skip('egress6 stops before running nft unless it runs as root')
     router = tmp_path / 'root'

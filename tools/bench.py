@@ -128,6 +128,7 @@ class Path:
         self.name, self.cmd, self.env, self.expect = name, cmd, env, expect
         self.budget, self.before, self.missing, self.reference = budget, before, missing, reference
         self.walls, self.rss, self.requests, self.modules, self.errors = [], [], [], None, []
+        self.forbid = None     # text that must not show in its output
 
     def once(self, servers, mode):
         if self.before:
@@ -144,6 +145,8 @@ class Path:
             problem = 'exit %d: %s' % (result['rc'], (result['err'] or result['out']).strip()[-300:])
         elif self.expect and self.expect not in result['out'] + result['err']:
             problem = 'no %r in its output: %s' % (self.expect, (result['out'] + result['err'])[-300:])
+        elif self.forbid and self.forbid in result['out'] + result['err']:
+            problem = '%r in its output: %s' % (self.forbid, (result['out'] + result['err'])[-300:])
         if problem and problem not in self.errors:
             self.errors.append(problem)
         return result
@@ -184,7 +187,9 @@ class Bench:
         TMPDIR[0] = self.tmp
         self.record = RECORD
         self.box = Sandbox()
-        self.servers = list(self.box.servers)
+        from fakes.healthcheck import HealthCheck
+        self.healthcheck = HealthCheck().start()   # the ping of the 'notify' rows (issue 18)
+        self.servers = list(self.box.servers) + [self.healthcheck]
         self.paths = []
         self.notes = []
 
@@ -277,11 +282,12 @@ class Bench:
         cmd, why = self.tool(tool, variant)
         if cmd and self.settings(tool, self.tmp) is None:
             cmd, why = None, 'not built yet (tests/sandbox.py has no env_%s)' % tool[-1]
-        specs = [('iface', 'A'), ('iface', 'AAAA'), ('url', 'A')] + ([('changed', 'A')] if variant != 'installed'
-                                                                    else [])
+        specs = [('iface', 'A'), ('iface', 'AAAA'), ('url', 'A'), ('notify', 'A')] + \
+            ([('changed', 'A')] if variant != 'installed' else [])
         for kind, rtype in specs:
             name = {'iface': '%s unchanged, iface %s' % (label, 'IPv4' if rtype == 'A' else 'IPv6'),
                     'url': '%s unchanged, url' % label,
+                    'notify': '%s unchanged + on_change + healthcheck_url (url)' % label,
                     'changed': '%s changed, ids%s cached' % (label, ' and token' if label == 'B' else '')}[kind]
             path = Path(name + suffix, budget=(kind, label, variant))
             self.paths.append(path)
@@ -301,10 +307,14 @@ class Bench:
                 env['DDNS_IP_SOURCE'] = 'iface:' + IFACE
                 path.seed = {(record.lower(), rtype): [IFACE_V4 if rtype == 'A' else IFACE_V6]}
                 path.expect = 'IP has not changed'
-            elif kind == 'url':
+            elif kind in ('url', 'notify'):
                 path.before = self.lookup_answer(SEEN)
                 path.seed = {(record.lower(), 'A'): [SEEN]}
                 path.expect = 'IP has not changed'
+                if kind == 'notify':  # both set: the hook is not run (nothing changed), one ping is sent
+                    env.update({'DDNS_ON_CHANGE': '/bin/false',
+                                'DDNS_HEALTHCHECK_URL': self.healthcheck.check_url})
+                    path.forbid = 'on_change'
             else:
                 path.before = self.alternate()
                 path.seed = {}
@@ -470,6 +480,12 @@ def verdict(path, bench, rtt):
         if dd.peak is not None and path.peak > dd.peak:
             missed.append('RSS above ddclient')
         if any(c != ('lookup',) for c in path.requests):
+            missed.append('requests')
+    elif kind == 'notify':
+        text = 'wall <= 4.0x floor; 1 lookup + 1 ping; hook not run'
+        if ratio > 4.0:
+            missed.append('wall %.2fx' % ratio)
+        if any(c != ('lookup', 'ping') for c in path.requests):
             missed.append('requests')
     elif kind == 'changed' and label == 'A':
         text = 'requests: lookup + read record + update'

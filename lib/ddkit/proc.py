@@ -8,11 +8,14 @@ os.posix_spawnp and two pipes; elsewhere subprocess is used.
 import os
 
 
-def run(argv, timeout=30):
+def run(argv, timeout=30, env=None, group=False, limit=None):
     """(exit status, stdout, stderr) of argv, output decoded as UTF-8; OSError when it cannot be
-    started; TimeoutError, after killing it, when it runs longer than timeout seconds."""
+    started; TimeoutError, after killing it, when it runs longer than timeout seconds.
+
+    env: its whole environment (default: ours); group: in a process group of its own, all of which
+    the timeout kills (a hook's children too); limit: bytes kept of each stream, the rest read away."""
     if os.name != 'posix' or not hasattr(os, 'posix_spawnp'):
-        return _portable(argv, timeout)
+        return _portable(argv, timeout, env, limit)
     import select
     import time
     out_r, out_w = os.pipe()
@@ -20,7 +23,8 @@ def run(argv, timeout=30):
     actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
                (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2)]
     try:
-        pid = os.posix_spawnp(argv[0], list(argv), dict(os.environ), file_actions=actions)
+        pid = os.posix_spawnp(argv[0], list(argv), dict(os.environ if env is None else env),
+                              file_actions=actions, **({'setpgroup': 0} if group else {}))
     except BaseException:
         for fd in (out_r, err_r):
             os.close(fd)
@@ -35,13 +39,17 @@ def run(argv, timeout=30):
             left = deadline - time.monotonic()
             ready = select.select(watching, [], [], left)[0] if left > 0 else []
             if not ready:
-                os.kill(pid, 9)
+                try:
+                    (os.killpg if group else os.kill)(pid, 9)
+                except ProcessLookupError:  # the group's last member ended just now
+                    pass
                 os.waitpid(pid, 0)
                 raise TimeoutError('%s ran longer than %g seconds' % (argv[0], timeout))
             for fd in ready:
                 chunk = os.read(fd, 65536)
                 if chunk:
-                    chunks[fd].append(chunk)
+                    if limit is None or sum(map(len, chunks[fd])) < limit:
+                        chunks[fd].append(chunk)
                 else:
                     watching.remove(fd)  # closed by the program
     finally:
@@ -49,18 +57,18 @@ def run(argv, timeout=30):
         os.close(err_r)
     status = os.waitpid(pid, 0)[1]
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
-    return code, _text(chunks[out_r]), _text(chunks[err_r])
+    return code, _text(chunks[out_r], limit), _text(chunks[err_r], limit)
 
 
-def _text(chunks):
-    return b''.join(chunks).decode('utf-8', 'replace')
+def _text(chunks, limit=None):
+    return b''.join(chunks)[:limit].decode('utf-8', 'replace')
 
 
-def _portable(argv, timeout):
+def _portable(argv, timeout, env=None, limit=None):
     import subprocess
     try:
         done = subprocess.run(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, timeout=timeout)
+                              stderr=subprocess.PIPE, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         raise TimeoutError('%s ran longer than %g seconds' % (argv[0], timeout))
-    return done.returncode, done.stdout.decode('utf-8', 'replace'), done.stderr.decode('utf-8', 'replace')
+    return done.returncode, _text([done.stdout], limit), _text([done.stderr], limit)

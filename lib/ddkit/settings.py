@@ -109,6 +109,13 @@ def check_ip_source(value):
     return value
 
 
+def check_command(value):
+    """A command line (on_change): split into words as a shell would, never run by one (ddkit.notify)."""
+    from ddkit import notify
+    notify.split_command(check_text(value))
+    return value
+
+
 def check_text(value):
     if not value or any(ord(c) < 32 for c in value):
         raise ValueError('must be non-empty text on one line')

@@ -25,6 +25,10 @@ COMMON = [
             check=settings.check_path),
     Setting('ca_file', help='CA bundle for https (default: the system store)', check=settings.check_file),
     Setting('timeout', '10', help='seconds per request', check=settings.check_timeout),
+    Setting('on_change', help='command run (no shell) after the record changed or an update failed; '
+            'details in its DDNS_HOOK_* environment', check=settings.check_command),
+    Setting('healthcheck_url', help='pinged after each run: GET <url>, or <url>/fail after a failure',
+            secret=True, check=settings.check_url),  # secret: whoever has it can ping the check
 ]
 SWITCHES = [
     Switch('force', help='update even when the IP has not changed', short='-f'),
@@ -69,7 +73,8 @@ def start(argv, tool, summary, provider_settings, required, files):
 
 
 def run(cfg, log, update):
-    """Run update(cfg, log) under the record's lock; map the outcome to an exit status."""
+    """Run update(cfg, log) under the record's lock; map the outcome to an exit status; then, the
+    lock released, tell on_change and healthcheck_url when set (not in a dry run)."""
     from ddkit.lock import Lock
     problem = untrusted_dirs(cfg)
     if problem:  # before the lock and the log: nothing is written into a directory others can change
@@ -79,13 +84,33 @@ def run(cfg, log, update):
         if cfg.dry_run:
             return update(cfg, log)  # a dry run writes no file, not even a lock file
         with Lock(cfg.lock_file):
-            return update(cfg, log)
+            status = update(cfg, log)
     except Failure as e:
         log.error('ERROR: %s' % e)
-        return e.exit_status
+        status, cfg.outcome, cfg.message = e.exit_status, 'failed', str(e)
     except KeyboardInterrupt:
         log.error('ERROR: interrupted')
         return 1
+    if not cfg.dry_run and (cfg.on_change or cfg.healthcheck_url):
+        tell(cfg, log, status)
+    return status
+
+
+def tell(cfg, log, status):
+    """The on_change hook after a change or a failure, then the health-check ping (ddkit.notify)."""
+    from ddkit import notify
+    outcome = getattr(cfg, 'outcome', None)
+    event = outcome and {
+        'outcome': outcome, 'record_name': cfg.record_name, 'record_type': cfg.record_type,
+        'old_ip': getattr(cfg, 'old_ip', None), 'new_ip': getattr(cfg, 'new_ip', None),
+        'message': getattr(cfg, 'message', None) or 'IP has been updated to: %s' % cfg.new_ip}
+    notify.after_run(log, cfg.tool, cfg.on_change, cfg.healthcheck_url, status == 0, event, cfg.ca_file)
+
+
+def changed(cfg, outcome):
+    """The provider took a write ('created' or 'updated'): what on_change hears after the run."""
+    if getattr(cfg, 'outcome', None) != 'created':
+        cfg.outcome = outcome
 
 
 def untrusted_dirs(cfg):
@@ -132,6 +157,7 @@ def get_previous_ip(cfg, log, fallback=None):
 def unchanged(cfg, log, current, previous):
     """Step 3: True (logged) when there is nothing to do; else log why an update follows."""
     from ddkit import ipcheck
+    cfg.old_ip, cfg.new_ip = previous, current  # for on_change (ddkit.notify)
     same = ipcheck.same_ip(current, previous)
     if same and not cfg.force:
         log.info('IP has not changed: %s' % current)

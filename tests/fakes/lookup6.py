@@ -8,7 +8,8 @@ appends every request to a JSON-lines log so the test can read the order and the
 
 Routes: /json (JSON `ip` + `asn_name`, the test-ipv6.com shape), /processed (JSON `processedString`,
 LibreSpeed's "<ip> - <isp>, <country>"), /text (plain text), /empty (JSON with an empty `ip`),
-/html (a portal page, no address), /geo/<ip> (isp, region, country by operator prefix).
+/html (a portal page, no address), /geo/<ip> (isp, region, country by operator prefix),
+/ping/<uuid>[/fail] (a health check).
 """
 
 import json
@@ -42,6 +43,8 @@ class Lookup6(FakeServer):
         self.route('empty', 'GET', '/empty', lambda req: Reply(200, {'ip': ''}))
         self.route('html', 'GET', '/html', lambda req: Reply(200, text='<html><body>Log in</body></html>',
                                                              headers={'Content-Type': 'text/html'}))
+        # a health-check service (the Healthchecks.io shape) reachable from the namespace: egress6's ping
+        self.route('ping', 'GET', '/ping/[0-9a-f-]+(?:/fail|/start)?', lambda req: Reply(200, text='OK'))
         self.route('geo', 'GET', '/geo/([0-9a-fA-F:]+)', lambda req, ip: Reply(200, {
             'ip': ip, 'isp': operator(ip)[0], 'region': operator(ip)[2], 'country': 'China'}))
 
