@@ -52,7 +52,7 @@ def run(tool, tmp):
     env = {k: v for k, v in os.environ.items() if not k.startswith(('DDNS_', 'PYTHON'))}
     env.update(TMPDIR=tmp, PYTHONDONTWRITEBYTECODE='')
     done = run_tool(tool, ['--help'], env=env)
-    assert done.returncode == 0 and done.stdout.startswith('usage: updater_a.py'), done.stdout + done.stderr
+    assert done.returncode == 0 and done.stdout.startswith('usage: updater_a'), done.stdout + done.stderr
     return done
 
 
