@@ -511,7 +511,8 @@ def sizes():
         path = os.path.join(feed, name)
         size = os.path.getsize(path)
         stale = newest > os.path.getmtime(path)
-        rows.append(('dist/feed/' + name, size, 20 * KB, ('ok' if size <= 20 * KB else 'MISSED')
+        budget = (24 if name.startswith('ddkit_') else 20) * KB   # the library: + issue 14's records
+        rows.append(('dist/feed/' + name, size, budget, ('ok' if size <= budget else 'MISSED')
                      + (' (built before the last change of its sources: run make feed)' if stale else '')))
     if not ipks:
         rows.append(('dist/feed/*.ipk', None, 20 * KB, 'not built yet (make feed)'))
