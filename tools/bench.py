@@ -34,6 +34,7 @@ IFACE_V4, IFACE_V6 = '81.2.69.2', '240e::2'
 SEEN, SEEN_NEXT = '81.2.69.10', '81.2.69.11'   # what the loopback lookup answers
 MiB = 1024.0
 KB = 1000                            # size budgets in the stricter reading: 40 KB = 40,000 bytes
+RECORDS = 10                         # the records of the --all rows (issue 14)
 TMPDIR = [tempfile.gettempdir()]     # the tools' TMPDIR (the single files keep compiled code there)
 BEGIN, END = '<!-- bench: begin -->', '<!-- bench: end -->'
 
@@ -309,6 +310,35 @@ class Bench:
                 path.seed = {}
                 path.expect = 'IP has been updated to'
             path.cmd, path.env = cmd, clean_env(env)
+        self.records_path(tool, label, variant, cmd, why)
+
+    def records_path(self, tool, label, variant, cmd, why):
+        """RECORDS records (names of A and AAAA) in one --all run, all unchanged, iface sources: the
+        UCI file of a router with its hosts, credentials once in its defaults section."""
+        suffix = {'bin': '', 'dist': ' (single file)', 'installed': ' (installed)'}[variant]
+        path = Path('%s unchanged, %d records, iface (--all)%s' % (label, RECORDS, suffix),
+                    budget=('records', label, variant))
+        self.paths.append(path)
+        if cmd is None or not self.iface_ok:
+            path.missing = why if cmd is None else 'skipped: %s' % self.why_no_iface
+            return
+        state = self.state('%s-%s-records' % (tool, variant))
+        shared = {k[5:].lower(): v for k, v in self.settings(tool, state).items() if k != 'DDNS_RECORD_NAME'}
+        shared['ip_source'] = 'iface:' + IFACE
+        text = 'config defaults\n' + ''.join("\toption %s '%s'\n" % (k, v.replace("'", "'\\''"))
+                                              for k, v in sorted(shared.items()))
+        path.seed = {}
+        for n in range(RECORDS // 2):
+            record = ('%s-%s-records-%d.%s' % (label, variant, n, shared['zone_name'])).lower()
+            text += "\nconfig %s 'r%d'\n\toption enabled '1'\n\toption record_name '%s'\n" \
+                    "\toption record_type 'A AAAA'\n" % (tool, n, record)
+            path.seed.update({(record, 'A'): [IFACE_V4], (record, 'AAAA'): [IFACE_V6]})
+        config = os.path.join(state, tool + '.uci')
+        fd = os.open(config, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, 'w') as f:
+            f.write(text)
+        path.expect = 'All %d records done.' % RECORDS
+        path.cmd, path.env = cmd + ['--all'], clean_env({'DDNS_UCI_FILE': config})
 
     def ddclient_path(self):
         path = Path('ddclient, unchanged, use=web', reference=True)
@@ -469,6 +499,15 @@ def verdict(path, bench, rtt):
         if dd.peak is not None and path.peak > dd.peak:
             missed.append('RSS above ddclient')
         if any(c != ('lookup',) for c in path.requests):
+            missed.append('requests')
+    elif kind == 'records':
+        # the same tool and form with one record: what the other records may add
+        one = next(p for p in bench.paths if p.name == path.name.replace(
+            ' %d records, iface (--all)' % RECORDS, ' iface IPv6'))
+        text = 'wall <= 1.3x one record\'s (iface IPv6 row); 0 requests'
+        if one.wall is None or path.wall > 1.3 * one.wall:
+            missed.append('wall %.2fx one record' % (path.wall / one.wall) if one.wall else 'no one-record row')
+        if any(path.requests):
             missed.append('requests')
     elif kind == 'changed' and label == 'A':
         text = 'requests: lookup + read record + update'
