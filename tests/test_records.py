@@ -138,6 +138,12 @@ def test_record_type_as_a_uci_list_and_several_uci_sections_in_one_run(box, dual
     config = uci_file(tmp_path / 'updater_a', defaults_a(box, state, dual), [
         ('home', {'record_name': RECORD, 'record_type': ['A', 'AAAA']}),
         ('nas', {'record_name': NAS, 'record_type': 'AAAA'}), ('other', {'record_name': 'o.example.com'})])
+    done = run('updater_a', dual, ['--uci', 'nas'], env={'DDNS_UCI_FILE': config})   # one section: as ever,
+    assert done.returncode == 0, done.stdout + done.stderr                            # defaults inherited
+    assert fake.records[ids[2]]['content'] == NEW6 and 'Record' not in done.stdout
+    fake.records[ids[2]]['content'] = OLD6
+    (state / ('.cf-wan_ip_%s_AAAA.txt' % NAS)).write_text(OLD6 + '\n')
+    fake.reset_log()
     done = run('updater_a', dual, ['--uci', 'home', '--uci=nas', '--quiet'], env={'DDNS_UCI_FILE': config})
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout == ''
