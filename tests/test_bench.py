@@ -151,6 +151,8 @@ def test_bench_smoke_round_measures_every_built_path(tmp_path):
             assert calls == {()}, (name, calls)
         elif 'unchanged, url' in name or name.startswith(('ddclient', 'sh + curl')):
             assert calls == {('lookup',)}, (name, calls)
+        elif 'A and AAAA of one name' in name:
+            assert calls == {('list_records', 'list_zones', 'update_record', 'update_record')}, (name, calls)
         elif name.startswith('A changed'):
             assert calls == {('get_record', 'lookup', 'update_record')}, (name, calls)
         elif name.startswith('B changed'):

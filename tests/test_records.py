@@ -65,9 +65,9 @@ def uci_file(path, defaults, sections, tool='updater_a'):
 
 def defaults_a(box, state, dual):
     env = box.env_a(str(state))
-    return {'auth_email': env['DDNS_AUTH_EMAIL'], 'auth_key': env['DDNS_AUTH_KEY'], 'base_url': env['DDNS_BASE_URL'],
-            'doh_url': env['DDNS_DOH_URL'], 'ip_lookup_url': dual.url, 'state_dir': str(state),
-            'zone_name': 'example.com'}
+    return {'auth_email': env['DDNS_AUTH_EMAIL'], 'auth_key': env['DDNS_AUTH_KEY'],
+            'base_url': env['DDNS_BASE_URL'], 'doh_url': env['DDNS_DOH_URL'], 'ip_lookup_url': dual.url,
+            'state_dir': str(state), 'zone_name': 'example.com'}
 
 
 def previous(box, name, a=None, aaaa=None):

@@ -79,6 +79,15 @@ class Netns:
         subprocess.run(['ip', 'netns', 'del', self.name], capture_output=True)
 
 
+def tool_files(tool):
+    """The FILES table of bin/<tool>.py (its state file name patterns), read without importing it."""
+    import ast
+    with open(os.path.join(ROOT, 'bin', tool + '.py')) as f:
+        tree = ast.parse(f.read())
+    return next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
+                and getattr(node.targets[0], 'id', None) == 'FILES')
+
+
 # --- one command, run and measured -----------------------------------------------------------------
 def clean_env(extra=None):
     """What cron would give a tool: PATH, HOME, LANG, and the DDNS_* settings; no PYTHON* variables."""
@@ -311,6 +320,8 @@ class Bench:
                 path.expect = 'IP has been updated to'
             path.cmd, path.env = cmd, clean_env(env)
         self.records_path(tool, label, variant, cmd, why)
+        if variant == 'bin':
+            self.both_changed_path(tool, label, cmd, why)
 
     def records_path(self, tool, label, variant, cmd, why):
         """RECORDS records (names of A and AAAA) in one --all run, all unchanged, iface sources: the
@@ -339,6 +350,37 @@ class Bench:
             f.write(text)
         path.expect = 'All %d records done.' % RECORDS
         path.cmd, path.env = cmd + ['--all'], clean_env({'DDNS_UCI_FILE': config})
+
+    def both_changed_path(self, tool, label, cmd, why):
+        """The A and AAAA records of one name both changed, no ids stored (each run starts from the
+        old addresses at the provider and in the ip files): one zone lookup, one listing, two updates."""
+        path = Path('%s changed, A and AAAA of one name, no ids' % label, budget=('both', label, 'bin'))
+        self.paths.append(path)
+        if cmd is None or not self.iface_ok:
+            path.missing = why if cmd is None else 'skipped: %s' % self.why_no_iface
+            return
+        state = self.state('%s-both' % tool)
+        env = self.settings(tool, state)
+        record = ('%s-both.%s' % (label, env['DDNS_ZONE_NAME'])).lower()
+        env.update({'DDNS_RECORD_NAME': record, 'DDNS_RECORD_TYPE': 'A AAAA',
+                    'DDNS_IP_SOURCE': 'iface:' + IFACE})
+        files = tool_files(tool)
+        old = {'A': '81.2.69.3', 'AAAA': '240e::3'}
+
+        def before():
+            for rtype, key in (('A', record), ('AAAA', record + '_AAAA')):
+                with open(os.path.join(state, files['ip_file'] % key), 'w') as f:
+                    f.write(old[rtype] + '\n')
+                if os.path.exists(os.path.join(state, files['ids_file'] % key)):
+                    os.unlink(os.path.join(state, files['ids_file'] % key))
+                if label == 'A':
+                    for found in self.box.provider_a.find(record, rtype):
+                        found['content'] = old[rtype]
+                else:
+                    for found in self.box.provider_b.find(record, rtype):
+                        found['records'] = [old[rtype]]
+        path.before, path.seed, path.expect = before, {}, 'All 2 records done.'
+        path.cmd, path.env = cmd, clean_env(env)
 
     def ddclient_path(self):
         path = Path('ddclient, unchanged, use=web', reference=True)
@@ -506,8 +548,13 @@ def verdict(path, bench, rtt):
             ' %d records, iface (--all)' % RECORDS, ' iface IPv6'))
         text = 'wall <= 1.3x one record\'s (iface IPv6 row); 0 requests'
         if one.wall is None or path.wall > 1.3 * one.wall:
-            missed.append('wall %.2fx one record' % (path.wall / one.wall) if one.wall else 'no one-record row')
+            missed.append('wall %.2fx one record' % (path.wall / one.wall) if one.wall
+                          else 'no one-record row')
         if any(path.requests):
+            missed.append('requests')
+    elif kind == 'both':
+        text = 'requests: 1 zone lookup, 1 listing, 2 updates%s' % (', no token' if label == 'B' else '')
+        if any(c != ('list_records', 'list_zones', 'update_record', 'update_record') for c in path.requests):
             missed.append('requests')
     elif kind == 'changed' and label == 'A':
         text = 'requests: lookup + read record + update'
