@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from conftest import RECORD, run_tool  # noqa: F401
+from conftest import RECORD, run_tool
 from fakes.base import FakeServer, Reply
 from openwrt_env import quoted
 
