@@ -47,10 +47,14 @@ FIXES = {   # what to do about the provider's error codes users meet (README: tr
 
 
 def main(argv=None):
-    started = updater.start(argv, TOOL, SUMMARY, SETTINGS, (), FILES)
+    started = updater.start(argv, TOOL, SUMMARY, SETTINGS, (), FILES, each=run_record)
     if isinstance(started, int):
         return started
-    cfg, log = started
+    return run_record(*started)
+
+
+def run_record(cfg, log):
+    """One record: --check, or its update (a run of several records calls this for each)."""
     if cfg.check:
         return check(cfg)
     if missing_credentials(cfg):
@@ -130,7 +134,13 @@ def resolve_ids(cfg, log, fresh=False):
 
 
 def find_zone(cfg, log):
-    return choose_zone(cfg, list_zones(cfg, log))['id']
+    return updater.shared(cfg, ('zone', account(cfg), cfg.zone_name),
+                          lambda: choose_zone(cfg, list_zones(cfg, log))['id'])
+
+
+def account(cfg):
+    """Whose zones and records a lookup sees: the key of what several records of a run share."""
+    return cfg.base_url, cfg.api_token, cfg.auth_email, cfg.auth_key
 
 
 def list_zones(cfg, log):
@@ -149,9 +159,12 @@ def choose_zone(cfg, zones):
 
 
 def find_record(cfg, log, zone_id):
-    data = call(cfg, log, 'GET', '/zones/%s/dns_records?name=%s&type=%s'
-                % (zone_id, cfg.record_name, cfg.record_type), 'find record')
-    records = [r for r in updater.listing(data, 'result', 'find record') if updater.safe_id(r.get('id'))]
+    # several records in a run list a name once for both families (service.md 4.1's older variant)
+    query = 'name=%s' % cfg.record_name + ('&type=%s' % cfg.record_type if cfg.run is None else '')
+    data = updater.shared(cfg, ('records', account(cfg), zone_id, query), lambda: call(
+        cfg, log, 'GET', '/zones/%s/dns_records?%s' % (zone_id, query), 'find record'))
+    records = [r for r in updater.listing(data, 'result', 'find record') if updater.safe_id(r.get('id'))
+               and r.get('type') == cfg.record_type]
     return records[0] if records else None
 
 

@@ -50,10 +50,14 @@ FIXES = {   # what to do about the provider's codes users meet (README: troubles
 
 def main(argv=None):
     started = updater.start(argv, TOOL, SUMMARY, SETTINGS, ('username', 'password', 'project_name'),
-                            FILES)
+                            FILES, each=run_record)
     if isinstance(started, int):
         return started
-    cfg, log = started
+    return run_record(*started)
+
+
+def run_record(cfg, log):
+    """One record: --check, or its update (a run of several records calls this for each)."""
     cfg.token, cfg.token_cached = None, False  # get_token fills them on the first DNS call
     if cfg.check:
         return check(cfg)
@@ -165,7 +169,13 @@ def resolve_ids(cfg, log, fresh=False):
 
 
 def find_zone(cfg, log):
-    return choose_zone(cfg, list_zones(cfg, log))[0]['id']
+    return updater.shared(cfg, ('zone', account(cfg), cfg.zone_name),
+                          lambda: choose_zone(cfg, list_zones(cfg, log))[0]['id'])
+
+
+def account(cfg):
+    """Whose token, zones and recordsets: the key of what several records of a run share."""
+    return cfg.auth_url, cfg.dns_url, cfg.username, cfg.password, cfg.project_name
 
 
 def list_zones(cfg, log):
@@ -187,8 +197,11 @@ def choose_zone(cfg, zones):
 
 def find_record(cfg, log, zone_id, tolerate=True):
     """Rule 3: a failed lookup is tolerated (None), so that creation follows."""
-    data = call(cfg, log, 'GET', '/v2/zones/%s/recordsets?name=%s&type=%s'
-                % (zone_id, cfg.record_name, cfg.record_type), 'find record', tolerate=tolerate) or {}
+    # several records in a run list a name once for both families; a lookup that must not fail is fresh
+    query = 'name=%s' % cfg.record_name + ('&type=%s' % cfg.record_type if cfg.run is None else '')
+    key = ('records', account(cfg), zone_id, query) if tolerate else None
+    data = updater.shared(cfg, key, lambda: call(cfg, log, 'GET', '/v2/zones/%s/recordsets?%s' % (
+        zone_id, query), 'find record', tolerate=tolerate)) or {}
     records = [r for r in updater.listing(data, 'recordsets', 'find record') if _id(r.get('id'))
                and str(r.get('name', '')).rstrip('.') == cfg.record_name and r.get('type') == cfg.record_type]
     return records[0] if records else None
@@ -332,6 +345,11 @@ def total_count(data):
 def get_token(cfg, log):
     """The token cache (service.md 3): the auth file's token while now <= its expiry, else a new one."""
     from ddkit import state
+    known = updater.recall(cfg, ('token', account(cfg)))
+    if known:   # another record of this run has it: one token per run
+        log.add_secret(known)
+        cfg.token, cfg.token_cached = known, True
+        return known
     lines = state.read_lines(cfg.auth_file, limit=TOKEN_MAX, private=True)
     expiry, _, token = (lines[0] if lines else '').partition(' ')
     token = token.strip()
@@ -342,6 +360,7 @@ def get_token(cfg, log):
     if token and _clean_token(token) and time.time() <= expiry:
         log.add_secret(token)
         cfg.token, cfg.token_cached = token, True
+        updater.remember(cfg, ('token', account(cfg)), token)
         return token
     return new_token(cfg, log)
 
@@ -370,6 +389,7 @@ def new_token(cfg, log):
     updater.save(cfg, cfg.auth_file, ['%d %s' % (expiry, token)], private=True)
     log.info('get token: OK.')
     cfg.token, cfg.token_cached = token, False
+    updater.remember(cfg, ('token', account(cfg)), token)
     return token
 
 
@@ -379,6 +399,7 @@ def drop_token(cfg):
     if not cfg.dry_run:
         state.remove(cfg.auth_file)
     cfg.token, cfg.token_cached = None, False
+    updater.remember(cfg, ('token', account(cfg)), None)
 
 
 def _clean_token(token):

@@ -91,6 +91,31 @@ def test_unchanged_iface_path_loads_no_http_json_or_ipaddress(netns, box, tmp_pa
 
 
 @pytest.mark.parametrize('tool', UPDATERS)
+def test_unchanged_records_of_an_all_run_load_what_one_record_loads(netns, box, tmp_path, tool):
+    """--all over the UCI sections (issue 14): the same cheap path, plus the UCI and records modules."""
+    state = tmp_path / 'state'
+    state.mkdir()
+    env = env_for(box, tool, state, DDNS_IP_SOURCE='iface:' + bench.IFACE)
+    text = 'config defaults\n' + ''.join("\toption %s '%s'\n" % (k[5:].lower(), v.replace("'", "'\\''"))
+                                          for k, v in env.items() if k != 'DDNS_RECORD_NAME')
+    for n in range(3):
+        record = 'r%d.%s' % (n, env['DDNS_ZONE_NAME'])
+        text += "config %s\n\toption enabled '1'\n\toption record_name %s\n\tlist record_type A\n" \
+                "\tlist record_type AAAA\n" % (tool, record)
+        for rtype, address in (('A', bench.IFACE_V4), ('AAAA', bench.IFACE_V6)):
+            with open(ip_file(tool, state, record, rtype), 'w') as f:
+                f.write(address + '\n')
+    (tmp_path / tool).write_text(text)
+    done = run_tool(tool, ['--all'], env={'DDNS_UCI_FILE': str(tmp_path / tool)}, prefix=netns.wrap([]),
+                    flags=['-X', 'importtime'])
+    assert done.returncode == 0 and done.stdout.count('IP has not changed') == 6, done.stdout + done.stderr
+    modules = imported(done)
+    assert {'ddkit.iface', 'ddkit.records', 'ddkit.uci'} <= set(modules)
+    assert not NO_REQUEST_FORBIDDEN & set(modules), sorted(NO_REQUEST_FORBIDDEN & set(modules))
+    assert [s.calls() for s in box.servers] == [[] for _ in box.servers]
+
+
+@pytest.mark.parametrize('tool', UPDATERS)
 def test_unchanged_plain_http_lookup_loads_no_ssl_http_client_or_json(box, tmp_path, tool):
     env = env_for(box, tool, tmp_path / 'state', TMPDIR=str(tmp_path))
     box.doh.names[(env['DDNS_RECORD_NAME'], 'A')] = [box.lookup.answer]
@@ -123,12 +148,14 @@ def test_bench_smoke_round_measures_every_built_path(tmp_path):
         assert row['errors'] == [], (name, row['errors'])
         assert row['wall'] > 0 and row['rss'] > 0, name
         calls = set(tuple(c) for c in row['requests'])
-        if 'unchanged, iface' in name:
+        if 'unchanged, iface' in name or 'records, iface' in name:
             assert calls == {()}, (name, calls)
         elif 'unchanged, url' in name or name.startswith(('ddclient', 'sh + curl')):
             assert calls == {('lookup',)}, (name, calls)
         elif 'on_change + healthcheck_url' in name:   # issue 18: one ping, the hook not run
             assert calls == {('lookup', 'ping')}, (name, calls)
+        elif 'A and AAAA of one name' in name:
+            assert calls == {('list_records', 'list_zones', 'update_record', 'update_record')}, (name, calls)
         elif name.startswith('A changed'):
             assert calls == {('get_record', 'lookup', 'update_record')}, (name, calls)
         elif name.startswith('B changed'):

@@ -107,10 +107,11 @@ def instances(calls):
 
 # --- init script --------------------------------------------------------------------------------
 
-def test_init_starts_one_looping_instance_per_enabled_section(root, box, tmp_path):
+def test_init_starts_one_looping_all_instance_at_the_shortest_interval(root, box, tmp_path):
+    """One process runs every enabled section (--all): the loop waits the shortest of their intervals."""
     config = root / 'etc' / 'config' / 'updater_a'
     config.write_text(uci_a(box, tmp_path / 'state', {
-        'home': {'enabled': '1', 'interval': '120'}, 'off': {'enabled': '0'},
+        'home': {'enabled': '1', 'interval': '120'}, 'off': {'enabled': '0', 'interval': '5'},
         'bad': {'enabled': 'yes', 'interval': 'soon'}, 'tiny': {'enabled': 'on', 'interval': '5'}}))
     done = init(root, 'updater_a', 'start', environment(root, 'updater_a'))
     assert done.returncode == 0, done.stderr
@@ -118,26 +119,22 @@ def test_init_starts_one_looping_instance_per_enabled_section(root, box, tmp_pat
     assert calls[0] == ['start', 'updater_a']
     assert ['reload_trigger', 'updater_a'] in calls
     found = instances(calls)
-    assert sorted(found) == ['bad', 'home', 'tiny']
-    program = str(root / 'usr' / 'bin' / 'updater_a')
-    for name, interval in (('home', '120'), ('bad', '1800'), ('tiny', '60')):
-        command = found[name][0]
-        assert command[:3] == ['command', '/bin/sh', '-c'] and command[4:] == [program, name, interval]
-        assert ['file', str(config)] in found[name] and ['respawn'] in found[name]
+    assert list(found) == ['all']
+    command = found['all'][0]
+    assert command[:3] == ['command', '/bin/sh', '-c'] and '--all --quiet' in command[3]
+    assert command[4:] == [str(root / 'usr' / 'bin' / 'updater_a'), '60']
+    assert ['file', str(config)] in found['all'] and ['respawn'] in found['all']
 
 
-def test_init_passes_an_anonymous_section_as_its_index_among_its_type(root, box, tmp_path):
-    """config_foreach names an anonymous section by uci's cfgXXXXXX id, which the tool (reading the
-    file itself) cannot know: the tool gets @updater_a[n], n counting that type's sections in file order."""
-    state = tmp_path / 'state'
-    (root / 'etc' / 'config' / 'updater_a').write_text(
-        uci_a(box, state, [(None, {'enabled': '0'}), ('home', {'enabled': '1'}), (None, {'enabled': '1'})])
-        + "\nconfig other\n\toption enabled '1'\n" + uci_a(box, state, [(None, {'enabled': '1', 'interval': '90'})]))
+@pytest.mark.parametrize('sections, interval', [
+    ({'home': {'enabled': '1', 'interval': '600'}, 'v6': {'enabled': '1'}}, '600'),
+    ({'home': {'enabled': '1'}, 'v6': {'enabled': '1', 'interval': 'x'}}, '1800'),
+    ({'home': {'enabled': '0'}}, None)], ids=['shortest', 'default', 'none-enabled'])
+def test_init_interval_and_no_instance_without_an_enabled_section(root, box, tmp_path, sections, interval):
+    (root / 'etc' / 'config' / 'updater_a').write_text(uci_a(box, tmp_path / 'state', sections))
     assert init(root, 'updater_a', 'start', environment(root, 'updater_a')).returncode == 0
     found = instances(records(str(root / 'standin.log')))
-    assert len(found) == 3 and 'home' in found and all(name.startswith('cfg') for name in found if name != 'home')
-    passed = sorted(calls[0][-2:] for calls in found.values())
-    assert passed == [['@updater_a[2]', '1800'], ['@updater_a[3]', '90'], ['home', '1800']]
+    assert [calls[0][-1] for calls in found.values()] == ([interval] if interval else [])
 
 
 @pytest.mark.parametrize('name', ['home', None], ids=['named', 'anonymous'])
@@ -150,7 +147,7 @@ def test_instance_loop_runs_the_update_then_stops_cleanly_on_term(root, box, tmp
     assert init(root, 'updater_a', 'start', env).returncode == 0
     [calls] = instances(records(str(root / 'standin.log'))).values()
     command = calls[0][1:]
-    assert command[-2] == (name or '@updater_a[1]')
+    assert command[-1] == '3600'
     loop = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         until(lambda: box.provider_a.find(RECORD)[0]['content'] == '81.2.69.10', 'the update')
@@ -261,6 +258,50 @@ def test_hotplug_updates_a_bound_anonymous_section(root, box, tmp_path):
     logged = [c for c in records(str(root / 'standin.log')) if c[0] == 'logger']
     assert logged == [['logger', '-t', 'updater_a', '-p', 'daemon.info', 'wan ifup: updating @updater_a[2]']]
     until(lambda: box.provider_a.find(RECORD)[0]['content'] == '81.2.69.10', 'the update')
+
+
+def test_hotplug_runs_every_record_that_depends_on_the_event_in_one_process(root, tmp_path):
+    """Bound by option interface, or by an ip_source that reads the event's device (a LAN host's
+    prefix on br-lan); a url source, another device or a disabled section is left alone."""
+    started = str(tmp_path / 'started')
+    tool = root / 'usr' / 'bin' / 'updater_a'
+    tool.write_text('#!/bin/sh\necho "$@" >> %s\n' % started)
+    sections = [('nas', {'enabled': '1', 'ip_source': 'prefix:br-lan/::1a2b:3c4d:5e6f:7890'}),
+                (None, {'enabled': '1', 'ip_source': 'neigh:br-lan/02:11:22:33:44:55'}),
+                ('cam', {'enabled': '1', 'interface': 'lan', 'ip_source': 'url'}),
+                ('router', {'enabled': '1', 'interface': 'wan6', 'ip_source': 'iface:pppoe-wan'}),
+                ('guest', {'enabled': '1', 'ip_source': 'eui64:br-guest/02:11:22:33:44:66'}),
+                ('off', {'enabled': '0', 'ip_source': 'iface:br-lan'})]
+    text = ''.join("config updater_a%s\n" % (" '%s'" % name if name else '') + ''.join(
+        "\toption %s '%s'\n" % kv for kv in options.items()) for name, options in sections)
+    (root / 'etc' / 'config' / 'updater_a').write_text(text)
+    env = environment(root, 'updater_a')
+    enable(root, 'updater_a', env)
+    done = hotplug(root, 'updater_a', env, ACTION='ifupdate', INTERFACE='lan', DEVICE='br-lan',
+                   IFUPDATE_ADDRESSES='1')
+    assert done.returncode == 0 and done.stdout == '' and done.stderr == ''
+    logged = [c for c in records(str(root / 'standin.log')) if c[0] == 'logger']
+    assert logged == [['logger', '-t', 'updater_a', '-p', 'daemon.info',
+                       'lan ifupdate: updating nas @updater_a[1] cam']]
+    until(lambda: os.path.exists(started), 'the background run')
+    assert open(started).read().splitlines() == ['--uci nas --uci @updater_a[1] --uci cam --quiet']
+
+
+def test_hotplug_updates_several_bound_records_for_real(root, box, tmp_path):
+    other = 'www.example.com'
+    for name in (RECORD, other):
+        box.provider_a.add_record(box.zone_a, name, 'A', '81.2.69.1')
+        box.doh.names[(name, 'A')] = ['81.2.69.1']
+    (root / 'etc' / 'config' / 'updater_a').write_text(uci_a(box, tmp_path / 'state', {
+        'home': {'enabled': '1', 'interface': 'wan'}, 'www': {'enabled': '1', 'interface': 'wan',
+                                                                'record_name': other}}))
+    env = environment(root, 'updater_a')
+    enable(root, 'updater_a', env)
+    assert hotplug(root, 'updater_a', env, ACTION='ifup', INTERFACE='wan').returncode == 0
+    for name in (RECORD, other):
+        until(lambda: box.provider_a.find(name)[0]['content'] == '81.2.69.10', 'the update of ' + name)
+    until(lambda: len(box.provider_a.calls('update_record')) == 2, 'both updates')
+    assert box.provider_a.calls().count('list_zones') == 1 and box.lookup.calls() == ['lookup']
 
 
 @pytest.mark.parametrize('event, enabled', [

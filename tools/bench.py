@@ -35,6 +35,7 @@ SEEN, SEEN_NEXT = '81.2.69.10', '81.2.69.11'   # what the loopback lookup answer
 MiB = 1024.0
 KB = 1000                            # size budgets in the stricter reading: 64 KB = 64,000 bytes
 SINGLE_BUDGET, IPK_BUDGET = 64 * KB, 32 * KB   # a single file (dist/<tool>.py), an .ipk
+RECORDS = 10                         # the records of the --all rows (issue 14)
 TMPDIR = [tempfile.gettempdir()]     # the tools' TMPDIR (the single files keep compiled code there)
 BEGIN, END = '<!-- bench: begin -->', '<!-- bench: end -->'
 
@@ -77,6 +78,15 @@ class Netns:
 
     def __exit__(self, *exc):
         subprocess.run(['ip', 'netns', 'del', self.name], capture_output=True)
+
+
+def tool_files(tool):
+    """The FILES table of bin/<tool>.py (its state file name patterns), read without importing it."""
+    import ast
+    with open(os.path.join(ROOT, 'bin', tool + '.py')) as f:
+        tree = ast.parse(f.read())
+    return next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
+                and getattr(node.targets[0], 'id', None) == 'FILES')
 
 
 # --- one command, run and measured -----------------------------------------------------------------
@@ -320,6 +330,68 @@ class Bench:
                 path.seed = {}
                 path.expect = 'IP has been updated to'
             path.cmd, path.env = cmd, clean_env(env)
+        self.records_path(tool, label, variant, cmd, why)
+        if variant == 'bin':
+            self.both_changed_path(tool, label, cmd, why)
+
+    def records_path(self, tool, label, variant, cmd, why):
+        """RECORDS records (names of A and AAAA) in one --all run, all unchanged, iface sources: the
+        UCI file of a router with its hosts, credentials once in its defaults section."""
+        suffix = {'bin': '', 'dist': ' (single file)', 'installed': ' (installed)'}[variant]
+        path = Path('%s unchanged, %d records, iface (--all)%s' % (label, RECORDS, suffix),
+                    budget=('records', label, variant))
+        self.paths.append(path)
+        if cmd is None or not self.iface_ok:
+            path.missing = why if cmd is None else 'skipped: %s' % self.why_no_iface
+            return
+        state = self.state('%s-%s-records' % (tool, variant))
+        shared = {k[5:].lower(): v for k, v in self.settings(tool, state).items() if k != 'DDNS_RECORD_NAME'}
+        shared['ip_source'] = 'iface:' + IFACE
+        text = 'config defaults\n' + ''.join("\toption %s '%s'\n" % (k, v.replace("'", "'\\''"))
+                                              for k, v in sorted(shared.items()))
+        path.seed = {}
+        for n in range(RECORDS // 2):
+            record = ('%s-%s-records-%d.%s' % (label, variant, n, shared['zone_name'])).lower()
+            text += "\nconfig %s 'r%d'\n\toption enabled '1'\n\toption record_name '%s'\n" \
+                    "\toption record_type 'A AAAA'\n" % (tool, n, record)
+            path.seed.update({(record, 'A'): [IFACE_V4], (record, 'AAAA'): [IFACE_V6]})
+        config = os.path.join(state, tool + '.uci')
+        fd = os.open(config, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, 'w') as f:
+            f.write(text)
+        path.expect = 'All %d records done.' % RECORDS
+        path.cmd, path.env = cmd + ['--all'], clean_env({'DDNS_UCI_FILE': config})
+
+    def both_changed_path(self, tool, label, cmd, why):
+        """The A and AAAA records of one name both changed, no ids stored (each run starts from the
+        old addresses at the provider and in the ip files): one zone lookup, one listing, two updates."""
+        path = Path('%s changed, A and AAAA of one name, no ids' % label, budget=('both', label, 'bin'))
+        self.paths.append(path)
+        if cmd is None or not self.iface_ok:
+            path.missing = why if cmd is None else 'skipped: %s' % self.why_no_iface
+            return
+        state = self.state('%s-both' % tool)
+        env = self.settings(tool, state)
+        record = ('%s-both.%s' % (label, env['DDNS_ZONE_NAME'])).lower()
+        env.update({'DDNS_RECORD_NAME': record, 'DDNS_RECORD_TYPE': 'A AAAA',
+                    'DDNS_IP_SOURCE': 'iface:' + IFACE})
+        files = tool_files(tool)
+        old = {'A': '81.2.69.3', 'AAAA': '240e::3'}
+
+        def before():
+            for rtype, key in (('A', record), ('AAAA', record + '_AAAA')):
+                with open(os.path.join(state, files['ip_file'] % key), 'w') as f:
+                    f.write(old[rtype] + '\n')
+                if os.path.exists(os.path.join(state, files['ids_file'] % key)):
+                    os.unlink(os.path.join(state, files['ids_file'] % key))
+                if label == 'A':
+                    for found in self.box.provider_a.find(record, rtype):
+                        found['content'] = old[rtype]
+                else:
+                    for found in self.box.provider_b.find(record, rtype):
+                        found['records'] = [old[rtype]]
+        path.before, path.seed, path.expect = before, {}, 'All 2 records done.'
+        path.cmd, path.env = cmd, clean_env(env)
 
     def ddclient_path(self):
         path = Path('ddclient, unchanged, use=web', reference=True)
@@ -486,6 +558,20 @@ def verdict(path, bench, rtt):
         if ratio > 4.0:
             missed.append('wall %.2fx' % ratio)
         if any(c != ('lookup', 'ping') for c in path.requests):
+            missed.append('requests')
+    elif kind == 'records':
+        # the same tool and form with one record: what the other records may add
+        one = next(p for p in bench.paths if p.name == path.name.replace(
+            ' %d records, iface (--all)' % RECORDS, ' iface IPv6'))
+        text = 'wall <= 1.3x one record\'s (iface IPv6 row); 0 requests'
+        if one.wall is None or path.wall > 1.3 * one.wall:
+            missed.append('wall %.2fx one record' % (path.wall / one.wall) if one.wall
+                          else 'no one-record row')
+        if any(path.requests):
+            missed.append('requests')
+    elif kind == 'both':
+        text = 'requests: 1 zone lookup, 1 listing, 2 updates%s' % (', no token' if label == 'B' else '')
+        if any(c != ('list_records', 'list_zones', 'update_record', 'update_record') for c in path.requests):
             missed.append('requests')
     elif kind == 'changed' and label == 'A':
         text = 'requests: lookup + read record + update'

@@ -86,9 +86,11 @@ def check_file(value):
 
 
 def check_record_type(value):
-    if value.upper() not in ('A', 'AAAA'):
-        raise ValueError('must be A or AAAA')
-    return value.upper()
+    """A or AAAA; both ("A AAAA", "AAAA,A", a UCI list) make one record of each family (ddkit.records)."""
+    types = value.upper().replace(',', ' ').split()
+    if not types or not set(types) <= {'A', 'AAAA'}:
+        raise ValueError('must be A or AAAA (or "A AAAA" for both)')
+    return ' '.join(t for t in ('A', 'AAAA') if t in types)
 
 
 def check_timeout(value):
@@ -145,7 +147,7 @@ def usage(prog, summary, settings, switches, uci_name=None):
     lines += option_lines('--config FILE', 'read setting_name=value lines from FILE')
     if uci_name:
         text = 'read the options of SECTION (a name or @%s[0]) of /etc/config/%s (or of the UCI file ' \
-               'DDNS_UCI_FILE names)' % (uci_name, uci_name)
+               'DDNS_UCI_FILE names); repeat it to run several records at once' % (uci_name, uci_name)
         lines += option_lines('--uci SECTION', text)
     for item in list(switches) + list(settings):
         flag = item.flag + ('' if isinstance(item, Switch) else ' VALUE')
@@ -209,8 +211,9 @@ def refuse_foreign(what, path, st):
                                                                  path, path))
 
 
-def read_config(path, known):
-    """Read name=value lines; `#` comments and single or double quotes allowed."""
+def read_config(path, known, records=None):
+    """Read name=value lines; `#` comments and single or double quotes allowed. A `[name]` line starts
+    a record of its own (a --all run): its lines go to a dict appended to records as (name, dict)."""
     try:
         with open(path, encoding='utf-8-sig') as f:  # -sig: Notepad's byte order mark
             st = os.fstat(f.fileno())  # the file read, not what its path names a moment later
@@ -221,10 +224,21 @@ def read_config(path, known):
     if os.name == 'posix' and st.st_mode & 0o077:
         print('warning: config file %s is readable by other users; run: chmod 600 %s' % (path, path),
               file=sys.stderr)
-    values = {}
+    values = shared = {}
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line or line.startswith('#'):
+            continue
+        if line.startswith('[') and line.endswith(']'):
+            label = line[1:-1].strip()
+            if records is None:
+                raise UsageError('config file %s line %d: [%s] starts one of several records: run with --all '
+                                 'to update them all' % (path, number, label))
+            if not label or not set(label) <= NAME_CHARS:
+                raise UsageError('config file %s line %d: a record is named [letters, digits, "-", "_", "."]'
+                                 % (path, number))
+            values = {}
+            records.append((label, values))
             continue
         name, eq, value = line.partition('=')
         name, value = name.strip(), value.strip()
@@ -238,7 +252,7 @@ def read_config(path, known):
             value = value[1:-1]
         values[name] = value
         values['line:' + name] = number  # where it was, for a bad value's message
-    return values
+    return shared
 
 
 def did_you_mean(name, known):
@@ -262,28 +276,44 @@ def read_uci(argv, uci_name, known, environ):
         raise UsageError('option --uci needs a section name; see --help')
     from ddkit import uci
     path = environ.get('DDNS_UCI_FILE') or '/etc/config/' + uci_name
+    return args, uci_settings(path, ref, uci.record(path, ref), known)
+
+
+def uci_settings(path, ref, options, known):
+    """The settings among a UCI section's options; record_type may be a list (both families)."""
+    from ddkit import uci
     values = {'uci:section': ref}
-    for key, value in uci.section(path, ref).items():
+    for key, value in options.items():
         if key in uci.SERVICE_OPTIONS:
             values['uci:' + key] = value  # not settings: --check tells whether the service runs it
             continue
+        if isinstance(value, list) and key == 'record_type':
+            value = ' '.join(value)
         if key not in known or isinstance(value, list):
             raise UsageError('UCI section %s in %s: %r is not a setting of this tool (option %s%s, '
                              'see --help)' % (ref, path, key, key.replace('_', '-'),
                                               did_you_mean(key, known)))
         values[key] = value
-    return args, values
+    return values
 
 
-def load(argv, settings, switches, required=(), environ=None, uci_name=None):
-    """Build the Config of a run; None when --help was asked (the caller prints usage)."""
+def load(argv, settings, switches, required=(), environ=None, uci_name=None, uci_values=None,
+         file_values=None):
+    """Build the Config of a run; None when --help was asked (the caller prints usage). A --all run
+    (ddkit.records) gives each record's UCI section or config file values itself."""
     environ = os.environ if environ is None else environ
     known = {s.name: s for s in settings}
-    argv, from_uci = read_uci(argv, uci_name, known, environ) if uci_name else (argv, {})
+    if uci_values is not None:
+        from_uci = uci_values
+    else:
+        argv, from_uci = read_uci(argv, uci_name, known, environ) if uci_name else (argv, {})
     flags, on, config_path = parse_args(argv, settings, switches)
     if flags is None:
         return None
-    from_file = read_config(config_path, known) if config_path else {}
+    if file_values is not None:
+        from_file = file_values
+    else:
+        from_file = read_config(config_path, known) if config_path else {}
     cfg = Config()
     cfg.config_file = config_path
     cfg.uci = {k[4:]: v for k, v in from_uci.items() if k.startswith('uci:')}  # section, enabled, ...

@@ -6,6 +6,8 @@ from ddkit import UsageError, decimal
 
 # Options the init and hotplug scripts read; a tool ignores them in its section.
 SERVICE_OPTIONS = frozenset(('enabled', 'interface', 'interval'))
+DEFAULTS = 'defaults'   # `config defaults`: options every record section inherits (credentials once)
+TRUE = ('1', 'on', 'true', 'yes', 'enabled')   # as config_get_bool reads a boolean
 
 
 def tokens(line):
@@ -83,9 +85,29 @@ def read(path):
     return sections
 
 
-def section(path, ref):
-    """The options of one section, named or `@type[n]` (n from 0, negative from the end)."""
+def record(path, ref, sections=None):
+    """The options of one record section over those of the file's `config defaults` sections."""
+    sections = read(path) if sections is None else sections
+    options = {}
+    for kind, _, given in sections:
+        if kind == DEFAULTS:
+            options.update(given)
+    options.update(section(path, ref, sections))
+    return options
+
+
+def enabled(path, kind):
+    """[(ref, options)] of the enabled sections of a type, in file order, defaults applied: ref is the
+    name, or @kind[n] for an anonymous one (as the init and hotplug scripts pass it)."""
     sections = read(path)
+    same = [(name, options) for k, name, options in sections if k == kind]
+    return [(name or '@%s[%d]' % (kind, n), record(path, name or '@%s[%d]' % (kind, n), sections))
+            for n, (name, options) in enumerate(same) if options.get('enabled') in TRUE]
+
+
+def section(path, ref, sections=None):
+    """The options of one section, named or `@type[n]` (n from 0, negative from the end)."""
+    sections = read(path) if sections is None else sections
     if ref.startswith('@') and ref.endswith(']') and '[' in ref:
         kind, _, index = ref[1:-1].partition('[')
         same = [s for s in sections if s[0] == kind]

@@ -36,16 +36,25 @@ SWITCHES = [
     Switch('quiet', help='log file only; nothing on stdout unless an error'),
     Switch('check', help='diagnose the set-up, read-only: one ok/FAIL line per step with the fix; '
            'exit 0 when an update would succeed'),
+    Switch('all', help='every enabled record of /etc/config/<tool> (or every [record] of the --config '
+           'file) in one run; exit status the worst of them'),
 ]
 LOOKUP = {'A': 'https://ipv4.icanhazip.com', 'AAAA': 'https://ipv6.icanhazip.com'}
 
 
-def start(argv, tool, summary, provider_settings, required, files):
-    """Load settings and open the log; returns (cfg, log) or an exit status (help, bad input)."""
-    from ddkit.log import Log, say
+def start(argv, tool, summary, provider_settings, required, files, each=None):
+    """Load settings and open the log; returns (cfg, log) or an exit status (help, bad input).
+
+    Several records (--all, --uci given twice, record_type "A AAAA"): ddkit.records runs each(cfg, log)
+    for every one and start returns the worst exit status."""
+    from ddkit.log import say
     table = provider_settings + COMMON
     argv = sys.argv[1:] if argv is None else argv
     required = required + ('zone_name', 'record_name')
+    several = '--all' in argv or len([a for a in argv if a.startswith('--uci')]) > 1
+    if each and several and '--help' not in argv:
+        from ddkit import records
+        return records.run_all(argv, tool, table, required, files, each)
     try:
         # --check reports every missing setting itself, as FAIL lines (ddkit.check)
         cfg = settings.load(argv, table, SWITCHES, required=() if '--check' in argv else required,
@@ -56,6 +65,18 @@ def start(argv, tool, summary, provider_settings, required, files):
     if cfg is None:
         say(settings.usage(settings.prog(tool), summary, table, SWITCHES, uci_name=tool))
         return 0
+    if ' ' in cfg.record_type and each:
+        from ddkit import records
+        return records.run_families(cfg, tool, files, required, each)
+    if ' ' in cfg.record_type:
+        print('%s: record_type %s: give one of A and AAAA here' % (tool, cfg.record_type), file=sys.stderr)
+        return 2
+    return prepare(cfg, tool, files, required)
+
+
+def prepare(cfg, tool, files, required):
+    """One record's derived settings (lookup URL, state and log files) and its log: (cfg, log)."""
+    from ddkit.log import Log
     cfg.tool = tool
     cfg.required = required
     cfg.dry_run = cfg.dry_run or cfg.check  # belt and braces: --check writes no file, as a dry run
@@ -69,7 +90,35 @@ def start(argv, tool, summary, provider_settings, required, files):
     cfg.log_file = cfg.log_file or os.path.join(cfg.state_dir, '%s_%s.log' % (tool, key))
     log = Log(None if cfg.dry_run else cfg.log_file, quiet=cfg.quiet, secrets=cfg.secrets,
               tag=tool if os.path.exists('/etc/openwrt_release') else None)
+    cfg.run = getattr(cfg, 'run', None)   # a --all run's caches (shared), shared by its records
     return cfg, log
+
+
+def shared(cfg, key, make):
+    """make(), once per key in a run of several records (zone, IP, listing); a Failure is kept too."""
+    if cfg.run is None or key is None:
+        return make()
+    if key not in cfg.run:
+        try:
+            cfg.run[key] = (True, make())
+        except Failure as e:
+            cfg.run[key] = (False, e)
+    done, value = cfg.run[key]
+    if not done:
+        raise value
+    return value
+
+
+def remember(cfg, key, value):
+    """Keep value for the other records of this run (a token); None forgets it."""
+    if cfg.run is not None:
+        cfg.run[key] = (True, value)
+
+
+def recall(cfg, key):
+    """What a record of this run remembered under key, else None."""
+    done, value = (cfg.run or {}).get(key, (False, None))
+    return value if done else None
 
 
 def run(cfg, log, update):
@@ -97,14 +146,20 @@ def run(cfg, log, update):
 
 
 def tell(cfg, log, status):
-    """The on_change hook after a change or a failure, then the health-check ping (ddkit.notify)."""
+    """The on_change hook after a change or a failure, then the health-check ping (ddkit.notify).
+    In a run of several records each URL is pinged once, at the end (ddkit.records.finish)."""
     from ddkit import notify
     outcome = getattr(cfg, 'outcome', None)
     event = outcome and {
         'outcome': outcome, 'record_name': cfg.record_name, 'record_type': cfg.record_type,
         'old_ip': getattr(cfg, 'old_ip', None), 'new_ip': getattr(cfg, 'new_ip', None),
         'message': getattr(cfg, 'message', None) or 'IP has been updated to: %s' % cfg.new_ip}
-    notify.after_run(log, cfg.tool, cfg.on_change, cfg.healthcheck_url, status == 0, event, cfg.ca_file)
+    url = cfg.healthcheck_url
+    if url and cfg.run is not None:
+        pings = cfg.run.setdefault('pings', {})
+        pings[url] = (pings.get(url, (True,))[0] and status == 0, cfg.ca_file)
+        url = None
+    notify.after_run(log, cfg.tool, cfg.on_change, url, status == 0, event, cfg.ca_file)
 
 
 def changed(cfg, outcome):
@@ -126,7 +181,9 @@ def untrusted_dirs(cfg):
 def get_current_ip(cfg, log):
     """Step 1: the current public IP, or None (logged) when there is no valid one."""
     from ddkit import lookup
-    ip, source, why = lookup.current_ip(cfg)
+    url = cfg.ip_lookup_url if cfg.ip_source == 'url' else None
+    ip, source, why = shared(cfg, ('current ip', cfg.ip_source, cfg.record_type, url),
+                             lambda: lookup.current_ip(cfg))
     if ip is None:
         from ddkit.check import ip_fix
         log.info('No valid IP from %s: %s. Nothing changed; %s.' % (source, why, ip_fix(cfg, why)))
