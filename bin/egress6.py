@@ -67,7 +67,7 @@ def main(argv=None):
         return select(opts, backend)
     except Failure as e:
         sys.stdout.flush()
-        print('%s: %s' % (TOOL, e), file=sys.stderr)
+        print('%s: %s' % (TOOL, log.printable(e)), file=sys.stderr)  # it quotes names and command output
         return e.exit_status
 
 
@@ -443,7 +443,7 @@ def operator_of(address):
 
 def say(text):
     """One output function: text from services and the kernel cannot forge extra lines."""
-    log.say(log.Log().clean(text))
+    log.say(log.printable(text))
 
 
 if __name__ == '__main__':

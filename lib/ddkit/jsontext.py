@@ -6,37 +6,77 @@ where it is missing the json package is used.
 """
 
 
+# Every number and every nesting read from outside is bounded here, once, for every caller: a
+# hostile answer's 1e999, NaN or 60000-digit integer, or "[[[[...", is a ValueError, never an inf,
+# a nan or a huge int further on (a sleep, an int(), a str() or a RecursionError there).
+MAX_DEPTH = 32     # the answers we read nest 5 levels at most
+MAX_DIGITS = 40    # counts, codes, ttls and types are far shorter; any longer is no number of ours
+
+
+def _int(text):
+    if len(text) > MAX_DIGITS:
+        raise ValueError('a number of %d digits is out of range' % len(text))
+    return int(text)
+
+
+def _float(text):
+    value = float(text)
+    if value - value != 0:  # inf (1e999); no libm: math.isfinite would load it
+        raise ValueError('the number %s is out of range' % text[:20])
+    return value
+
+
+def _constant(name):
+    raise ValueError('%s is not a JSON number' % name)
+
+
 class _Options:
-    """What _json's scanner reads from json.JSONDecoder: plain JSON, strict strings."""
+    """What _json's scanner reads from json.JSONDecoder: plain JSON, strict strings, bounded numbers."""
 
     strict = True
     object_hook = object_pairs_hook = None
-    parse_float, parse_int = float, int
+    parse_float, parse_int, parse_constant = staticmethod(_float), staticmethod(_int), staticmethod(_constant)
     memo = None
-
-    @staticmethod
-    def parse_constant(name):
-        return {'-Infinity': float('-inf'), 'Infinity': float('inf'), 'NaN': float('nan')}[name]
 
 
 def loads(text):
-    """Like json.loads(text): a ValueError (json.JSONDecodeError) when text is not one JSON value."""
+    """Like json.loads(text), bounded: a ValueError (json.JSONDecodeError) when text is not one JSON
+    value, holds a number out of range or NaN/Infinity, or nests deeper than MAX_DEPTH."""
+    try:
+        value = _scan(text)
+    except RecursionError:  # nested deeper than Python goes
+        raise ValueError('JSON nested deeper than %d levels' % MAX_DEPTH)
+    if text.count('[') + text.count('{') > MAX_DEPTH:
+        _check_depth(value)
+    return value
+
+
+def _scan(text):
     try:
         from _json import make_scanner
     except ImportError:
         make_scanner = None
-    if make_scanner is None:
-        import json
-        return json.loads(text)
-    stripped = text.strip(' \t\n\r')
-    try:
-        value, end = make_scanner(_Options)(stripped, 0)
-    except StopIteration:
-        end = -1
-    if end != len(stripped):
-        import json
-        return json.loads(text)  # not one JSON value: json says exactly why
-    return value
+    if make_scanner is not None:
+        stripped = text.strip(' \t\n\r')
+        try:
+            value, end = make_scanner(_Options)(stripped, 0)
+        except StopIteration:
+            end = -1
+        if end == len(stripped):
+            return value
+    import json  # not one JSON value (json says exactly why), or no _json
+    return json.loads(text, parse_float=_float, parse_int=_int, parse_constant=_constant)
+
+
+def _check_depth(value):
+    """ValueError when value nests lists and objects deeper than MAX_DEPTH (walked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth > MAX_DEPTH:
+                raise ValueError('JSON nested deeper than %d levels' % MAX_DEPTH)
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
 
 
 def dumps(value):

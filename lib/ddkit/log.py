@@ -17,24 +17,26 @@ class Log:
         self.path = path
         self.quiet = quiet
         self.tag = tag  # syslog tag; set when running under OpenWrt
-        self.secrets = sorted((s for s in secrets if s and len(s) >= 3), key=len, reverse=True)
+        self.secrets = []
+        self.forms = []  # every form of every secret, longest first
+        for secret in secrets:
+            self.add_secret(secret)
 
     def add_secret(self, secret):
-        """Mask this value (a token obtained during the run) from now on."""
+        """Mask this value (a setting, or a token obtained during the run) from now on."""
         if secret and len(secret) >= 3 and secret not in self.secrets:
             self.secrets.append(secret)
-            self.secrets.sort(key=len, reverse=True)
+            self.forms = sorted(set(self.forms).union(secret_forms(secret)), key=len, reverse=True)
 
     def clean(self, message):
-        """Mask secrets and neutralise control characters, so provider text cannot forge lines."""
+        """Mask secrets in every form a server can echo them, then escape what is not printable, so
+        provider text can neither show a secret nor forge lines."""
         text = str(message)
-        for secret in self.secrets:
-            text = text.replace(secret, MASK)
-        # the common line is printable ASCII: checked without str.isprintable's Unicode tables
-        if any(not 31 < ord(c) < 127 for c in text) and not text.isprintable():
-            text = ''.join(c if c.isprintable() else '\\x%02x' % ord(c) if ord(c) < 256
-                           else '\\u%04x' % ord(c) for c in text)
-        return text
+        for form in self.forms:
+            text = text.replace(form, MASK)
+        if '...' in text and self.forms:
+            text = _mask_cut(text, self.forms)
+        return printable(text)
 
     def info(self, message):
         """Log one line; printed unless quiet."""
@@ -65,6 +67,90 @@ class Log:
             # a full or read-only disk must not stop the DNS update itself
             print('[%s] - cannot write log file %s: %s' % (
                 time.strftime('%Y-%m-%d %H:%M:%S'), self.path, e.strerror), file=sys.stderr)
+
+
+def printable(text):
+    """text with every character that is not printable escaped (\\x1b, \\u2028): one line, no
+    terminal control sequence. The one escaping of everything the tools print or log."""
+    text = str(text)
+    # the common line is printable ASCII: checked without str.isprintable's Unicode tables
+    if any(not 31 < ord(c) < 127 for c in text) and not text.isprintable():
+        text = ''.join(c if c.isprintable() else '\\x%02x' % ord(c) if ord(c) < 256
+                       else '\\u%04x' % ord(c) for c in text)
+    return text
+
+
+# Characters a URL never encodes (RFC 3986 unreserved), and what some encoders also leave alone:
+# Python's quote() keeps "/", JavaScript's encodeURIComponent keeps "!'()*"
+UNRESERVED = frozenset('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~')
+URL_SAFE = ('', '/', "!'()*")
+JSON_SHORT = {'"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f'}
+
+
+def secret_forms(secret):
+    """The forms a server may echo a secret back in: as sent, with its whitespace collapsed,
+    JSON-escaped (with or without "\\/", \\u in either case, non-ASCII escaped or not), URL-encoded
+    (%20 or +, hex in either case, "/" and "!'()*" encoded or not). Only those of 3 characters or more."""
+    forms = {secret, ' '.join(secret.split())}
+    chars = set(secret)
+    if not chars <= UNRESERVED:
+        for slash in ('/', '\\/'):
+            for upper in (False, True):
+                for ascii_only in (False, True):
+                    forms.add(secret.translate({ord(c): _json_escape(c, slash, upper, ascii_only)
+                                                for c in chars}))
+        for safe in URL_SAFE:
+            for space in ('%20', '+'):
+                for upper in (False, True):
+                    forms.add(secret.translate({ord(c): c if c in UNRESERVED or c in safe else
+                                                space if c == ' ' else _percent(c, upper) for c in chars}))
+    return [form for form in forms if len(form) >= 3]
+
+
+def _json_escape(c, slash, upper, ascii_only):
+    code = ord(c)
+    if c in JSON_SHORT:
+        return JSON_SHORT[c]
+    if c == '/':
+        return slash
+    if code >= 32 and not (ascii_only and code > 126):
+        return c
+    units = [code] if code < 0x10000 else [0xd800 + ((code - 0x10000) >> 10), 0xdc00 + (code & 0x3ff)]
+    return ''.join('\\u' + _hex(unit >> 8, upper) + _hex(unit & 255, upper) for unit in units)
+
+
+def _percent(c, upper):
+    return ''.join('%' + _hex(byte, upper) for byte in c.encode('utf-8', 'surrogatepass'))
+
+
+def _hex(byte, upper):
+    # by table, not '%02x': number formatting is code no cheap run otherwise loads (ddkit.ipcheck)
+    digits = '0123456789ABCDEF' if upper else '0123456789abcdef'
+    return digits[byte >> 4] + digits[byte & 15]
+
+
+def _mask_cut(text, forms):
+    """Mask the start of a secret that an excerpt cut short ("...", as ddkit.http.snippet cuts)."""
+    at = text.find('...')
+    while at >= 0:
+        for form in forms:
+            start = _cut_start(text, at, form)
+            if start is not None:
+                text = text[:start] + MASK + text[at:]
+                at = start + len(MASK)
+                break
+        at = text.find('...', at + 3)
+    return text
+
+
+def _cut_start(text, at, form):
+    """Where a start of form, 3 characters or more, ends exactly at `at`; None when none does."""
+    start = text.find(form[:3], max(0, at - len(form)), at)
+    while start >= 0:
+        if form.startswith(text[start:at]):
+            return start
+        start = text.find(form[:3], start + 1, at)
+    return None
 
 
 def say(text):
