@@ -91,7 +91,7 @@ def secret_forms(secret):
     """The forms a server may echo a secret back in: as sent, with its whitespace collapsed,
     JSON-escaped (with or without "\\/", \\u in either case, non-ASCII escaped or not), URL-encoded
     (%20 or +, hex in either case, "/" and "!'()*" encoded or not). Only those of 3 characters or more."""
-    forms = {secret, ' '.join(secret.split())}
+    forms = {secret}
     chars = set(secret)
     if not chars <= UNRESERVED:
         for slash in ('/', '\\/'):
@@ -104,6 +104,7 @@ def secret_forms(secret):
                 for upper in (False, True):
                     forms.add(secret.translate({ord(c): c if c in UNRESERVED or c in safe else
                                                 space if c == ' ' else _percent(c, upper) for c in chars}))
+    forms.update([' '.join(form.split()) for form in forms])  # as an excerpt collapses each of them
     return [form for form in forms if len(form) >= 3]
 
 
