@@ -54,7 +54,8 @@ class Lookup6(FakeServer):
         self.route('html', 'GET', '/html', lambda req: Reply(200, text='<html><body>Log in</body></html>',
                                                              headers={'Content-Type': 'text/html'}))
         self.route('hostile', 'GET', '/hostile/([a-z]+)', lambda req, name: Reply(
-            200, text=HOSTILE[name].replace('{client}', req.client), headers={'Content-Type': 'application/json'}))
+            200, text=HOSTILE[name].replace('{client}', req.client),
+            headers={'Content-Type': 'application/json'}))
         self.route('geo', 'GET', '/geo/([0-9a-fA-F:]+)', lambda req, ip: Reply(200, {
             'ip': ip, 'isp': operator(ip)[0], 'region': operator(ip)[2], 'country': 'China'}))
 

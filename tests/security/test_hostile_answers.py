@@ -144,8 +144,8 @@ ROWS = [
         calls={'zones': 3}),
     Row('chunk size of 60000 hex digits', verbatim('zones', ['Transfer-Encoding: chunked'],
                                                    b'f' * 60000 + b'\r\nxx'), 1, 'find zone'),
-    Row('chunk size negative', verbatim('zones', ['Transfer-Encoding: chunked'],
-                                        b'-5\r\n{}\r\n0\r\n\r\n'), 1, 'not an HTTP answer', calls={'zones': 3}),
+    Row('chunk size negative', verbatim('zones', ['Transfer-Encoding: chunked'], b'-5\r\n{}\r\n0\r\n\r\n'),
+        1, 'not an HTTP answer', calls={'zones': 3}),
     # provider B's token: its Date header and the cache
     Row('token Date in the year 10^20', token_date('Sun, 06 Nov 1%s 08:49:37 GMT' % ('0' * 20)), 0, UPDATED,
         tools='B'),
