@@ -35,7 +35,7 @@ class Response:
         from ddkit import jsontext  # not json: start-up cost
         try:
             return jsontext.loads(self.body.decode('utf-8'))
-        except ValueError:  # also numbers out of range and deep nesting: jsontext bounds them
+        except ValueError:  # jsontext also refuses numbers out of range and deep nesting
             raise Failure('%s: %s answered HTTP %d with no JSON: %s'
                           % (self.step, _where(self.url), self.status, snippet(self.text)))
 
@@ -92,7 +92,7 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
         if (answer.status >= 500 or answer.status == 429) and not last:
             wait = _retry_after(answer.headers.get('retry-after'), delay)
             if wait is None:
-                return answer  # asked to wait longer than a run waits: this answer stands
+                return answer  # longer than a run waits: this answer stands
             time.sleep(wait)
             delay *= 2
             continue
@@ -122,11 +122,10 @@ def _transient(e):
 
 
 def _retry_after(value, default):
-    """Seconds before the retry: Retry-After's delay-seconds (digits only, never a float's nan or inf),
-    else the default backoff; None when that is longer than MAX_RETRY_AFTER."""
+    """Seconds to wait: Retry-After's digits (not float(): nan, inf), else the default; None: too long."""
     value = (value or '').strip()
     if not value or value.strip('0123456789'):
-        return default  # absent, an HTTP-date, or not a number
+        return default  # absent, or an HTTP-date
     seconds = decimal(value) if len(value) <= 3 else MAX_RETRY_AFTER + 1
     return seconds if seconds <= MAX_RETRY_AFTER else None
 

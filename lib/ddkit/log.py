@@ -29,13 +29,14 @@ class Log:
             self.forms = sorted(set(self.forms).union(secret_forms(secret)), key=len, reverse=True)
 
     def clean(self, message):
-        """Mask secrets in every form a server can echo them, then escape what is not printable, so
-        provider text can neither show a secret nor forge lines."""
+        """Mask secrets (in every form a server may echo them) and escape the unprintable: provider
+        text can neither show a secret nor forge lines."""
         text = str(message)
         for form in self.forms:
             text = text.replace(form, MASK)
-        if '...' in text and self.forms:
-            text = _mask_cut(text, self.forms)
+        for form in self.forms if '...' in text else ():  # an excerpt cut in a secret (http.snippet)
+            for end in range(min(len(form), 200), 2, -1):
+                text = text.replace(form[:end] + '...', MASK + '...')
         return printable(text)
 
     def info(self, message):
@@ -70,8 +71,8 @@ class Log:
 
 
 def printable(text):
-    """text with every character that is not printable escaped (\\x1b, \\u2028): one line, no
-    terminal control sequence. The one escaping of everything the tools print or log."""
+    """text with the unprintable escaped (\\x1b, \\u2028): one line, no terminal control sequence.
+    The one escaping of all the tools print or log."""
     text = str(text)
     # the common line is printable ASCII: checked without str.isprintable's Unicode tables
     if any(not 31 < ord(c) < 127 for c in text) and not text.isprintable():
@@ -80,78 +81,38 @@ def printable(text):
     return text
 
 
-# Characters a URL never encodes (RFC 3986 unreserved), and what some encoders also leave alone:
-# Python's quote() keeps "/", JavaScript's encodeURIComponent keeps "!'()*"
-UNRESERVED = frozenset('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~')
-URL_SAFE = ('', '/', "!'()*")
+UNRESERVED = frozenset('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~')  # RFC 3986
 JSON_SHORT = {'"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f'}
 
 
 def secret_forms(secret):
-    """The forms a server may echo a secret back in: as sent, with its whitespace collapsed,
-    JSON-escaped (with or without "\\/", \\u in either case, non-ASCII escaped or not), URL-encoded
-    (%20 or +, hex in either case, "/" and "!'()*" encoded or not). Only those of 3 characters or more."""
-    forms = {secret}
-    chars = set(secret)
-    if not chars <= UNRESERVED:
-        for slash in ('/', '\\/'):
-            for upper in (False, True):
-                for ascii_only in (False, True):
-                    forms.add(secret.translate({ord(c): _json_escape(c, slash, upper, ascii_only)
-                                                for c in chars}))
-        for safe in URL_SAFE:
-            for space in ('%20', '+'):
-                for upper in (False, True):
-                    forms.add(secret.translate({ord(c): c if c in UNRESERVED or c in safe else
-                                                space if c == ' ' else _percent(c, upper) for c in chars}))
-    forms.update([' '.join(form.split()) for form in forms])  # as an excerpt collapses each of them
+    """The forms a server may echo a secret in: as sent; JSON-escaped and URL-encoded as common
+    encoders do it; each with its blanks collapsed (an excerpt). Those of 3 characters or more."""
+    forms, chars = {secret}, set(secret)
+    for digits in () if chars <= UNRESERVED else ('0123456789abcdef', '0123456789ABCDEF'):
+        for slash, ascii_only in (('/', 0), ('/', 1), ('\\/', 0), ('\\/', 1)):
+            forms.add(secret.translate({ord(c): _json(c, slash, ascii_only, digits) for c in chars}))
+        # Python's quote() keeps "/", JavaScript's encodeURIComponent "!'()*"; a form sends " " as "+"
+        for safe, blank in (('', '%20'), ('/', '%20'), ("!'()*", '%20'), ('', '+')):
+            forms.add(secret.translate({ord(c): c if c in UNRESERVED or c in safe else blank if c == ' '
+                                        else _hex(c.encode('utf-8', 'surrogatepass'), digits, '%', 1)
+                                        for c in chars}))
+    forms.update([' '.join(form.split()) for form in forms])
     return [form for form in forms if len(form) >= 3]
 
 
-def _json_escape(c, slash, upper, ascii_only):
-    code = ord(c)
-    if c in JSON_SHORT:
-        return JSON_SHORT[c]
-    if c == '/':
-        return slash
-    if code >= 32 and not (ascii_only and code > 126):
-        return c
-    units = [code] if code < 0x10000 else [0xd800 + ((code - 0x10000) >> 10), 0xdc00 + (code & 0x3ff)]
-    return ''.join('\\u' + _hex(unit >> 8, upper) + _hex(unit & 255, upper) for unit in units)
+def _json(c, slash, ascii_only, digits):
+    if c in JSON_SHORT or c == '/':
+        return JSON_SHORT.get(c, slash)
+    if ord(c) < 32 or ascii_only and ord(c) > 126:
+        return _hex(c.encode('utf-16-be', 'surrogatepass'), digits, '\\u', 2)
+    return c
 
 
-def _percent(c, upper):
-    return ''.join('%' + _hex(byte, upper) for byte in c.encode('utf-8', 'surrogatepass'))
-
-
-def _hex(byte, upper):
-    # by table, not '%02x': number formatting is code no cheap run otherwise loads (ddkit.ipcheck)
-    digits = '0123456789ABCDEF' if upper else '0123456789abcdef'
-    return digits[byte >> 4] + digits[byte & 15]
-
-
-def _mask_cut(text, forms):
-    """Mask the start of a secret that an excerpt cut short ("...", as ddkit.http.snippet cuts)."""
-    at = text.find('...')
-    while at >= 0:
-        for form in forms:
-            start = _cut_start(text, at, form)
-            if start is not None:
-                text = text[:start] + MASK + text[at:]
-                at = start + len(MASK)
-                break
-        at = text.find('...', at + 3)
-    return text
-
-
-def _cut_start(text, at, form):
-    """Where a start of form, 3 characters or more, ends exactly at `at`; None when none does."""
-    start = text.find(form[:3], max(0, at - len(form)), at)
-    while start >= 0:
-        if form.startswith(text[start:at]):
-            return start
-        start = text.find(form[:3], start + 1, at)
-    return None
+def _hex(data, digits, mark, size):
+    """%XX or \\uXXXX: `size` bytes of data after each mark (not '%02x': code cheap runs never load)."""
+    return ''.join(mark + ''.join(digits[b >> 4] + digits[b & 15] for b in data[i:i + size])
+                   for i in range(0, len(data), size))
 
 
 def say(text):

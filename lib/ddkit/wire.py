@@ -10,7 +10,7 @@ import _socket
 from ddkit import decimal
 
 MAX_HEAD = 64 * 1024     # status line and headers; more is not an HTTP server we can talk to
-MAX_DIGITS = 15          # a Content-Length or chunk size this long is a petabyte: no answer we read
+MAX_DIGITS = 15          # of a Content-Length or chunk size: a petabyte
 ANSWER_TIMEOUTS = 3      # the whole answer must come within this many timeouts, however it drips
 
 
@@ -145,7 +145,6 @@ def _answer(sock, method, max_body):
         return status, headers, _chunked(sock, buf, max_body)
     length = headers.get('content-length')
     if length is not None:
-        # bounded before use: 60000 digits would make a huge int no message can even print
         size = decimal(length) if len(length) <= MAX_DIGITS else None
         if size is None:
             raise BadStatusLine('bad Content-Length %r' % length[:20])
@@ -180,7 +179,7 @@ def _chunked(sock, buf, max_body):
                 raise BadStatusLine('bad chunk size line')
         line, _, buf = buf.partition(b'\r\n')
         digits = line.split(b';', 1)[0].strip()
-        # hex digits only: int(x, 16) would also take "-5", "+5", "0x5" and "5_0"
+        # not int(x, 16) alone: it takes "-5", "0x5" and "5_0"
         if not digits or len(digits) > MAX_DIGITS or digits.strip(b'0123456789abcdefABCDEF'):
             raise BadStatusLine('bad chunk size %r' % line[:20])
         size = int(digits, 16)
