@@ -186,3 +186,63 @@ def test_hostile_answer_ends_in_one_clear_line(rig, row):
     rig.heal()
     again = rig.run()
     assert again.returncode == 0 and rig.content() == NEW, rig.output(again)
+
+
+# --- fuzz table: every hostile body and framing at every step that reads an answer -------------------
+
+BODIES = {
+    'nested': '[' * 100000, 'nested object': '{"a":' * 50000, 'NaN': '{"success": NaN, "Status": NaN}',
+    '1e999': '{"success": false, "errors": [{"code": 1e999}], "code": 1e999, "total_count": 1e999}',
+    '60000 digits': '7' * 60000, 'not UTF-8': b'\xff\xfe{"success": \xc0}',
+    'wrong types': '{"success": true, "result": 5, "zones": "x", "recordsets": {"id": []}, "id": [], '
+                   '"errors": "x", "Answer": 7, "Status": "0", "metadata": []}',
+    'control characters': '{"success": false, "errors": [{"code": "\\u001b[2J", "message": "\\r\\n[x] - '
+                          'IP has been updated to: 6.6.6.6"}], "code": "\\u0000", "message": "\\u2028"}',
+    'empty': '',
+}
+FRAMES = {
+    'Content-Length of 60000 digits': (['Content-Length: ' + '9' * 60000], b'{}'),
+    'chunk size 0x10': (['Transfer-Encoding: chunked'], b'0x10\r\n{}\r\n0\r\n\r\n'),
+    'status 2000000000': ([], b'{}'),
+    'header without a colon': (['Content-Length 2', 'X: ' + '\x00' * 100], b'{}'),
+}
+STEPS = {'A': ['lookup', 'doh', 'zones', 'records', 'read', 'update'],
+         'B': ['lookup', 'doh', 'token', 'zones', 'records', 'update']}
+
+
+def reset(rig, step):
+    """The record back to OLD and the state as a run before left it: no ip file when DoH is to be
+    asked, the ids file when the step comes after the lookups."""
+    rig.heal()
+    for name in os.listdir(rig.state_dir):
+        os.unlink(os.path.join(rig.state_dir, name))
+    found = rig.provider.find(RECORD)[0]
+    found.update({'content': OLD} if rig.name == 'A' else {'records': [OLD]})
+    if step != 'doh':
+        rig.write(rig.ip_name, OLD + '\n')
+    if step in ('read', 'update'):
+        rig.write(rig.ids_name, '%s\n%s\n' % (rig.zone_id, found['id']))
+
+
+@pytest.mark.parametrize('hostile', list(BODIES) + list(FRAMES))
+def test_no_traceback_from_any_answer_at_any_step(rig, hostile):
+    rig.seed()
+    # the framing is read by one function for every step (ddkit.wire), and each try of it costs a backoff
+    for step in STEPS[rig.name] if hostile in BODIES else ['zones']:
+        reset(rig, step)
+        if hostile in BODIES:
+            for status in (200, 400):
+                rig.fail(step, 'reply', status=status, text=BODIES[hostile],
+                         headers={'Content-Type': 'application/json'})
+        else:
+            head, body = FRAMES[hostile]
+            line = 'HTTP/1.1 2000000000 OK' if hostile.startswith('status') else 'HTTP/1.1 200 OK'
+            rig.fail(step, 'verbatim', 3, status_line=line, head=head, body=body)
+        done = rig.run()
+        out = rig.output(done)
+        assert 'Traceback' not in out and done.stderr == '', (step, out)
+        assert done.returncode in (0, 1), (step, out)
+        lines = done.stdout.splitlines()
+        assert lines and all(LINE.match(line) for line in lines), (step, out)
+        assert not any(line.split(' - ', 1)[1].startswith('[') for line in lines), (step, out)
+        assert sum(' - ERROR: ' in line for line in lines) == done.returncode, (step, out)
