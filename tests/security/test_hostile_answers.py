@@ -2,7 +2,8 @@
 depth, HTTP framing numbers of 60000 digits, a token Date in the year 10^20, an `inf` in the token
 cache. Each row breaks one step at the real fake servers (or the auth file), runs the real updater and
 checks: no traceback, the expected exit status with one clear ERROR line, nothing changed at the
-provider on a failure, and a healthy run once the fault is gone."""
+provider on a failure, and a healthy run once the fault is gone. A fuzz table at the end sends every
+hostile body at every step that reads an answer, and hostile HTTP framing."""
 
 import os
 import re
@@ -16,7 +17,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 from faultkit import NEW, OLD, RECORD, rig  # noqa: E402,F401  (rig is a fixture)
 
 LINE = re.compile(r'^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] - ')
-DEEP = 985          # parses within Python's recursion limit, but repr() of it at any depth does not
+DEEP = 985          # just inside Python's recursion limit: it may parse, then fail wherever it is printed
 NESTED = '[' * 100000 + ']' * 100000
 
 
