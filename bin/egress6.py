@@ -87,7 +87,7 @@ def main(argv=None):
         status = report(opts, backend, root) if opts.code is None else select(opts, backend, root)
     except Failure as e:
         sys.stdout.flush()
-        print('%s: %s' % (TOOL, e), file=sys.stderr)
+        print('%s: %s' % (TOOL, log.printable(e)), file=sys.stderr)  # it quotes names and command output
         if opts is None or e.exit_status == 2:
             return e.exit_status
         status, opts.message = e.exit_status, str(e)
@@ -534,7 +534,7 @@ def operator_of(address):
 
 def say(text):
     """One output function: text from services and the kernel cannot forge extra lines."""
-    log.say(log.Log().clean(text))
+    log.say(log.printable(text))
 
 
 if __name__ == '__main__':

@@ -10,6 +10,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir, 'lib'))  # ddkit-path
 
 from ddkit import Failure, UsageError, egress  # noqa: E402
+from ddkit.log import printable  # noqa: E402
 
 TOOL = 'egress6_win'
 CODES = ('ct', 'cm', 'cu')  # the order of service.md 1 and egress6.py (the usage line is interface.md's)
@@ -85,10 +86,10 @@ def main(argv=None):
         return select(opts, code, renew == 'y', recheck == 'y')
     except Failure as e:
         sys.stdout.flush()
-        print('%s: %s' % (TOOL, e), file=sys.stderr)
+        say('%s: %s' % (TOOL, e), file=sys.stderr)
         return e.exit_status
     except KeyboardInterrupt:
-        print('%s: interrupted' % TOOL, file=sys.stderr)
+        say('%s: interrupted' % TOOL, file=sys.stderr)
         return 130
 
 
@@ -96,18 +97,24 @@ def select(opts, code, renew, recheck):
     prefix = egress.OPERATORS[code]
     encoding = console_encoding()
     iface = find_interface(encoding)
-    print('Interface: %s (index %s); keeping its %s: addresses (%s).'
-          % (iface.name, iface.index, prefix, code))
+    say('Interface: %s (index %s); keeping its %s: addresses (%s).'
+        % (iface.name, iface.index, prefix, code))
     if renew:
         renew_addresses(opts, iface, encoding)
     addresses = list_addresses(iface, encoding)
     keep_or_delete(opts, iface, addresses, prefix, encoding)
     if opts.dry_run:
-        print('Dry run: nothing was changed.')
+        say('Dry run: nothing was changed.')
         return 0
     found = check_effective(opts, code, prefix, recheck)
     trace_route(opts, encoding)
     return 0 if found else 1
+
+
+def say(text, file=None):
+    """One output function: what netsh, the lookup services and the console send cannot carry a
+    control character (a forged line, a terminal escape) to the screen, stderr included."""
+    print(printable(text), file=file)
 
 
 # --- arguments and questions ---------------------------------------------------------------------
@@ -174,7 +181,7 @@ def ask(what, values, question):
         sys.stdout.flush()
         line = sys.stdin.readline() if sys.stdin is not None else ''
         if not interactive:   # show the piped answer, so the transcript reads like a console
-            sys.stdout.write(line if line.endswith('\n') else line + '\n')
+            sys.stdout.write(printable(line.rstrip('\n')) + '\n')
         answer = line.strip().lower()
         if answer in values:
             return answer
@@ -183,14 +190,14 @@ def ask(what, values, question):
                              'without questions' % (what, TOOL))
         if not interactive:
             raise UsageError('%r is not an answer for %s: use %s' % (line.strip(), what, ' or '.join(values)))
-        print('Please answer %s.' % ' or '.join(values))
+        say('Please answer %s.' % ' or '.join(values))
 
 
 def check_admin(dry_run, platform=os.name, is_admin=None):
     """Deleting addresses needs an elevated prompt on Windows; elsewhere only stand-ins can answer."""
     if platform != 'nt':
-        print('warning: this is not Windows: running the netsh, ipconfig and tracert found on PATH',
-              file=sys.stderr)
+        say('warning: this is not Windows: running the netsh, ipconfig and tracert found on PATH',
+            file=sys.stderr)
         return
     if is_admin is None:
         try:
@@ -236,7 +243,7 @@ def run(argv, encoding, show=False):
     for raw in child.stdout:     # no OEM code page has 0x0a inside a character
         lines.append(raw.decode(encoding, 'replace').rstrip('\r\n'))
         if show:
-            print(lines[-1])
+            say(lines[-1])
             sys.stdout.flush()
     return child.wait(), '\n'.join(lines)
 
@@ -284,13 +291,13 @@ def renew_addresses(opts, iface, encoding):
     """Ask for fresh addresses first. /renew6, not the spec's /renew: /renew only renews IPv4 leases."""
     argv = ['ipconfig', '/renew6', iface.name]
     if opts.dry_run:
-        print('Would run: %s' % shown(argv))
+        say('Would run: %s' % shown(argv))
         return
-    print('Renewing: %s' % shown(argv))
+    say('Renewing: %s' % shown(argv))
     status, text = run(argv, encoding)
     if status != 0:   # stateless (SLAAC-only) lines have no DHCPv6 lease to renew: not fatal
-        print('warning: %s failed (%s); going on with the current addresses'
-              % (shown(argv), first_line(text, last=True)))
+        say('warning: %s failed (%s); going on with the current addresses'
+            % (shown(argv), first_line(text, last=True)))
 
 
 def list_addresses(iface, encoding):
@@ -360,9 +367,9 @@ def keep_or_delete(opts, iface, addresses, prefix, encoding):
     deleted, failed = [], []
     for address in addresses:
         if address in ours:
-            print('Keeping  %s%s' % (address.text, ' (temporary)' if address.temporary else ''))
+            say('Keeping  %s%s' % (address.text, ' (temporary)' if address.temporary else ''))
         elif ipaddress.IPv6Address(address.text.split('%')[0]) in ipaddress.IPv6Network('fc00::/7'):
-            print('Keeping  %s (unique local, never used to reach the internet)' % address.text)
+            say('Keeping  %s (unique local, never used to reach the internet)' % address.text)
         elif delete_address(opts, iface, address, encoding):
             deleted.append(address)
         else:
@@ -370,8 +377,8 @@ def keep_or_delete(opts, iface, addresses, prefix, encoding):
     if deleted and not opts.dry_run:
         report_deleted(opts, deleted)
     if failed:
-        print('warning: %d address(es) could not be deleted: %s'
-              % (len(failed), ', '.join(a.text for a in failed)))
+        say('warning: %d address(es) could not be deleted: %s'
+            % (len(failed), ', '.join(a.text for a in failed)))
 
 
 def delete_address(opts, iface, address, encoding):
@@ -379,12 +386,12 @@ def delete_address(opts, iface, address, encoding):
     argv = ['netsh', 'interface', 'ipv6', 'delete', 'address', 'interface=%s' % iface.index,
             'address=%s' % address.text] + (['store=persistent'] if opts.persistent else [])
     if opts.dry_run:
-        print('Would run: %s' % shown(argv))
+        say('Would run: %s' % shown(argv))
         return True
-    print('Deleting %s%s' % (address.text, ' (temporary)' if address.temporary else ''))
+    say('Deleting %s%s' % (address.text, ' (temporary)' if address.temporary else ''))
     status, text = run(argv, encoding)
     if status != 0:
-        print('  %s failed: %s' % (shown(argv), first_line(text)))
+        say('  %s failed: %s' % (shown(argv), first_line(text)))
         return False
     return True
 
@@ -393,14 +400,14 @@ def report_deleted(opts, deleted):
     """The manual variant's advice: what comes back by itself, and how to make it last."""
     temporary = [a for a in deleted if a.temporary]
     if temporary:
-        print('%d of the deleted addresses were temporary (privacy) addresses: Windows makes new ones, '
-              'so run this again, or turn them off with:' % len(temporary))
-        print('  netsh interface ipv6 set privacy state=disable')
+        say('%d of the deleted addresses were temporary (privacy) addresses: Windows makes new ones, '
+            'so run this again, or turn them off with:' % len(temporary))
+        say('  netsh interface ipv6 set privacy state=disable')
     if not opts.persistent:
-        print('Deleted for now (store=active): a router advertisement or a restart may bring them back; '
-              '--persistent deletes with store=persistent.')
-    print('Deleted addresses may still show in the network settings; they are no longer used. '
-          'Run this again when the addresses change.')
+        say('Deleted for now (store=active): a router advertisement or a restart may bring them back; '
+            '--persistent deletes with store=persistent.')
+    say('Deleted addresses may still show in the network settings; they are no longer used. '
+        'Run this again when the addresses change.')
 
 
 # --- steps 4 and 5: check, trace -----------------------------------------------------------------
@@ -413,30 +420,30 @@ def check_effective(opts, code, prefix, recheck):
             break
         answered = True
         if egress.first_group(address) == prefix:
-            print('Success: this host leaves with %s, a %s address (%s says so).' % (address, code, url))
+            say('Success: this host leaves with %s, a %s address (%s says so).' % (address, code, url))
             return True
-        print('Not yet: this host leaves with %s, not a %s (%s:) address (%s says so).'
-              % (address, code, prefix, url))
+        say('Not yet: this host leaves with %s, not a %s (%s:) address (%s says so).'
+            % (address, code, prefix, url))
         urls = urls[urls.index(url) + 1:]
         if not (recheck and urls):
             break
-        print('Checking again with %s.' % urls[0])
+        say('Checking again with %s.' % urls[0])
     if not answered:
         raise Failure('look up the effective IPv6: no answer from %s; check the IPv6 connectivity'
                       % ' nor '.join(opts.lookup_urls))
-    print('Open connections keep their old address; if new ones do too, run again with renew (y).')
+    say('Open connections keep their old address; if new ones do too, run again with renew (y).')
     return False
 
 
 def trace_route(opts, encoding):
     """Step 5: the first hops, which show the line the traffic takes."""
     argv = ['tracert', '-6', '-h', str(HOPS), opts.trace_host]
-    print('Route: %s' % shown(argv))
+    say('Route: %s' % shown(argv))
     sys.stdout.flush()
     try:
         run(argv, encoding, show=True)
     except Failure as e:     # the selection is done; a missing trace does not undo it
-        print('warning: %s' % e)
+        say('warning: %s' % e)
 
 
 if __name__ == '__main__':

@@ -10,7 +10,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir, 'lib'))  # ddkit-path
 
-from ddkit import Failure, http, updater  # noqa: E402
+from ddkit import Failure, decimal, http, updater  # noqa: E402
 from ddkit.settings import Setting, check_header, check_url  # noqa: E402
 
 TOOL = 'updater_a'
@@ -24,6 +24,7 @@ SETTINGS = [
     Setting('base_url', 'https://api.cloudflare.com', help='API base URL', check=check_url),
 ]
 FILES = {'ip_file': '.cf-wan_ip_%s.txt', 'ids_file': '.cf-id_%s.txt'}
+TTL_MAX = 86400                          # the provider's longest ttl: a longer one read back is not sent
 NOT_FOUND = {81044, 7003, 7000, 1001}   # record or zone id no longer valid: look the ids up again
 FIXES = {   # what to do about the provider's error codes users meet (README: troubleshooting)
     6003: 'the credential headers are malformed: an API token belongs in api_token, not auth_key',
@@ -193,7 +194,10 @@ def create_record(cfg, log, zone_id, ip):
 def update_record(cfg, log, zone_id, record, ip):
     """PUT overwrites the whole record: send back its ttl, proxied, comment and tags with the new IP."""
     body = {'id': zone_id, 'type': cfg.record_type, 'name': cfg.record_name, 'content': ip}
-    for key, kind in (('ttl', (int, float)), ('proxied', bool), ('comment', str), ('tags', list)):
+    ttl = record.get('ttl')
+    if isinstance(ttl, int) and not isinstance(ttl, bool) and 0 < ttl <= TTL_MAX:  # 1: automatic
+        body['ttl'] = ttl
+    for key, kind in (('proxied', bool), ('comment', str), ('tags', list)):
         if isinstance(record.get(key), kind):
             body[key] = record[key]
     if cfg.dry_run:
@@ -252,10 +256,10 @@ def record_id_of(data, step, known=None):
 
 
 def _int(value):
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
+    """An error code as a number, or None (jsontext already refused 1e999 and NaN; a string may be
+    anything)."""
+    text = str(value) if isinstance(value, (int, str)) and not isinstance(value, bool) else ''
+    return decimal(text) if len(text) <= 9 else None
 
 
 if __name__ == '__main__':

@@ -12,7 +12,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir, 'lib'))  # ddkit-path
 
-from ddkit import Failure, http, updater  # noqa: E402
+from ddkit import Failure, decimal, http, updater  # noqa: E402
 from ddkit.settings import Setting, check_text, check_url  # noqa: E402
 
 TOOL = 'updater_b'
@@ -353,10 +353,8 @@ def get_token(cfg, log):
     lines = state.read_lines(cfg.auth_file, limit=TOKEN_MAX, private=True)
     expiry, _, token = (lines[0] if lines else '').partition(' ')
     token = token.strip()
-    try:
-        expiry = int(float(expiry))
-    except ValueError:
-        expiry = 0
+    # epoch seconds as new_token writes them; anything else (inf, nan, 60000 digits) is expired
+    expiry = (decimal(expiry) if len(expiry) <= 12 else None) or 0
     if token and _clean_token(token) and time.time() <= expiry:
         log.add_secret(token)
         cfg.token, cfg.token_cached = token, True
@@ -412,11 +410,16 @@ def _http_date(text):
     months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
     try:
         _, day, month, year, clock = (text or '').split()[:5]
-        hour, minute, second = (int(x) for x in clock.split(':'))
-        import calendar
-        return calendar.timegm((int(year), months.index(month.title()) + 1, int(day), hour, minute, second))
-    except (ValueError, TypeError):
+        hour, minute, second = (decimal(x) if len(x) == 2 else None for x in clock.split(':'))
+        day, year = (decimal(day) if len(day) <= 2 else None), (decimal(year) if len(year) == 4 else None)
+    except ValueError:
         return None
+    # bounded before use: a year 10^20 or an hour 1e999 is no date (calendar would overflow)
+    if None in (day, year, hour, minute, second) or month.title() not in months or not 1 <= day <= 31 \
+            or year < 1970 or hour > 23 or minute > 59 or second > 60:
+        return None
+    import calendar
+    return calendar.timegm((year, months.index(month.title()) + 1, day, hour, minute, second))
 
 
 def _json(answer):

@@ -15,7 +15,7 @@ from ddkit import jsontext  # noqa: E402
 
 @pytest.mark.parametrize('text', [
     '{"success": true, "errors": [], "result": {"id": "abc", "ttl": 1, "proxied": false, "x": null}}',
-    ' \n[1, -2.5e3, "\\u00e9\\n", {"a": {"b": []}}]\r\n', '"just a string"', '42', 'NaN', '-Infinity',
+    ' \n[1, -2.5e3, "\\u00e9\\n", {"a": {"b": []}}]\r\n', '"just a string"', '42',
     '{"ip": "240e::2", "asn_name": "CHINANET \\ud83d\\ude00"}', '{"a": 1, "a": 2}',
 ])
 def test_loads_gives_what_json_gives(text):
@@ -23,6 +23,7 @@ def test_loads_gives_what_json_gives(text):
     assert json.dumps(got) == json.dumps(want)
 
 
+# (what json accepts and jsontext refuses, NaN, 1e999 and deep nesting: tests/security/test_hostile_json.py)
 @pytest.mark.parametrize('text', ['', '   ', '{"success": true, "result": [', '{"a": 1} trailing', "{'a': 1}",
                                   '<html>', '{"a": "\x01"}', '[' * 100000])
 def test_loads_refuses_what_json_refuses(text):

@@ -13,7 +13,7 @@ USER_AGENT = 'ddkit/%s (+router DDNS tools)' % VERSION
 MAX_BODY = 256 * 1024    # no answer we use is larger; a bigger one is a broken or hostile server
 RETRIES = 2              # after the first try: 3 attempts at most
 BACKOFF = 1.0            # seconds before the first retry, doubled each time
-MAX_RETRY_AFTER = 30     # a Retry-After longer than this is not waited for
+MAX_RETRY_AFTER = 30     # a Retry-After longer than this is not waited for: the answer stands
 
 
 class TooLarge(Failure):
@@ -35,7 +35,7 @@ class Response:
         from ddkit import jsontext  # not json: start-up cost
         try:
             return jsontext.loads(self.body.decode('utf-8'))
-        except (ValueError, RecursionError):  # RecursionError: "[[[[..." nested deeper than Python goes
+        except ValueError:  # jsontext also refuses numbers out of range and deep nesting
             raise Failure('%s: %s answered HTTP %d with no JSON: %s'
                           % (self.step, _where(self.url), self.status, snippet(self.text)))
 
@@ -95,7 +95,10 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
                           'set the URL to the final address' % (step, _where(url), answer.status,
                                                                 _where(answer.headers.get('location', '?'))))
         if (answer.status >= 500 or answer.status == 429) and not last:
-            time.sleep(_retry_after(answer.headers.get('retry-after'), delay))
+            wait = _retry_after(answer.headers.get('retry-after'), delay)
+            if wait is None:
+                return answer  # longer than a run waits: this answer stands
+            time.sleep(wait)
             delay *= 2
             continue
         return answer
@@ -124,11 +127,12 @@ def _transient(e):
 
 
 def _retry_after(value, default):
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        return default
-    return min(max(seconds, 0), MAX_RETRY_AFTER)
+    """Seconds to wait: Retry-After's digits (not float(): nan, inf), else the default; None: too long."""
+    value = (value or '').strip()
+    if not value or value.strip('0123456789'):
+        return default  # absent, or an HTTP-date
+    seconds = decimal(value) if len(value) <= 3 else MAX_RETRY_AFTER + 1
+    return seconds if seconds <= MAX_RETRY_AFTER else None
 
 
 PLAIN = {'IncompleteRead': 'the answer was cut short', 'BadStatusLine': 'not an HTTP answer',

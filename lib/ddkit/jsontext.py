@@ -6,36 +6,61 @@ where it is missing the json package is used.
 """
 
 
+MAX_DEPTH = 32     # our answers nest 5 levels at most
+MAX_DIGITS = 40
+
+
 class _Options:
-    """What _json's scanner reads from json.JSONDecoder: plain JSON, strict strings."""
+    """What _json's scanner reads from json.JSONDecoder: strict JSON, numbers bounded (a hostile
+    1e999, NaN or 60000-digit integer is a ValueError here, not an inf, nan or huge int further on)."""
 
     strict = True
-    object_hook = object_pairs_hook = None
-    parse_float, parse_int = float, int
-    memo = None
+    object_hook = object_pairs_hook = memo = None
+
+    @staticmethod
+    def parse_int(text):
+        if len(text) > MAX_DIGITS:
+            raise ValueError('a number of %d digits' % len(text))
+        return int(text)
+
+    @staticmethod
+    def parse_float(text):
+        if float(text) - float(text) != 0:  # inf; not math.isfinite: libm
+            raise ValueError('%s is out of range' % text[:20])
+        return float(text)
 
     @staticmethod
     def parse_constant(name):
-        return {'-Infinity': float('-inf'), 'Infinity': float('inf'), 'NaN': float('nan')}[name]
+        raise ValueError('%s is not a JSON number' % name)
 
 
 def loads(text):
-    """Like json.loads(text): a ValueError (json.JSONDecodeError) when text is not one JSON value."""
+    """Like json.loads(text): a ValueError (json.JSONDecodeError) when text is not one JSON value, or
+    holds NaN, Infinity or a number out of range, or nests deeper than MAX_DEPTH."""
     try:
         from _json import make_scanner
     except ImportError:
         make_scanner = None
-    if make_scanner is None:
-        import json
-        return json.loads(text)
-    stripped = text.strip(' \t\n\r')
+    stripped, end = text.strip(' \t\n\r'), -1
     try:
-        value, end = make_scanner(_Options)(stripped, 0)
-    except StopIteration:
-        end = -1
-    if end != len(stripped):
-        import json
-        return json.loads(text)  # not one JSON value: json says exactly why
+        if make_scanner is not None:
+            try:
+                value, end = make_scanner(_Options)(stripped, 0)
+            except StopIteration:
+                pass
+        if end != len(stripped):
+            import json  # not one JSON value (json says exactly why), or no _json
+            value = json.loads(text, parse_float=_Options.parse_float, parse_int=_Options.parse_int,
+                               parse_constant=_Options.parse_constant)
+        stack = [(value, 1)] if text.count('[') + text.count('{') > MAX_DEPTH else []
+        while stack:  # the depth, walked without recursion
+            item, depth = stack.pop()
+            if isinstance(item, (dict, list)):
+                if depth > MAX_DEPTH:
+                    raise RecursionError
+                stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    except RecursionError:  # or deeper than Python goes
+        raise ValueError('JSON nested deeper than %d levels' % MAX_DEPTH)
     return value
 
 

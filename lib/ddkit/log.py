@@ -18,24 +18,27 @@ class Log:
         self.path = path
         self.quiet = quiet
         self.tag = tag  # syslog tag; set when running under OpenWrt
-        self.secrets = sorted((s for s in secrets if s and len(s) >= 3), key=len, reverse=True)
+        self.secrets = []
+        self.forms = []  # every form of every secret, longest first
+        for secret in secrets:
+            self.add_secret(secret)
 
     def add_secret(self, secret):
-        """Mask this value (a token obtained during the run) from now on."""
+        """Mask this value (a setting, or a token obtained during the run) from now on."""
         if secret and len(secret) >= 3 and secret not in self.secrets:
             self.secrets.append(secret)
-            self.secrets.sort(key=len, reverse=True)
+            self.forms = sorted(set(self.forms).union(secret_forms(secret)), key=len, reverse=True)
 
     def clean(self, message):
-        """Mask secrets and neutralise control characters, so provider text cannot forge lines."""
+        """Mask secrets (in every form a server may echo them) and escape the unprintable: provider
+        text can neither show a secret nor forge lines."""
         text = str(message)
-        for secret in self.secrets:
-            text = text.replace(secret, MASK)
-        # the common line is printable ASCII: checked without str.isprintable's Unicode tables
-        if any(not 31 < ord(c) < 127 for c in text) and not text.isprintable():
-            text = ''.join(c if c.isprintable() else '\\x%02x' % ord(c) if ord(c) < 256
-                           else '\\u%04x' % ord(c) for c in text)
-        return text
+        for form in self.forms:
+            text = text.replace(form, MASK)
+        for form in self.forms if '...' in text else ():  # an excerpt cut in a secret (http.snippet)
+            for end in range(min(len(form), 200), 2, -1):
+                text = text.replace(form[:end] + '...', MASK + '...')
+        return printable(text)
 
     def info(self, message):
         """Log one line; printed unless quiet."""
@@ -69,6 +72,51 @@ class Log:
             # a full or read-only disk must not stop the DNS update itself
             print('[%s] - cannot write log file %s: %s' % (
                 time.strftime('%Y-%m-%d %H:%M:%S'), self.path, e.strerror), file=sys.stderr)
+
+
+def printable(text):
+    """text with the unprintable escaped (\\x1b, \\u2028): one line, no terminal control sequence.
+    The one escaping of all the tools print or log."""
+    text = str(text)
+    # the common line is printable ASCII: checked without str.isprintable's Unicode tables
+    if any(not 31 < ord(c) < 127 for c in text) and not text.isprintable():
+        text = ''.join(c if c.isprintable() else '\\x%02x' % ord(c) if ord(c) < 256
+                       else '\\u%04x' % ord(c) for c in text)
+    return text
+
+
+UNRESERVED = frozenset('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~')  # RFC 3986
+JSON_SHORT = {'"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f'}
+
+
+def secret_forms(secret):
+    """The forms a server may echo a secret in: as sent; JSON-escaped and URL-encoded as common
+    encoders do it; each with its blanks collapsed (an excerpt). Those of 3 characters or more."""
+    forms, chars = {secret}, set(secret)
+    for digits in () if chars <= UNRESERVED else ('0123456789abcdef', '0123456789ABCDEF'):
+        for slash, ascii_only in (('/', 0), ('/', 1), ('\\/', 0), ('\\/', 1)):
+            forms.add(secret.translate({ord(c): _json(c, slash, ascii_only, digits) for c in chars}))
+        # Python's quote() keeps "/", JavaScript's encodeURIComponent "!'()*"; a form sends " " as "+"
+        for safe, blank in (('', '%20'), ('/', '%20'), ("!'()*", '%20'), ('', '+')):
+            forms.add(secret.translate({ord(c): c if c in UNRESERVED or c in safe else blank if c == ' '
+                                        else _hex(c.encode('utf-8', 'surrogatepass'), digits, '%', 1)
+                                        for c in chars}))
+    forms.update([' '.join(form.split()) for form in forms])
+    return [form for form in forms if len(form) >= 3]
+
+
+def _json(c, slash, ascii_only, digits):
+    if c in JSON_SHORT or c == '/':
+        return JSON_SHORT.get(c, slash)
+    if ord(c) < 32 or ascii_only and ord(c) > 126:
+        return _hex(c.encode('utf-16-be', 'surrogatepass'), digits, '\\u', 2)
+    return c
+
+
+def _hex(data, digits, mark, size):
+    """%XX or \\uXXXX: `size` bytes of data after each mark (not '%02x': code cheap runs never load)."""
+    return ''.join(mark + ''.join(digits[b >> 4] + digits[b & 15] for b in data[i:i + size])
+                   for i in range(0, len(data), size))
 
 
 def say(text):

@@ -3,6 +3,9 @@ link, never one another user made, only in a directory no other user can change.
 
 import os
 
+from ddkit import decimal
+
+PID_MAX = 4194304   # Linux's highest pid_max: a larger number in a file name is no writer of ours
 # never follow a link at the last component; a FIFO planted there must not block the run
 NOFOLLOW = sum(getattr(os, flag, 0) for flag in ('O_NOFOLLOW', 'O_NONBLOCK', 'O_CLOEXEC', 'O_BINARY'))
 
@@ -141,8 +144,9 @@ def _remove_orphans(path):
     try:
         for name in os.listdir(directory):
             pid, _, rest = name[len(prefix):].partition('.')
-            if name.startswith(prefix) and pid.isdigit() and (not rest or len(rest) == 12):
-                found.append((name, int(pid)))
+            pid = decimal(pid) if name.startswith(prefix) and len(pid) <= 7 else None
+            if pid and pid <= PID_MAX and (not rest or len(rest) == 12):
+                found.append((name, pid))
     except OSError:
         return
     for name, pid in found:

@@ -10,6 +10,7 @@ import _socket
 from ddkit import decimal
 
 MAX_HEAD = 64 * 1024     # status line and headers; more is not an HTTP server we can talk to
+MAX_DIGITS = 15          # of a Content-Length or chunk size: a petabyte
 ANSWER_TIMEOUTS = 3      # the whole answer must come within this many timeouts, however it drips
 
 
@@ -144,9 +145,10 @@ def _answer(sock, method, max_body):
         return status, headers, _chunked(sock, buf, max_body)
     length = headers.get('content-length')
     if length is not None:
-        if decimal(length) is None:
+        size = decimal(length) if len(length) <= MAX_DIGITS else None
+        if size is None:
             raise BadStatusLine('bad Content-Length %r' % length[:20])
-        return status, headers, _read(sock, buf, decimal(length), max_body + 1)
+        return status, headers, _read(sock, buf, size, max_body + 1)
     return status, headers, _read(sock, buf, None, max_body + 1)
 
 
@@ -176,10 +178,11 @@ def _chunked(sock, buf, max_body):
             if len(buf) > MAX_HEAD:
                 raise BadStatusLine('bad chunk size line')
         line, _, buf = buf.partition(b'\r\n')
-        try:
-            size = int(line.split(b';', 1)[0].strip(), 16)
-        except ValueError:
+        digits = line.split(b';', 1)[0].strip()
+        # not int(x, 16) alone: it takes "-5", "0x5" and "5_0"
+        if not digits or len(digits) > MAX_DIGITS or digits.strip(b'0123456789abcdefABCDEF'):
             raise BadStatusLine('bad chunk size %r' % line[:20])
+        size = int(digits, 16)
         if size == 0:
             return body
         over = size > max_body - len(body)

@@ -172,7 +172,10 @@ class FakeServer:
         return None
 
     def _send(self, h, reply, length=None):
-        h.send_response(reply.status)
+        h.send_response_only(reply.status)
+        h.send_header('Server', h.version_string())
+        if 'date' not in (k.lower() for k in reply.headers):  # one Date: a reply may bring its own
+            h.send_header('Date', h.date_time_string())
         for k, v in reply.headers.items():
             h.send_header(k, v)
         h.send_header('Content-Length', str(len(reply.raw) if length is None else length))
@@ -219,6 +222,12 @@ class FakeServer:
         elif kind == 'reply':  # any canned answer: options status, body (JSON) or text
             self._send(h, Reply(options.get('status', 200), options.get('body'), text=options.get('text'),
                                 headers=options.get('headers')))
+        elif kind == 'verbatim':  # a hostile HTTP answer: this status line and these header lines as
+            # given (no Date or Content-Length added), then the body bytes, then the connection closes
+            head = [options.get('status_line', 'HTTP/1.1 200 OK')] + list(options.get('head', ()))
+            h.wfile.write(('\r\n'.join(head) + '\r\n\r\n').encode('latin-1') + options.get('body', b''))
+            h.wfile.flush()
+            h.close_connection = True
         elif kind == 'close':  # accept and drop the connection with no answer
             h.close_connection = True
         elif kind == 'raw':  # bytes that are not HTTP at all (a captive portal, a wrong port)

@@ -9,7 +9,8 @@ appends every request to a JSON-lines log so the test can read the order and the
 Routes: /json (JSON `ip` + `asn_name`, the test-ipv6.com shape), /processed (JSON `processedString`,
 LibreSpeed's "<ip> - <isp>, <country>"), /text (plain text), /empty (JSON with an empty `ip`),
 /html (a portal page, no address), /geo/<ip> (isp, region, country by operator prefix),
-/ping/<uuid>[/fail] (a health check).
+/ping/<uuid>[/fail] (a health check),
+/hostile/<name> (a broken or hostile answer of HOSTILE, as application/json).
 """
 
 import json
@@ -29,6 +30,16 @@ OPERATORS = {'240e': ('China Telecom', 'CHINANET-BACKBONE', 'Guangdong'),
 def operator(address):
     return OPERATORS.get(address.split(':', 1)[0].lower(), ('Example ISP', 'EXAMPLE-NET', 'Nowhere'))
 
+# hostile answers: JSON nested beyond any depth, numbers out of range, control characters in a field
+# (each under the 16 KiB the selectors read of a lookup answer)
+HOSTILE = {
+    'nested': '{"ip": ' + '[' * 7000 + ']' * 7000 + '}',
+    'unclosed': '{"ip": ' + '[' * 16000,
+    'deep': '{"ip": "{client}", "asn_name": ' + '[' * 985 + ']' * 985 + '}',
+    'numbers': '{"ip": 1e999, "asn": NaN, "asnlist": %s, "asn_name": Infinity}' % ('7' * 16000),
+    'control': '{"ip": "{client}", "asn_name": "CHINANET\\u001b[2J\\r\\nOK: forged\\u0007"}',
+}
+
 
 class Lookup6(FakeServer):
     def __init__(self, host, log_path):
@@ -45,6 +56,9 @@ class Lookup6(FakeServer):
                                                              headers={'Content-Type': 'text/html'}))
         # a health-check service (the Healthchecks.io shape) reachable from the namespace: egress6's ping
         self.route('ping', 'GET', '/ping/[0-9a-f-]+(?:/fail|/start)?', lambda req: Reply(200, text='OK'))
+        self.route('hostile', 'GET', '/hostile/([a-z]+)', lambda req, name: Reply(
+            200, text=HOSTILE[name].replace('{client}', req.client),
+            headers={'Content-Type': 'application/json'}))
         self.route('geo', 'GET', '/geo/([0-9a-fA-F:]+)', lambda req, ip: Reply(200, {
             'ip': ip, 'isp': operator(ip)[0], 'region': operator(ip)[2], 'country': 'China'}))
 

@@ -155,6 +155,19 @@ def test_temporary_files_of_a_killed_writer_go_and_those_of_a_running_one_stay(r
     assert left == alive
 
 
+def test_temporary_names_with_odd_numbers_are_no_traceback_and_stay(rig, place):
+    """A name with a pid past any pid_max or with non-ASCII digits is no temporary file of ours."""
+    rig.seed(ip_file=False)
+    os.chmod(place.state, 0o755)
+    odd = ['%s.tmp%s' % (rig.ip_name, n) for n in ('9' * 25, '\u0663\u0663', '99999999')]
+    for name in odd:
+        rig.write(name, 'half')
+    done = rig.run()
+    assert done.returncode == 0 and rig.content() == NEW, rig.output(done)
+    assert 'Traceback' not in rig.output(done)
+    assert sorted(n for n in os.listdir(rig.state_dir) if '.tmp' in n) == sorted(odd)
+
+
 def _dead_pid():
     import subprocess
     child = subprocess.Popen(['true'])
