@@ -1,7 +1,9 @@
 """`--uci SECTION`: settings read from /etc/config/<tool> by ddkit.uci (no `uci` binary), with the
 same names as everywhere else, below flags and environment, above --config and the defaults."""
 
+import json
 import os
+import re
 import sys
 
 import pytest
@@ -40,14 +42,76 @@ def sample(tmp_path):
     return str(path)
 
 
-def test_tokens_follow_uci_quoting():
-    assert uci.tokens("option a 'b c' # no") == ['option', 'a', 'b c']
-    assert uci.tokens('option a "x\\"y" ') == ['option', 'a', 'x"y']
-    assert uci.tokens("option a ''") == ['option', 'a', '']
-    assert uci.tokens("option a 'it'\\''s'") == ['option', 'a', "it's"]
-    assert uci.tokens('  # only a comment') == []
-    with pytest.raises(ValueError):
-        uci.tokens("option a 'open")
+CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'uci')
+
+
+def cases(name):
+    with open(os.path.join(CASES, name), encoding='utf-8') as f:
+        return json.load(f)['cases']
+
+
+def test_case_copy_matches_the_shared_spec():
+    shared = os.path.join(ROOT, os.pardir, 'shared', 'spec', 'uci-cases.json')
+    if not os.path.exists(shared):
+        pytest.skip('no ../shared/spec beside this checkout')
+    with open(shared, 'rb') as a, open(os.path.join(CASES, 'uci-cases.json'), 'rb') as b:
+        assert a.read() == b.read()
+
+
+ALL_CASES = [('shared', i, c) for i, c in enumerate(cases('uci-cases.json'))] + \
+            [('ours', i, c) for i, c in enumerate(cases('uci-cases-ours.json'))]
+
+
+@pytest.mark.parametrize('case', [c for _, _, c in ALL_CASES], ids=['%s-%d' % (f, i) for f, i, _ in ALL_CASES])
+def test_reader_loads_what_libuci_loads(tmp_path, case):
+    """Every case of the oracle (what `uci export` of OpenWrt loads) and of ours (uci-cases-ours.json
+    says why each result is libuci's): the sections in order, options in order, lists, or refused."""
+    path = tmp_path / 'config'
+    path.write_bytes(case['file'].encode('utf-8'))
+    if case['sections'] is None:
+        with pytest.raises(UsageError, match=r'^UCI file %s line \d+: \S' % re.escape(str(path))):
+            uci.read(str(path))
+        return
+    loaded = [{'type': t, 'name': n, 'options': list(o.items())} for t, n, o in uci.read(str(path))]
+    assert loaded == [dict(s, options=list(s['options'].items())) for s in case['sections']]
+
+
+@pytest.mark.parametrize('text, line, why', [
+    ("config t a\n\toption x 'ok'\n\toption y 'open\n\toption z 'z'\n", 3, 'never closed'),
+    ("config t a\n\toption x 'ok'\n\n\toption y a b\n", 4, 'too many words'),
+    ("config t a\n\toption x 'two\nlines'\n\toption zone-name x\n", 4, "'zone-name' is not a valid name"),
+    ("config t 'a b'\n", 1, "'a b' is not a valid name"),
+    ("config t a\nconfig u a\n", 2, 'section a was given type t before, not u'),
+    ("\toption x 1\nconfig t a\n", 1, 'option before the first config line'),
+    ("config t a\n\tbogus line here\n", 2, "expected config, option, list or package, got 'bogus'"),
+    ("config t a\n\toption x '\0'\n", 2, 'a NUL byte'),
+])
+def test_a_refused_file_names_the_line_and_why(tmp_path, text, line, why):
+    path = tmp_path / 'config'
+    path.write_text(text)
+    with pytest.raises(UsageError) as e:
+        uci.read(str(path))
+    message = str(e.value)
+    assert message.startswith('UCI file %s line %d: ' % (path, line)) and why in message, message
+
+
+def test_a_file_not_utf8_names_the_line(tmp_path):
+    path = tmp_path / 'config'
+    path.write_bytes(b"config t a\n\toption x 'ok'\n\toption y '\xe9'\n")
+    with pytest.raises(UsageError, match='line 3: not UTF-8 text'):
+        uci.read(str(path))
+
+
+def test_an_anonymous_section_answers_to_the_id_uci_gives_it(tmp_path):
+    """`uci -X show` names anonymous sections cfg<counter><hash of the type> (list.c uci_fixup_section);
+    system.cfg01e48a is the first section of every OpenWrt's /etc/config/system."""
+    assert uci.anonymous_id(1, 'system') == 'cfg01e48a'
+    path = tmp_path / 'updater_a'
+    path.write_text("config updater_a\n\toption n '0'\nconfig updater_a 'x'\nconfig updater_a\n\toption n '2'\n")
+    assert uci.section(str(path), uci.anonymous_id(3, 'updater_a')) == {'n': '2'}
+    assert uci.section(str(path), uci.anonymous_id(1, 'updater_a')) == {'n': '0'}
+    with pytest.raises(UsageError, match='@<type>'):
+        uci.section(str(path), uci.anonymous_id(2, 'updater_a'))
 
 
 def test_read_sections_options_and_lists(sample):
@@ -99,12 +163,13 @@ def test_index_out_of_range_or_malformed_is_no_section(tmp_path, ref):
         uci.section(str(path), ref)
 
 
-def test_uci_id_of_an_anonymous_section_says_how_to_name_it(tmp_path):
-    """`uci show` prints an anonymous section as cfgXXXXXX, an id libuci makes up as it loads the file."""
+def test_uci_id_of_an_anonymous_section_reads_it_or_says_how_to_name_it(tmp_path):
+    """`uci -X show` prints an anonymous section as cfgXXXXXX, an id libuci makes up as it loads the file."""
     path = tmp_path / 'updater_a'
     path.write_text(INDEXED)
-    with pytest.raises(UsageError, match=r'no section cfg01e13a .*@<type>\[<n>\]'):
-        uci.section(str(path), 'cfg01e13a')
+    assert uci.section(str(path), 'cfg01e13a') == {'n': '0'}
+    with pytest.raises(UsageError, match=r'no section cfg09e13a .*@<type>\[<n>\]'):
+        uci.section(str(path), 'cfg09e13a')
 
 
 def test_a_name_given_again_adds_to_that_section_in_its_first_place(tmp_path):

@@ -211,9 +211,12 @@ def read_uci(argv, uci_name, known, environ):
     for key, value in uci.section(path, ref).items():
         if key in uci.SERVICE_OPTIONS:
             continue
-        if key not in known or isinstance(value, list):
-            raise UsageError('UCI section %s in %s: %r is not a setting of this tool (option %s, '
+        if key not in known:
+            raise UsageError('UCI section %s in %s: %r is not a setting of this tool (option --%s, '
                              'see --help)' % (ref, path, key, key.replace('_', '-')))
+        if isinstance(value, list):   # `list` lines, or an option followed by a list of its name
+            raise UsageError("UCI section %s in %s: %s is a list; give it once as option %s '...'"
+                             % (ref, path, key, key))
         values[key] = value
     return args, values
 
