@@ -6,8 +6,6 @@ from ddkit import UsageError, decimal
 SERVICE_OPTIONS = frozenset(('enabled', 'interface', 'interval'))
 
 SPACE = ' \t\n\v\f\r'   # C's isspace()
-WORD = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_')
-COMMANDS = {'p': 'package', 'c': 'config', 'o': 'option', 'l': 'list'}
 
 
 class Refused(Exception):
@@ -17,17 +15,10 @@ class Refused(Exception):
 def valid(text, name, package=False):
     """uci_validate_str: names are letters, digits and _ (- too in a package name); types visible ASCII."""
     for c in text:
-        if not (c in WORD or c == '-' and package) and (name or not '!' <= c <= '~'):
+        word = c.isascii() and c.isalnum() or c == '_' or c == '-' and package
+        if not word and (name or not '!' <= c <= '~'):
             return False
     return text != ''
-
-
-def anonymous_id(count, kind):
-    """The name libuci gives the count-th section when it has none (list.c uci_fixup_section)."""
-    h = 5381
-    for c in kind:
-        h = (h * 33 + ord(c)) & 0xFFFFFFFF
-    return 'cfg%02x%04x' % (count, (h & 0x7FFFFFFF) % 65536)
 
 
 class Parser:
@@ -38,19 +29,14 @@ class Parser:
     def __init__(self, text):
         parts = text.split('\n')
         self.lines = [p + '\n' for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
-        self.read = self.line = self.pos = self.out = self.filled = 0
-        self.buf = []
-        self.sections, self.names, self.options = [], {}, None
+        self.read = self.pos = self.out = 0
+        self.buf, self.sections, self.names, self.options = [], [], {}, None
 
     def getln(self, offset):
         """The next line of the file into the buffer at offset (uci_getln); at the end, nothing."""
         line = self.lines[self.read] if self.read < len(self.lines) else ''
         self.read += line != ''
-        del self.buf[offset:]
-        self.buf.extend(line)
-        self.buf.append('\0')
-        if line:
-            self.filled = offset + len(line)
+        self.buf[offset:] = line + '\0'
 
     def cur(self):
         return self.buf[self.pos]
@@ -118,14 +104,14 @@ class Parser:
         if not text and required:
             raise Refused('a name is missing')
         if text and name and not valid(text, True, package):
-            raise Refused('%r is not a valid name (letters, digits and _ only)' % text)
+            raise Refused('bad name %r (letters, digits and _ only)' % text)
         return text
 
     def end(self):
         """Nothing more in the statement (uci runs strict)."""
         self.skip_space()
         if self.next_arg(False):
-            raise Refused("too many words (a value with spaces needs quotes: option name 'a b')")
+            raise Refused("too many words (quote a value with spaces: 'a b')")
 
     def statement(self):
         """The statements of one line, `;` between them (uci_parse_line)."""
@@ -138,36 +124,37 @@ class Parser:
             while self.buf[stop] not in ' \t\0':
                 stop += 1
             command = ''.join(self.buf[start:stop])
-            if not command or command[0] == '#':
+            if command[:1] in ('', '#'):
                 return
-            self.buf[stop] = '\0'
-            full = COMMANDS.get(command[0])
+            full = {'p': 'package', 'c': 'config', 'o': 'option', 'l': 'list'}.get(command[0], '')
             if not full or command not in (command[0], full):
-                raise Refused('expected config, option, list or package, got %r' % command)
+                raise Refused('expected config, option or list, got %r' % command)
             if full in ('option', 'list') and self.options is None:
-                raise Refused('%s before the first config line' % full)
-            if stop + 1 > self.filled:
-                raise Refused('%s without a name' % full)
+                raise Refused(full + ' before the first config')
+            if self.buf[stop] == '\0':   # at the end of the file: nothing can follow
+                raise Refused(full + ' without a name')
+            self.buf[stop] = '\0'
             self.pos = stop + 1
-            getattr(self, full)()
-
-    def package(self):
-        self.next_arg(True, True, True)
-        self.end()
+            if full == 'config':
+                self.config()
+            elif full == 'package':
+                self.next_arg(True, True, True)
+                self.end()
+            else:
+                self.option(full == 'list')
 
     def config(self):
         kind = self.next_arg(True)
         if not valid(kind, False):
-            raise Refused('%r is not a valid section type' % kind)
+            raise Refused('bad section type %r' % kind)
         name = self.next_arg(False, True)
         self.end()
         section = self.names.get(name)
         if section and section[0] != kind:
-            raise Refused('section %s was given type %s before, not %s' % (name, section[0], kind))
-        if not section:
-            section = (kind, name or None, {})
+            raise Refused('section %s has type %s above' % (name, section[0]))
+        if not section:   # (libuci names an anonymous one too, cfg<n><hash>: docs/uci.md)
+            section = self.names[name or len(self.sections)] = (kind, name or None, {})
             self.sections.append(section)
-            self.names[name or anonymous_id(len(self.sections), kind)] = section
         self.options = section[2]
 
     def option(self, is_list=False):
@@ -180,19 +167,13 @@ class Parser:
         elif value:   # an empty value sets nothing (uci_set of '' on a file being loaded)
             self.options[name] = value
 
-    def list(self):
-        self.option(True)
-
     def parse(self):
         """[(type, name or None, {option: value or [values]})]; Refused names the line."""
         while self.read < len(self.lines):
             self.pos = 0
             self.getln(0)
-            first = self.read
-            try:
-                self.statement()
-            except Refused as e:
-                raise Refused('line %d: %s' % (first, e))
+            self.first = self.read   # the line a statement starts on names it
+            self.statement()
         return self.sections
 
 
@@ -201,24 +182,19 @@ def read(path):
 
     What libuci loads from it (`uci export`); a file uci refuses is a UsageError naming the line."""
     try:
-        with open(path, 'rb') as f:
-            data = f.read()
-        text = data.decode('utf-8')
-    except OSError as e:
-        raise UsageError('cannot read UCI file %s: %s' % (path, e.strerror))
-    except UnicodeDecodeError as e:
-        raise UsageError('UCI file %s line %d: not UTF-8 text' % (path, data.count(b'\n', 0, e.start) + 1))
-    if '\0' in text:
-        line = text.count('\n', 0, text.index('\0')) + 1
-        raise UsageError('UCI file %s line %d: a NUL byte' % (path, line))
+        with open(path, encoding='utf-8', newline='') as f:   # newline='': a \r is a character
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError('cannot read UCI file %s: %s' % (path, getattr(e, 'strerror', None) or e))
+    parser = Parser(text)
     try:
-        return Parser(text).parse()
+        return parser.parse()
     except Refused as e:
-        raise UsageError('UCI file %s %s' % (path, e))
+        raise UsageError('UCI file %s line %d: %s' % (path, parser.first, e))
 
 
 def section(path, ref):
-    """One section's options, by name, cfgXXXXXX id or `@type[n]` (n from 0, negative from the end)."""
+    """The options of one section, named or `@type[n]` (n from 0, negative from the end)."""
     sections = read(path)
     if ref.startswith('@') and ref.endswith(']') and '[' in ref:
         kind, _, index = ref[1:-1].partition('[')
@@ -227,9 +203,10 @@ def section(path, ref):
         n = decimal(index[1:] if sign < 0 else index)
         if n is not None and -len(same) <= sign * n < len(same):
             return same[sign * n][2]
-    else:   # a name, or the id `uci -X show` gives an anonymous section (sections are never removed)
-        for count, (kind, name, options) in enumerate(sections, 1):
-            if ref == (name or anonymous_id(count, kind)):
+    else:
+        for kind, name, options in sections:
+            if name == ref:
                 return options
+    # `uci show` names an anonymous section by an id it makes up (cfgXXXXXX), not in the file
     hint = '; give an anonymous section as @<type>[<n>]' if ref.startswith('cfg') else ''
     raise UsageError('no section %s in UCI file %s%s' % (ref, path, hint))
