@@ -166,3 +166,16 @@ def test_a_file_uci_refuses_is_one_line_naming_it_and_exit_2_in_every_form(built
                  args=['--uci', 'home'])
     assert done.returncode == 2 and done.stdout == '', done.stdout + done.stderr
     assert done.stderr.count('\n') == 1 and 'UCI file %s line 3: too many words' % config in done.stderr
+
+
+def test_procd_and_hotplug_start_the_stub_by_path():
+    """So the stub's first line decides how Python starts: no `python3 <stub>` that would drop -I -S."""
+    folder = os.path.join(ROOT, 'openwrt', 'files')
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(('.init', '.hotplug')):
+            with open(os.path.join(folder, name), encoding='utf-8') as f:
+                text = f.read()
+            code = '\n'.join(line for line in text.split('\n') if not line.lstrip().startswith('#'))
+            assert 'python' not in code, name
+            if name != 'egress6.hotplug':   # (it restarts the service instead)
+                assert '$IPKG_INSTROOT/usr/bin/@NAME@"' in code, name
