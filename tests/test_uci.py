@@ -215,6 +215,21 @@ def test_unknown_options_are_refused_service_options_ignored(tmp_path, text, why
     assert load(['--uci', 'home'], {'DDNS_UCI_FILE': str(path)}).zone_name == 'example.com'
 
 
+def test_an_empty_or_valueless_option_takes_the_default_and_a_list_is_refused(tmp_path):
+    """`option x ''` and `option x` set nothing in libuci: the setting falls through to its default;
+    an option followed by a list of its name is one list to uci, and a setting is one value."""
+    path = tmp_path / 'updater_a'
+    path.write_text("config updater_a 'home'\n\toption record_type ''\n\toption timeout\n"
+                    "\toption zone_name example.com#the zone\n")
+    cfg = load(['--uci', 'home'], {'DDNS_UCI_FILE': str(path)})
+    assert (cfg.record_type, cfg.sources['record_type']) == ('A', 'default')
+    assert (cfg.timeout, cfg.sources['timeout']) == (10.0, 'default')
+    assert (cfg.zone_name, cfg.sources['zone_name']) == ('example.com', 'uci section')
+    path.write_text("config updater_a 'home'\n\toption zone_name 'a.example'\n\tlist zone_name 'b.example'\n")
+    with pytest.raises(UsageError, match="zone_name is a list; give it once as option zone_name"):
+        load(['--uci', 'home'], {'DDNS_UCI_FILE': str(path)})
+
+
 def test_default_file_is_etc_config_of_the_tool(tmp_path):
     with pytest.raises(UsageError, match='/etc/config/updater_a'):
         load(['--uci', 'home'], {})
