@@ -35,7 +35,8 @@ def built(tmp_path_factory):
     feed build them (tools/standalone.py)."""
     out = tmp_path_factory.mktemp('forms')
     for tool in ROUTER_TOOLS + ('egress6_win',):
-        subprocess.run([sys.executable, STANDALONE, source(tool), str(out / 'dist' / (tool + '.py'))], check=True)
+        single = str(out / 'dist' / (tool + '.py'))
+        subprocess.run([sys.executable, STANDALONE, source(tool), single], check=True)
     subprocess.run([sys.executable, STANDALONE, '--installed', str(out / 'root')]
                    + [source(tool) for tool in ROUTER_TOOLS], check=True)
     return out

@@ -62,7 +62,8 @@ ALL_CASES = [('shared', i, c) for i, c in enumerate(cases('uci-cases.json'))] + 
             [('ours', i, c) for i, c in enumerate(cases('uci-cases-ours.json'))]
 
 
-@pytest.mark.parametrize('case', [c for _, _, c in ALL_CASES], ids=['%s-%d' % (f, i) for f, i, _ in ALL_CASES])
+@pytest.mark.parametrize('case', [c for _, _, c in ALL_CASES],
+                         ids=['%s-%d' % (f, i) for f, i, _ in ALL_CASES])
 def test_reader_loads_what_libuci_loads(tmp_path, case):
     """Every case of the oracle (what `uci export` of OpenWrt loads) and of ours (uci-cases-ours.json
     says why each result is libuci's): the sections in order, options in order, lists, or refused."""

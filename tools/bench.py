@@ -280,11 +280,12 @@ class Bench:
                           'script Python compiles on every run (a script never gets a .pyc: about 1 MiB of peak '
                           'memory for a 12-19 KB tool): their RSS is shown, and its budget is checked on the '
                           'two forms a router runs.')
-        self.notes.append('"-I -S" rows run the same single file or stub as `python3 -I -S <file>`, which is '
-                          'how the project starts them now (their first line is `#!/usr/bin/python3 -IS`; cron, '
-                          'procd and hotplug start them by path): isolated (no PYTHON* variables, no user site) '
-                          'and site-less (no site-packages scan, no .pth files). "x -I -S floor" is each row '
-                          'against `/usr/bin/python3 -I -S -c pass`, the floor of that way of starting Python.')
+        self.notes.append('"-I -S" rows run the same single file or stub as `python3 -I -S <file>`, which '
+                          'is how the project starts them now (their first line is `#!/usr/bin/python3 -IS`; '
+                          'cron, procd and hotplug start them by path): isolated (no PYTHON* variables, no '
+                          'user site) and site-less (no site-packages scan, no .pth files). "x -I -S floor" '
+                          'is each row against `/usr/bin/python3 -I -S -c pass`, the floor of that way of '
+                          'starting Python.')
 
     def updater_paths(self, tool, label, variant, isolated=False):
         suffix = {'bin': '', 'dist': ' (single file', 'installed': ' (installed'}[variant]
