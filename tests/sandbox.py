@@ -62,6 +62,10 @@ class Sandbox:
             server.stop()
 
 
+# the tools start as the project starts them: isolated, site-less Python (python3 -I -S)
+ISOLATED = [sys.executable, '-I', '-S']
+
+
 def demo():
     box = Sandbox()
     box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1', ttl=300, proxied=True)
@@ -71,13 +75,13 @@ def demo():
             env = dict(os.environ, **box.env_a(state))
             tool = os.path.join(ROOT, 'bin', 'updater_a.py')
             print('\n== updater A --check: is it set up right? (read-only) ==', flush=True)
-            status = subprocess.call([sys.executable, tool, '--check'], env=env)
+            status = subprocess.call(ISOLATED + [tool, '--check'], env=env)
             print('(exit status %d)' % status)
             box.provider_a.reset_log()
             for title in ('first run: the record holds 81.2.69.1, the lookup says 81.2.69.10',
                           'second run: nothing changed'):
                 print('\n== updater A, %s ==' % title, flush=True)
-                status = subprocess.call([sys.executable, tool], env=env)
+                status = subprocess.call(ISOLATED + [tool], env=env)
                 print('(exit status %d)' % status)
             record = box.provider_a.find(RECORD)[0]
             print('\nThe record at the fake provider A now: %s %s ttl=%s proxied=%s'
@@ -102,7 +106,7 @@ def demo_b(box):
         for title in ('first run: no token yet, the recordset holds 81.2.69.1, the lookup says 81.2.69.10',
                       'second run: nothing changed'):
             print('\n== updater B, %s ==' % title, flush=True)
-            status = subprocess.call([sys.executable, tool], env=env)
+            status = subprocess.call(ISOLATED + [tool], env=env)
             print('(exit status %d)' % status)
         record = box.provider_b.find(RECORD)[0]
         print('\nThe recordset at the fake provider B now: %s %s %s ttl=%s (%s)'

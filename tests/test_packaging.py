@@ -172,7 +172,7 @@ def test_data_holds_the_stub_the_code_config_init_and_hotplug_with_directories(f
     assert len(entries) == len(directories) + 5 + len(own_modules(tool))
     files = files_of(raw)
     stub = files['./usr/bin/' + tool].decode()
-    assert stub.startswith('#!/usr/bin/env python3\n') and 'from %s import main' % tool in stub
+    assert stub.startswith('#!/usr/bin/python3 -IS\n') and 'from %s import main' % tool in stub
     assert 'sys.pycache_prefix' in stub and len(stub) < 2000   # a stub: the code is the module
     code = files['./usr/lib/ddkit/%s.py' % tool].decode()
     compile(code, tool, 'exec')

@@ -1,7 +1,9 @@
 """`--uci SECTION`: settings read from /etc/config/<tool> by ddkit.uci (no `uci` binary), with the
 same names as everywhere else, below flags and environment, above --config and the defaults."""
 
+import json
 import os
+import re
 import sys
 
 import pytest
@@ -40,14 +42,66 @@ def sample(tmp_path):
     return str(path)
 
 
-def test_tokens_follow_uci_quoting():
-    assert uci.tokens("option a 'b c' # no") == ['option', 'a', 'b c']
-    assert uci.tokens('option a "x\\"y" ') == ['option', 'a', 'x"y']
-    assert uci.tokens("option a ''") == ['option', 'a', '']
-    assert uci.tokens("option a 'it'\\''s'") == ['option', 'a', "it's"]
-    assert uci.tokens('  # only a comment') == []
-    with pytest.raises(ValueError):
-        uci.tokens("option a 'open")
+CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'uci')
+
+
+def cases(name):
+    with open(os.path.join(CASES, name), encoding='utf-8') as f:
+        return json.load(f)['cases']
+
+
+def test_case_copy_matches_the_shared_spec():
+    shared = os.path.join(ROOT, os.pardir, 'shared', 'spec', 'uci-cases.json')
+    if not os.path.exists(shared):
+        pytest.skip('no ../shared/spec beside this checkout')
+    with open(shared, 'rb') as a, open(os.path.join(CASES, 'uci-cases.json'), 'rb') as b:
+        assert a.read() == b.read()
+
+
+ALL_CASES = [('shared', i, c) for i, c in enumerate(cases('uci-cases.json'))] + \
+            [('ours', i, c) for i, c in enumerate(cases('uci-cases-ours.json'))]
+
+
+@pytest.mark.parametrize('case', [c for _, _, c in ALL_CASES],
+                         ids=['%s-%d' % (f, i) for f, i, _ in ALL_CASES])
+def test_reader_loads_what_libuci_loads(tmp_path, case):
+    """Every case of the oracle (what `uci export` of OpenWrt loads) and of ours (uci-cases-ours.json
+    says why each result is libuci's): the sections in order, options in order, lists, or refused."""
+    path = tmp_path / 'config'
+    path.write_bytes(case['file'].encode('utf-8'))
+    if case['sections'] is None:
+        with pytest.raises(UsageError, match=r'^UCI file %s line \d+: \S' % re.escape(str(path))):
+            uci.read(str(path))
+        return
+    loaded = [{'type': t, 'name': n, 'options': list(o.items())} for t, n, o in uci.read(str(path))]
+    assert loaded == [dict(s, options=list(s['options'].items())) for s in case['sections']]
+
+
+@pytest.mark.parametrize('text, line, why', [
+    ("config t a\n\toption x 'ok'\n\toption y 'open\n\toption z 'z'\n", 3, 'never closed'),
+    ("config t a\n\toption x 'ok'\n\n\toption y a b\n", 4, 'too many words'),
+    ("config t a\n\toption x 'two\nlines'\n\toption zone-name x\n", 4, "bad name 'zone-name'"),
+    ("config t 'a b'\n", 1, "bad name 'a b'"),
+    ("config t a\nconfig u a\n", 2, 'section a has type t above'),
+    ("\toption x 1\nconfig t a\n", 1, 'option before the first config'),
+    ("config t a\n\tbogus line here\n", 2, "expected config, option or list, got 'bogus'"),
+    ("config t a\n\toption x '\0'\n", 2, "a ' quote is never closed"),   # as in C: a NUL ends the line
+    ("config t a\nconfig", 2, 'config without a name'),
+])
+def test_a_refused_file_names_the_line_and_why(tmp_path, text, line, why):
+    path = tmp_path / 'config'
+    path.write_text(text)
+    with pytest.raises(UsageError) as e:
+        uci.read(str(path))
+    message = str(e.value)
+    assert message.startswith('UCI file %s line %d: ' % (path, line)) and why in message, message
+
+
+def test_a_file_not_utf8_is_one_line(tmp_path):
+    path = tmp_path / 'config'
+    path.write_bytes(b"config t a\n\toption x 'ok'\n\toption y '\xe9'\n")
+    with pytest.raises(UsageError, match="cannot read UCI file .*: 'utf-8' codec can't decode"):
+        uci.read(str(path))
 
 
 def test_read_sections_options_and_lists(sample):
@@ -160,6 +214,21 @@ def test_unknown_options_are_refused_service_options_ignored(tmp_path, text, why
     path.write_text("config updater_a 'home'\n\toption enabled '1'\n\toption interval '60'\n"
                     "\tlist interface 'wan'\n\toption zone_name 'example.com'\n")
     assert load(['--uci', 'home'], {'DDNS_UCI_FILE': str(path)}).zone_name == 'example.com'
+
+
+def test_an_empty_or_valueless_option_takes_the_default_and_a_list_is_refused(tmp_path):
+    """`option x ''` and `option x` set nothing in libuci: the setting falls through to its default;
+    an option followed by a list of its name is one list to uci, and a setting is one value."""
+    path = tmp_path / 'updater_a'
+    path.write_text("config updater_a 'home'\n\toption record_type ''\n\toption timeout\n"
+                    "\toption zone_name example.com#the zone\n")
+    cfg = load(['--uci', 'home'], {'DDNS_UCI_FILE': str(path)})
+    assert (cfg.record_type, cfg.sources['record_type']) == ('A', 'default')
+    assert (cfg.timeout, cfg.sources['timeout']) == (10.0, 'default')
+    assert (cfg.zone_name, cfg.sources['zone_name']) == ('example.com', 'uci section')
+    path.write_text("config updater_a 'home'\n\toption zone_name 'a.example'\n\tlist zone_name 'b.example'\n")
+    with pytest.raises(UsageError, match="zone_name is a list; give it once as option zone_name"):
+        load(['--uci', 'home'], {'DDNS_UCI_FILE': str(path)})
 
 
 def test_default_file_is_etc_config_of_the_tool(tmp_path):

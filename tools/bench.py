@@ -28,6 +28,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, 'tests'))
 
 PY = '/usr/bin/python3'
+ISOLATED = ['-I', '-S']              # how the project starts the tools (issue 19): no site, no PYTHON*
 GNU_TIME = '/usr/bin/time'
 IFACE = 'bench0'                      # inside the namespace
 IFACE_V4, IFACE_V6 = '81.2.69.2', '240e::2'
@@ -139,6 +140,7 @@ class Path:
         self.budget, self.before, self.missing, self.reference = budget, before, missing, reference
         self.walls, self.rss, self.requests, self.modules, self.errors = [], [], [], None, []
         self.forbid = None     # text that must not show in its output
+        self.isolated = False   # run under python3 -I -S
 
     def once(self, servers, mode):
         if self.before:
@@ -216,17 +218,19 @@ class Bench:
         os.makedirs(path, exist_ok=True)
         return path
 
-    def tool(self, tool, variant):
-        """The command of a tool (bin/, dist/ or installed), or (None, why) when it does not exist yet."""
+    def tool(self, tool, variant, isolated=False):
+        """The command of a tool (bin/, dist/ or installed), or (None, why) when it does not exist yet;
+        isolated: under python3 -I -S, as the single file's and the stub's first line start it."""
+        python = [PY] + (ISOLATED if isolated else [])
         if variant == 'installed':
             if self.installed_root is None:
                 return None, self.why_not_installed
-            return [PY, os.path.join(self.installed_root, 'usr', 'bin', tool)], None
+            return python + [os.path.join(self.installed_root, 'usr', 'bin', tool)], None
         path = os.path.join(ROOT, variant, tool + '.py')
         if not os.path.exists(path):
             return None, ('not built yet (%s/%s.py missing%s)'
                           % (variant, tool, '; run make standalone' if variant == 'dist' else ''))
-        return [PY, path], None
+        return python + [path], None
 
     def settings(self, tool, state):
         env = getattr(self.box, 'env_' + tool[-1], None)
@@ -270,11 +274,17 @@ class Bench:
     def build(self):
         floor = Path('floor: /usr/bin/python3 -c pass', [PY, '-c', 'pass'], clean_env(), reference=True)
         self.floor = floor
-        self.paths.append(floor)
+        # the floor of the way the tools are started now: no site module, no site-packages scan
+        self.floor_isolated = Path('floor, isolated: /usr/bin/python3 -I -S -c pass',
+                                   [PY] + ISOLATED + ['-c', 'pass'], clean_env(), reference=True)
+        self.floor_isolated.isolated = True
+        self.paths += [floor, self.floor_isolated]
         self.install()
         for tool, label in (('updater_a', 'A'), ('updater_b', 'B')):
             for variant in ('bin', 'dist', 'installed'):
                 self.updater_paths(tool, label, variant)
+                if variant != 'bin':   # the forms a router runs, as it starts them: -I -S
+                    self.updater_paths(tool, label, variant, isolated=True)
         self.ddclient_path()
         self.shell_path()
         self.egress_path()
@@ -286,20 +296,28 @@ class Bench:
                           'script Python compiles on every run (a script never gets a .pyc: about 1 MiB of peak '
                           'memory for a 12-19 KB tool): their RSS is shown, and its budget is checked on the '
                           'two forms a router runs.')
+        self.notes.append('"-I -S" rows run the same single file or stub as `python3 -I -S <file>`, which '
+                          'is how the project starts them now (their first line is `#!/usr/bin/python3 -IS`; '
+                          'cron, procd and hotplug start them by path): isolated (no PYTHON* variables, no '
+                          'user site) and site-less (no site-packages scan, no .pth files). "x -I -S floor" '
+                          'is each row against `/usr/bin/python3 -I -S -c pass`, the floor of that way of '
+                          'starting Python.')
 
-    def updater_paths(self, tool, label, variant):
-        suffix = {'bin': '', 'dist': ' (single file)', 'installed': ' (installed)'}[variant]
-        cmd, why = self.tool(tool, variant)
+    def updater_paths(self, tool, label, variant, isolated=False):
+        suffix = {'bin': '', 'dist': ' (single file', 'installed': ' (installed'}[variant]
+        suffix += (', -I -S)' if isolated else ')') if suffix else ''
+        cmd, why = self.tool(tool, variant, isolated)
         if cmd and self.settings(tool, self.tmp) is None:
             cmd, why = None, 'not built yet (tests/sandbox.py has no env_%s)' % tool[-1]
-        specs = [('iface', 'A'), ('iface', 'AAAA'), ('url', 'A'), ('notify', 'A')] + \
-            ([('changed', 'A')] if variant != 'installed' else [])
+        specs = [('iface', 'A'), ('iface', 'AAAA'), ('url', 'A')] + ([('notify', 'A')] if not isolated else []) \
+            + ([('changed', 'A')] if variant != 'installed' and not isolated else [])
         for kind, rtype in specs:
             name = {'iface': '%s unchanged, iface %s' % (label, 'IPv4' if rtype == 'A' else 'IPv6'),
                     'url': '%s unchanged, url' % label,
                     'notify': '%s unchanged + on_change + healthcheck_url (url)' % label,
                     'changed': '%s changed, ids%s cached' % (label, ' and token' if label == 'B' else '')}[kind]
             path = Path(name + suffix, budget=(kind, label, variant))
+            path.isolated = isolated
             self.paths.append(path)
             if cmd is None:
                 path.missing = why
@@ -307,11 +325,12 @@ class Bench:
             if kind == 'iface' and not self.iface_ok:
                 path.missing = 'skipped: %s' % self.why_no_iface
                 continue
-            state = self.state('%s-%s-%s-%s' % (tool, variant, kind, rtype))
+            state = self.state('%s-%s-%s-%s%s' % (tool, variant, kind, rtype, '-is' if isolated else ''))
             env = self.settings(tool, state)
             # a record of its own per path: a 'changed' path alternates its record between two
             # addresses, which another path's updates must not disturb
-            record = '%s-%s-%s-%s.%s' % (label, variant, kind, rtype, env['DDNS_ZONE_NAME'])
+            record = '%s-%s-%s-%s%s.%s' % (label, variant, kind, rtype, '-is' if isolated else '',
+                                          env['DDNS_ZONE_NAME'])
             env.update({'DDNS_RECORD_TYPE': rtype, 'DDNS_RECORD_NAME': record.lower()})
             if kind == 'iface':
                 env['DDNS_IP_SOURCE'] = 'iface:' + IFACE
@@ -330,8 +349,9 @@ class Bench:
                 path.seed = {}
                 path.expect = 'IP has been updated to'
             path.cmd, path.env = cmd, clean_env(env)
-        self.records_path(tool, label, variant, cmd, why)
-        if variant == 'bin':
+        if not isolated:
+            self.records_path(tool, label, variant, cmd, why)
+        if variant == 'bin' and not isolated:
             self.both_changed_path(tool, label, cmd, why)
 
     def records_path(self, tool, label, variant, cmd, why):
@@ -636,17 +656,18 @@ def machine():
 
 
 def report(bench, rtt, elapsed):
-    floor = bench.floor
+    floor, isolated = bench.floor, bench.floor_isolated
     floor_modules = set(floor.modules or ())
     lines = ['Ran %s UTC on: %s.' % (time.strftime('%Y-%m-%d %H:%M', time.gmtime()), machine()),
              '%d rounds after a warm-up; medians; the whole bench took %.0f s.%s'
              % (bench.runs, elapsed, ' SMOKE RUN: 1 round, figures meaningless.' if bench.smoke else ''),
              '',
-             '| path | wall ms | x floor | peak RSS MiB | vs floor | modules | requests | budget | verdict |',
-             '|---|---:|---:|---:|---:|---:|---|---|---|']
+             '| path | wall ms | x floor | x -I -S floor | peak RSS MiB | vs floor | modules | requests '
+             '| budget | verdict |',
+             '|---|---:|---:|---:|---:|---:|---:|---|---|---|']
     for path in bench.paths:
         if path.missing:
-            lines.append('| %s | | | | | | | | %s |' % (path.name, path.missing))
+            lines.append('| %s | | | | | | | | | %s |' % (path.name, path.missing))
             continue
         text, result = verdict(path, bench, rtt)
         if path.errors:
@@ -656,19 +677,20 @@ def report(bench, rtt, elapsed):
         modules = '' if path.modules is None or path.cmd[0] != PY else str(len(path.modules))
         version = getattr(path, 'version', '')
         name = path.name + (' %s' % version if version else '')
-        lines.append('| %s | %.1f | %.2f | %.1f | %s | %s | %s | %s | %s |' % (
-            name, path.wall * 1000, ratio, path.peak / MiB, extra, modules,
+        lines.append('| %s | %.1f | %.2f | %.2f | %.1f | %s | %s | %s | %s | %s |' % (
+            name, path.wall * 1000, ratio, path.wall / isolated.wall, path.peak / MiB, extra, modules,
             path.request_summary.replace('|', '/'), text, result))
     lines += ['', '| file | bytes | budget | verdict |', '|---|---:|---:|---|']
     for name, size, budget, result in sizes():
         lines.append('| %s | %s | %s | %s |' % (name, '' if size is None else '{:,}'.format(size),
                                                '{:,}'.format(budget), result))
-    lines += ['', 'Modules each path imports beyond the floor\'s %d (from `-X importtime`):' % len(floor_modules),
-              '']
+    lines += ['', 'Modules each path imports beyond the floor\'s %d (from `-X importtime`; -I -S rows beyond '
+              'the -I -S floor\'s %d):' % (len(floor_modules), len(isolated.modules or ())), '']
     for path in bench.active():
-        if path.modules is None or path is floor or path.cmd[0] != PY:
+        if path.modules is None or path.reference or path.cmd[0] != PY:
             continue
-        extra = [m for m in path.modules if m not in floor_modules]
+        base = set((isolated if path.isolated else floor).modules or ())
+        extra = [m for m in path.modules if m not in base]
         lines.append('- %s (%d): %s' % (path.name, len(extra), ', '.join(extra)))
     if bench.notes:
         lines += [''] + ['Note: ' + n for n in bench.notes]

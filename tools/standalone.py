@@ -29,6 +29,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 LIB = os.path.join(HERE, os.pardir, 'lib', 'ddkit')
 MARK = '# ddkit-path'
 BUDGET = 64000   # bytes of a single file (BENCHMARKS.md): over it the build warns; nothing more is packed
+# The first line of a single file and of an installed stub: isolated (-I: no PYTHON* variables, no user
+# site) and site-less (-S: no site-packages scan, no .pth files) Python: nothing in the environment puts
+# a module before the standard library, and a quarter less start-up. The kernel passes one argument
+# after the interpreter: -IS as one word.
+SHEBANG = '#!/usr/bin/python3 -IS'
 
 # The one check of a code cache directory, for the single file's cache and the installed stubs'
 # sys.pycache_prefix: a directory (not a link) of this user that nobody else can read or write.
@@ -306,7 +311,7 @@ def assemble(name, version, digest, docstring, code, modules, sources, packed):
              % (', zlib and base85 (#=)' if packed else ' (#:)')]
     data += ['#= ' + line for line in pack(lib).splitlines()] if packed else comments('#:', lib)
     # what Python compiles on every run: as few tokens as can be (each costs a router memory)
-    return '\n'.join(['#!/usr/bin/env python3', docstring, '', '_NAME = %r' % name, '_BUILD = %r' % digest,
+    return '\n'.join([SHEBANG, docstring, '', '_NAME = %r' % name, '_BUILD = %r' % digest,
                       '', '', BOOT.replace('@UNTRUSTED@', untrusted_source())] + data + [END]) + '\n'
 
 
@@ -332,8 +337,7 @@ LIB_DIR = 'usr/lib/ddkit'   # the library as the package ddkit, the tools' code 
 # their compiled code, in a cache in RAM (never beside the code: /usr is flash on a router), in a
 # directory of this user only, in a TMPDIR no other user can change; without one nothing is cached
 # (rather than trust it).
-STUB = '''\
-#!/usr/bin/env python3
+STUB = SHEBANG + '''
 """@NAME@: its code is /@LIB@/@NAME@.py, the library (package ddkit) /@LIB@/ddkit/.
 Compiled code is cached in $TMPDIR/ddkit-<uid>-pyc/ (RAM on OpenWrt), when only its owner can use it."""
 

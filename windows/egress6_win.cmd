@@ -37,8 +37,9 @@ rem fltmc works only with administrator rights: without them, ask (UAC) and star
 fltmc >nul 2>&1
 if errorlevel 1 if not defined ELEVATED goto elevate
 
-set "PYTHON=py -3"
-where py >nul 2>&1 || set "PYTHON=python"
+rem isolated, site-less Python (-I -S): no PYTHON* variables, no site-packages, a faster start
+set "PYTHON=py -3 -I -S"
+where py >nul 2>&1 || set "PYTHON=python -I -S"
 %PYTHON% "%SCRIPT%"%ARGS%
 set "STATUS=%errorlevel%"
 if defined PAUSE_AT_END pause

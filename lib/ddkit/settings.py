@@ -289,10 +289,12 @@ def uci_settings(path, ref, options, known):
             continue
         if isinstance(value, list) and key == 'record_type':
             value = ' '.join(value)
-        if key not in known or isinstance(value, list):
-            raise UsageError('UCI section %s in %s: %r is not a setting of this tool (option %s%s, '
-                             'see --help)' % (ref, path, key, key.replace('_', '-'),
-                                              did_you_mean(key, known)))
+        if key not in known:
+            raise UsageError('UCI section %s in %s: %r is not a setting of this tool (option --%s%s, '
+                             'see --help)' % (ref, path, key, key.replace('_', '-'), did_you_mean(key, known)))
+        if isinstance(value, list):   # `list` lines, or an option followed by a list of its name
+            raise UsageError("UCI section %s in %s: %s is a list; give it once as option %s '...'"
+                             % (ref, path, key, key))
         values[key] = value
     return values
 

@@ -1,4 +1,4 @@
-"""Read OpenWrt UCI files (/etc/config/<name>) directly, so no `uci` binary is needed."""
+"""Read OpenWrt UCI files (/etc/config/<name>) directly, exactly as libuci loads them (no `uci` binary)."""
 
 import os
 
@@ -9,80 +9,195 @@ SERVICE_OPTIONS = frozenset(('enabled', 'interface', 'interval'))
 DEFAULTS = 'defaults'   # `config defaults`: options every record section inherits (credentials once)
 TRUE = ('1', 'on', 'true', 'yes', 'enabled')   # as config_get_bool reads a boolean
 
+SPACE = ' \t\n\v\f\r'   # C's isspace()
 
-def tokens(line):
-    """The words of one line: quotes as the uci tool reads them, `#` starts a comment."""
-    words, word, quote, escape, started = [], [], None, False, False
-    for c in line:
-        if escape:
-            word.append(c)
-            escape = False
-        elif quote == "'":
-            if c == "'":
-                quote = None
-            else:
-                word.append(c)
-        elif c == '\\':
-            escape, started = True, True
-        elif quote == '"':
-            if c == '"':
-                quote = None
-            else:
-                word.append(c)
-        elif c in '"\'':
-            quote, started = c, True
-        elif c in ' \t\r\n':
-            if started:
-                words.append(''.join(word))
-                word, started = [], False
-        elif c == '#' and not started:
-            break
+
+class Refused(Exception):
+    """A statement libuci refuses, so it refuses the whole file (uci runs strict)."""
+
+
+def valid(text, name, package=False):
+    """uci_validate_str: names are letters, digits and _ (- too in a package name); types visible ASCII."""
+    for c in text:
+        word = c.isascii() and c.isalnum() or c == '_' or c == '-' and package
+        if not word and (name or not '!' <= c <= '~'):
+            return False
+    return text != ''
+
+
+class Parser:
+    """libuci's parser (file.c), step for step: one buffer per statement, where words are unquoted in
+    place, lines are appended for quotes and backslashes that run on, and a word cut short by `;` or
+    `#` leaves what it leaves in the C code. Close to the C on purpose: its quirks are what a file means."""
+
+    def __init__(self, text):
+        parts = text.split('\n')
+        self.lines = [p + '\n' for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+        self.read = self.pos = self.out = 0
+        self.buf, self.sections, self.names, self.options = [], [], {}, None
+
+    def getln(self, offset):
+        """The next line of the file into the buffer at offset (uci_getln); at the end, nothing."""
+        line = self.lines[self.read] if self.read < len(self.lines) else ''
+        self.read += line != ''
+        self.buf[offset:] = line + '\0'
+
+    def cur(self):
+        return self.buf[self.pos]
+
+    def skip_space(self):
+        while self.cur() in SPACE:
+            self.pos += 1
+
+    def addc(self):
+        self.buf[self.out] = self.buf[self.pos]
+        self.out += 1
+        self.pos += 1
+
+    def backslash(self):
+        """Past a backslash: False when it ended the line, which then goes on with the next one."""
+        self.pos += 1
+        at = self.buf[self.pos:self.pos + 3]
+        if at[0] in '\0\n' or at == ['\r', '\n', '\0']:
+            self.getln(self.pos)
+            return False
+        return True
+
+    def quoted(self, quote):
+        """A quoted part of a word; inside double quotes a backslash takes the next character as is."""
+        self.pos += 1
+        while self.cur() != quote:
+            if self.cur() == '\0':
+                self.getln(self.pos)   # a quote runs on over the line's end
+                if self.cur() == '\0':
+                    raise Refused('a %s quote is never closed' % quote)
+            elif self.cur() != '\\' or quote == "'" or self.backslash():
+                self.addc()
+        self.pos += 1
+
+    def word(self):
+        """One word, quotes and escapes resolved (parse_str); `#` ends the line, `;` the statement."""
+        more = True
+        while True:
+            c = self.cur()
+            if c in '\'"':
+                self.quoted(c)
+            elif c in '#\0;':
+                more = c != ';'
+                if c == '#':
+                    self.buf[self.pos] = '\0'
+                break
+            elif c != '\\' or self.backslash():
+                self.addc()
+            if self.cur() in SPACE:   # at '\0' the next turn stops
+                break
+        if self.cur() != '\0' and more:
+            self.pos += 1
+        self.buf[self.out] = '\0'   # on a `;` right after an unquoted word, this ends the line
+
+    def next_arg(self, required, name=False, package=False):
+        """The next word of the statement: '' at its end; checked when it is a name."""
+        self.skip_space()
+        start = self.out = self.pos
+        if self.cur() == ';':
+            self.buf[self.pos] = '\0'
+            self.pos += 1
         else:
-            word.append(c)
-            started = True
-    if quote or escape:
-        raise ValueError('unterminated quote')
-    if started:
-        words.append(''.join(word))
-    return words
+            self.word()
+        text = ''.join(self.buf[start:self.buf.index('\0', start)])
+        if not text and required:
+            raise Refused('a name is missing')
+        if text and name and not valid(text, True, package):
+            raise Refused('bad name %r (letters, digits and _ only)' % text)
+        return text
+
+    def end(self):
+        """Nothing more in the statement (uci runs strict)."""
+        self.skip_space()
+        if self.next_arg(False):
+            raise Refused("too many words (quote a value with spaces: 'a b')")
+
+    def statement(self):
+        """The statements of one line, `;` between them (uci_parse_line)."""
+        self.skip_space()
+        while True:
+            start = self.pos   # strtok(" \t"): the command word, its end made the end of a string
+            while self.buf[start] in ' \t':
+                start += 1
+            stop = start
+            while self.buf[stop] not in ' \t\0':
+                stop += 1
+            command = ''.join(self.buf[start:stop])
+            if command[:1] in ('', '#'):
+                return
+            full = {'p': 'package', 'c': 'config', 'o': 'option', 'l': 'list'}.get(command[0], '')
+            if not full or command not in (command[0], full):
+                raise Refused('expected config, option or list, got %r' % command)
+            if full in ('option', 'list') and self.options is None:
+                raise Refused(full + ' before the first config')
+            if self.buf[stop] == '\0':   # at the end of the file: nothing can follow
+                raise Refused(full + ' without a name')
+            self.buf[stop] = '\0'
+            self.pos = stop + 1
+            if full == 'config':
+                self.config()
+            elif full == 'package':
+                self.next_arg(True, True, True)
+                self.end()
+            else:
+                self.option(full == 'list')
+
+    def config(self):
+        kind = self.next_arg(True)
+        if not valid(kind, False):
+            raise Refused('bad section type %r' % kind)
+        name = self.next_arg(False, True)
+        self.end()
+        section = self.names.get(name)
+        if section and section[0] != kind:
+            raise Refused('section %s has type %s above' % (name, section[0]))
+        if not section:   # (libuci names an anonymous one too, cfg<n><hash>: docs/uci.md)
+            section = self.names[name or len(self.sections)] = (kind, name or None, {})
+            self.sections.append(section)
+        self.options = section[2]
+
+    def option(self, is_list=False):
+        name = self.next_arg(True, True)
+        value = self.next_arg(False)
+        self.end()
+        old = self.options.get(name)
+        if is_list:   # an option before a list of the same name becomes its first item
+            self.options[name] = (old if isinstance(old, list) else [old] if old else []) + [value]
+        elif value:   # an empty value sets nothing (uci_set of '' on a file being loaded)
+            self.options[name] = value
+
+    def parse(self):
+        """[(type, name or None, {option: value or [values]})]; Refused names the line."""
+        while self.read < len(self.lines):
+            self.pos = 0
+            self.getln(0)
+            self.first = self.read   # the line a statement starts on names it
+            self.statement()
+        return self.sections
 
 
 def read(path):
     """The sections of a UCI file, in order: [(type, name or None, {option: value or [values]})].
 
-    As libuci loads it: a name given again adds to the section of that name, in its first place."""
+    What libuci loads from it (`uci export`); a file uci refuses is a UsageError naming the line."""
     try:
-        with open(path, encoding='utf-8') as f:
+        with open(path, encoding='utf-8', newline='') as f:   # newline='': a \r is a character
             st = os.fstat(f.fileno())
             text = f.read()
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError('cannot read UCI file %s: %s' % (path, getattr(e, 'strerror', None) or e))
     from ddkit.settings import refuse_foreign
     refuse_foreign('UCI file', path, st)
-    sections = []
-    for number, line in enumerate(text.splitlines(), 1):
-        try:
-            words = tokens(line)
-        except ValueError as e:
-            raise UsageError('UCI file %s line %d: %s' % (path, number, e))
-        if not words or words[0] == 'package':
-            continue
-        if words[0] == 'config' and len(words) in (2, 3):
-            name = words[2] if len(words) == 3 and words[2] else None
-            at = next((i for i, s in enumerate(sections) if name and s[1] == name), len(sections))
-            options = sections[at][2] if at < len(sections) else {}
-            sections[at:at + 1] = [(words[1], name, options)]
-        elif words[0] in ('option', 'list') and len(words) == 3 and sections:
-            if words[0] == 'list':
-                options.setdefault(words[1], [])
-                if isinstance(options[words[1]], list):
-                    options[words[1]].append(words[2])
-            else:
-                options[words[1]] = words[2]
-        else:
-            raise UsageError('UCI file %s line %d: expected config, option or list, got %r'
-                             % (path, number, line.strip()))
-    return sections
+    parser = Parser(text)
+    try:
+        return parser.parse()
+    except Refused as e:
+        raise UsageError('UCI file %s line %d: %s' % (path, parser.first, e))
 
 
 def record(path, ref, sections=None):
