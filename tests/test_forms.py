@@ -74,7 +74,8 @@ def test_single_file_and_stub_start_isolated_site_less_python(built, tool):
 @pytest.mark.parametrize('tool, form', RUNS)
 def test_every_form_runs_isolated(built, tmp_path, tool, form):
     done = start(as_started(built, tool, form), tmp_path, args=['--help'])
-    assert done.returncode == 0 and done.stdout.startswith('usage: %s.py' % tool), done.stdout + done.stderr
+    name = tool if form == 'installed' else tool + '.py'   # as the user typed it (issue 17)
+    assert done.returncode == 0 and done.stdout.startswith('usage: %s ' % name), done.stdout + done.stderr
 
 
 def test_windows_launcher_starts_isolated_python_and_the_tool_runs_so(tmp_path):

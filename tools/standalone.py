@@ -202,7 +202,7 @@ def used_modules(source, seen=None):
         path = os.path.join(LIB, name + '.py')
         if name not in seen and os.path.exists(path):
             seen.add(name)
-            used_modules(read(path), seen)
+            used_modules(strip(read(path)), seen)  # not what a comment names
     return seen
 
 
