@@ -7,7 +7,12 @@ TEMPORARY, NODAD, OPTIMISTIC, DADFAILED, DEPRECATED, TENTATIVE, PERMANENT = (
     0x01, 0x02, 0x04, 0x08, 0x20, 0x40, 0x80)
 SCOPE_GLOBAL, SCOPE_LINK, SCOPE_HOST = 0x00, 0x20, 0x10
 IFF_UP, IFF_LOOPBACK, IFF_RUNNING = 0x1, 0x8, 0x40
-SIOCGIFFLAGS, SIOCGIFADDR = 0x8913, 0x8915
+SIOCGIFFLAGS, SIOCGIFADDR, SIOCGIFINDEX = 0x8913, 0x8915, 0x8933
+# neighbour states (include/uapi/linux/neighbour.h): a known link-layer address, confirmed lately or
+# not yet found wrong (stale, delay, probe), or set by the administrator
+REACHABLE, STALE, DELAY, PROBE, PERMANENT_NEIGH = 0x02, 0x04, 0x08, 0x10, 0x80
+KNOWN = REACHABLE | STALE | DELAY | PROBE | PERMANENT_NEIGH
+NLMSG_ERROR, NLMSG_DONE, RTM_NEWNEIGH, RTM_GETNEIGH = 2, 3, 28, 30
 
 
 class Addr6:
@@ -109,3 +114,62 @@ def ipv4_address(ifname):
         return address_text(4, int.from_bytes(_ifreq(ifname, SIOCGIFADDR)[20:24], 'big'))
     except OSError:
         return None
+
+
+def neighbours(ifname):
+    """The IPv6 neighbour table of ifname: [(address, MAC bytes, state)], from the kernel over netlink.
+
+    Netlink, not `ip -6 neigh`: no program to start (a router may have none, or busybox's), no text
+    format to trust, and what `ip` itself asks. OSError when the interface or the table is not there."""
+    import _socket
+    import sys
+    order = sys.byteorder
+    index = int.from_bytes(_ifreq(ifname, SIOCGIFINDEX)[16:20], order)
+    # nlmsghdr (length, type, flags NLM_F_REQUEST | NLM_F_DUMP, sequence, port) + ndmsg (AF_INET6)
+    request = b''.join(n.to_bytes(size, order) for n, size in (
+        (28, 4), (RTM_GETNEIGH, 2), (0x301, 2), (1, 4), (0, 4), (10, 1), (0, 11)))
+    s = _socket.socket(_socket.AF_NETLINK, _socket.SOCK_RAW, 0)
+    try:
+        s.settimeout(5)
+        s.sendto(request, (0, 0))
+        found = []
+        for _ in range(4096):   # a table is bounded (gc_thresh3): so is the reading of it
+            data, sender = s.recvfrom(65536)
+            if sender[0] != 0:   # only the kernel answers a dump
+                continue
+            at = 0
+            while at + 16 <= len(data):
+                length = int.from_bytes(data[at:at + 4], order)
+                kind = int.from_bytes(data[at + 4:at + 6], order)
+                if kind == NLMSG_DONE:
+                    return found
+                if kind == NLMSG_ERROR:
+                    code = -int.from_bytes(data[at + 16:at + 20], order, signed=True)
+                    raise OSError(code, os.strerror(code))
+                if length < 28 or at + length > len(data):
+                    raise OSError('a malformed netlink answer')
+                if kind == RTM_NEWNEIGH and data[at + 16] == 10 \
+                        and int.from_bytes(data[at + 20:at + 24], order) == index:
+                    found.append(_neighbour(data[at + 16:at + length], order))
+                at += (length + 3) & ~3
+        raise OSError('the neighbour table did not end')
+    finally:
+        s.close()
+
+
+def _neighbour(message, order):
+    """(address, MAC, state) of one ndmsg and its attributes NDA_DST (1) and NDA_LLADDR (2)."""
+    from ddkit.ipcheck import address_text
+    address, lladdr, at = None, None, 12
+    while at + 4 <= len(message):
+        length = int.from_bytes(message[at:at + 2], order)
+        kind = int.from_bytes(message[at + 2:at + 4], order) & 0x3fff   # without the nested/byte-order bits
+        if length < 4:
+            break
+        value = message[at + 4:at + length]
+        if kind == 1 and len(value) == 16:
+            address = address_text(6, int.from_bytes(value, 'big'))
+        elif kind == 2:
+            lladdr = bytes(value)
+        at += (length + 3) & ~3
+    return address, lladdr, int.from_bytes(message[8:10], order)
