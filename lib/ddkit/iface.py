@@ -7,12 +7,10 @@ TEMPORARY, NODAD, OPTIMISTIC, DADFAILED, DEPRECATED, TENTATIVE, PERMANENT = (
     0x01, 0x02, 0x04, 0x08, 0x20, 0x40, 0x80)
 SCOPE_GLOBAL, SCOPE_LINK, SCOPE_HOST = 0x00, 0x20, 0x10
 IFF_UP, IFF_LOOPBACK, IFF_RUNNING = 0x1, 0x8, 0x40
-SIOCGIFFLAGS, SIOCGIFADDR, SIOCGIFINDEX = 0x8913, 0x8915, 0x8933
-# neighbour states (include/uapi/linux/neighbour.h): a known link-layer address, confirmed lately or
-# not yet found wrong (stale, delay, probe), or set by the administrator
-REACHABLE, STALE, DELAY, PROBE, PERMANENT_NEIGH = 0x02, 0x04, 0x08, 0x10, 0x80
-KNOWN = REACHABLE | STALE | DELAY | PROBE | PERMANENT_NEIGH
-NLMSG_ERROR, NLMSG_DONE, RTM_NEWNEIGH, RTM_GETNEIGH = 2, 3, 28, 30
+SIOCGIFFLAGS, SIOCGIFADDR = 0x8913, 0x8915
+# neighbour states (include/uapi/linux/neighbour.h) with a known link-layer address: reachable,
+# stale, delay, probe, permanent (set by the administrator); stale: not confirmed lately
+NUD_KNOWN, NUD_STALE = 0x9e, 0x04
 
 
 class Addr6:
@@ -116,6 +114,7 @@ def ipv4_address(ifname):
         return None
 
 
+
 def neighbours(ifname):
     """The IPv6 neighbour table of ifname: [(address, MAC bytes, state)], from the kernel over netlink.
 
@@ -124,34 +123,31 @@ def neighbours(ifname):
     import _socket
     import sys
     order = sys.byteorder
-    index = int.from_bytes(_ifreq(ifname, SIOCGIFINDEX)[16:20], order)
-    # nlmsghdr (length, type, flags NLM_F_REQUEST | NLM_F_DUMP, sequence, port) + ndmsg (AF_INET6)
-    request = b''.join(n.to_bytes(size, order) for n, size in (
-        (28, 4), (RTM_GETNEIGH, 2), (0x301, 2), (1, 4), (0, 4), (10, 1), (0, 11)))
-    s = _socket.socket(_socket.AF_NETLINK, _socket.SOCK_RAW, 0)
+    index = _socket.if_nametoindex(ifname).to_bytes(4, order)   # namespace-right, unlike /sys
+    # nlmsghdr: length, RTM_GETNEIGH, NLM_F_REQUEST | NLM_F_DUMP, sequence and port 0; ndmsg: AF_INET6
+    request = (28).to_bytes(4, order) + (30).to_bytes(2, order) + (0x301).to_bytes(2, order) + bytes(8) \
+        + b'\n' + bytes(11)
+    # non-blocking: the kernel queues each part of a dump before the call that asks for it returns,
+    # so an empty queue is an error, never a wait (and settimeout() would load the clock's code)
+    s = _socket.socket(_socket.AF_NETLINK, _socket.SOCK_RAW | _socket.SOCK_NONBLOCK, 0)
     try:
-        s.settimeout(5)
         s.sendto(request, (0, 0))
         found = []
         for _ in range(4096):   # a table is bounded (gc_thresh3): so is the reading of it
-            data, sender = s.recvfrom(65536)
-            if sender[0] != 0:   # only the kernel answers a dump
-                continue
+            data, sender = s.recvfrom(32768)   # the most the kernel puts in one answer of a dump
             at = 0
-            while at + 16 <= len(data):
-                length = int.from_bytes(data[at:at + 4], order)
-                kind = int.from_bytes(data[at + 4:at + 6], order)
-                if kind == NLMSG_DONE:
+            while sender[0] == 0 and at + 20 <= len(data):   # only the kernel answers a dump
+                length, kind = int.from_bytes(data[at:at + 4], order), data[at + 4:at + 6]
+                if kind == (3).to_bytes(2, order):   # NLMSG_DONE
                     return found
-                if kind == NLMSG_ERROR:
+                if kind == (2).to_bytes(2, order):   # NLMSG_ERROR: a negative errno
                     code = -int.from_bytes(data[at + 16:at + 20], order, signed=True)
                     raise OSError(code, os.strerror(code))
-                if length < 28 or at + length > len(data):
+                if length < 28 or at + length > len(data):   # 16 + the 12 bytes of an ndmsg
                     raise OSError('a malformed netlink answer')
-                if kind == RTM_NEWNEIGH and data[at + 16] == 10 \
-                        and int.from_bytes(data[at + 20:at + 24], order) == index:
+                if kind == (28).to_bytes(2, order) and data[at + 16] == 10 and data[at + 20:at + 24] == index:
                     found.append(_neighbour(data[at + 16:at + length], order))
-                at += (length + 3) & ~3
+                at += (length + 3) & ~3   # RTM_NEWNEIGH of AF_INET6 on ifname taken above
         raise OSError('the neighbour table did not end')
     finally:
         s.close()
@@ -166,10 +162,9 @@ def _neighbour(message, order):
         kind = int.from_bytes(message[at + 2:at + 4], order) & 0x3fff   # without the nested/byte-order bits
         if length < 4:
             break
-        value = message[at + 4:at + length]
-        if kind == 1 and len(value) == 16:
-            address = address_text(6, int.from_bytes(value, 'big'))
+        if kind == 1 and length == 20:
+            address = address_text(6, int.from_bytes(message[at + 4:at + 20], 'big'))
         elif kind == 2:
-            lladdr = bytes(value)
+            lladdr = message[at + 4:at + length]
         at += (length + 3) & ~3
     return address, lladdr, int.from_bytes(message[8:10], order)

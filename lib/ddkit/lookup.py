@@ -9,7 +9,7 @@ DOH_TYPES = {'A': 1, 'AAAA': 28}
 def current_ip(cfg):
     """Return (address, source, why-not): from the router's kernel (no request) or from ip_lookup_url."""
     kind, _, spec = cfg.ip_source.partition(':')
-    read = {'iface': from_iface, 'prefix': from_prefix, 'eui64': from_eui64, 'neigh': from_neighbour}
+    read = {'iface': from_iface, 'prefix': from_prefix, 'eui64': from_prefix, 'neigh': from_neighbour}
     text, source, why = read[kind](cfg, spec) if kind in read else from_url(cfg)
     if why:
         return None, source, why
@@ -30,31 +30,21 @@ def from_iface(cfg, name):
 
 
 def from_prefix(cfg, spec):
-    """A LAN host's address: the interface's global prefix and a fixed interface identifier."""
-    name, _, iid = spec.partition('/')
-    source = 'prefix of interface %s + interface id %s' % (name, iid)
-    return on_prefix(name, ipcheck.interface_id(iid), source)
-
-
-def from_eui64(cfg, spec):
-    """A LAN host's SLAAC address: the interface's global prefix and the EUI-64 of the host's MAC."""
-    name, _, mac = spec.partition('/')
-    return on_prefix(name, ipcheck.eui64(ipcheck.mac(mac)), 'prefix of interface %s + EUI-64 of %s' % (
-        name, mac))
-
-
-def on_prefix(name, iid, source):
-    """(address, source, why-not) of iid on the first stable global prefix of interface name it fits."""
+    """A LAN host's address: the interface's global prefix (the first it fits in), then a fixed
+    interface id (prefix:) or the EUI-64 of the host's MAC (eui64:, the SLAAC address)."""
     from ddkit import iface
+    name, _, arg = spec.partition('/')
+    fixed = cfg.ip_source.startswith('prefix:')
+    iid = ipcheck.interface_id(arg) if fixed else ipcheck.eui64(ipcheck.mac(arg))
+    source = 'prefix of interface %s + %s %s' % (name, 'interface id' if fixed else 'EUI-64 of', arg)
     found = iface.global_ipv6(name)
     for address in found:
         text = ipcheck.join(address.address, address.prefixlen, iid)
         if text:
             return text, source, None
-    if found:   # e.g. only a /128 (DHCPv6 IA_NA): no host part to put the identifier in
-        return '', source, 'interface %s has no global prefix long enough for the interface id (%s)' % (
-            name, ', '.join('%s/%d' % (a.address, a.prefixlen) for a in found))
-    return '', source, 'interface %s has no stable global IPv6 prefix' % name
+    # found but no room: e.g. only a /128 (DHCPv6 IA_NA), no host part to put the identifier in
+    held = ' the interface id fits in (%s)' % ', '.join('%s/%d' % (a.address, a.prefixlen) for a in found)
+    return '', source, 'interface %s has no stable global IPv6 prefix%s' % (name, held if found else '')
 
 
 def from_neighbour(cfg, spec):
@@ -67,16 +57,15 @@ def from_neighbour(cfg, spec):
     try:
         table = iface.neighbours(name)
     except OSError as e:
-        return '', source, 'interface %s: cannot read its IPv6 neighbours: %s' % (name, e.strerror or e)
-    own = [(address, state) for address, lladdr, state in table if lladdr == mac and state & iface.KNOWN]
+        return '', source, 'cannot read the IPv6 neighbour table of %s: %s' % (name, e.strerror or e)
+    own = [(address, state) for address, lladdr, state in table if lladdr == mac and state & iface.NUD_KNOWN]
     slaac = ipcheck.eui64(mac)
-    ranked = sorted((ipcheck.join(address, 64, slaac) != address, bool(state & iface.STALE), address)
+    ranked = sorted((ipcheck.join(address, 64, slaac) != address, bool(state & iface.NUD_STALE), address)
                     for address, state in own if ipcheck.valid_ip(address, 'AAAA')[0])
     if ranked:
         return ranked[0][2], source, None
-    return '', source, 'interface %s: the neighbour table lists %s' % (name, (
-        'no global IPv6 address of %s (only %s)' % (text, ', '.join(sorted(a for a, _ in own)))
-        if own else 'no reachable or stale entry of %s' % text))
+    return '', source, 'the IPv6 neighbour table of %s has no global address of %s%s' % (
+        name, text, ' (only %s)' % ', '.join(sorted(a for a, _ in own)) if own else '')
 
 
 def from_url(cfg):

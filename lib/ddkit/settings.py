@@ -107,41 +107,29 @@ def check_ip_source(value):
     from ddkit import ipcheck
     kind, _, spec = value.partition(':')
     name, slash, arg = spec.partition('/')
+    lan = kind in ('prefix', 'eui64', 'neigh')   # <interface>/<what>; iface: is the interface alone
     if value == 'url':
         return value
-    lan = kind in ('prefix', 'eui64', 'neigh')   # <interface>/<what>; iface: is the interface alone
-    if not (lan or kind == 'iface') or not _ifname(name) or bool(slash) != lan:
-        raise ValueError('must be "url", "iface:<interface>", "prefix:<interface>/<interface id>", '
-                         '"eui64:<interface>/<MAC>" or "neigh:<interface>/<MAC>"')
+    if not (lan or kind == 'iface') or bool(slash) != lan or not 0 < len(name) < 16 \
+            or name in ('.', '..') or any(not 32 < ord(c) < 127 or c in '/:' for c in name):
+        raise ValueError('must be url, iface:<interface>, prefix:<interface>/<interface id>, '
+                         'eui64:<interface>/<MAC> or neigh:<interface>/<MAC>')
     if not sys.platform.startswith('linux'):
         raise ValueError('%s: reads the Linux kernel\'s address tables; use "url" here' % kind)
-    if kind == 'prefix':
-        iid = ipcheck.interface_id(arg)
-        if iid is None:
-            raise ValueError('the interface id must be the host part written as an IPv6 address, not zero '
-                             'and under a /48, e.g. ::1a2b:3c4d:5e6f:7890')
-        return 'prefix:%s/%s' % (name, ipcheck.address_text(6, iid))
-    if lan:
-        mac = ipcheck.mac(arg)
-        if mac is None:
-            raise ValueError('%r is not a device\'s MAC address (six hex pairs, e.g. 00:16:3e:44:55:66)'
-                             % arg)
-        return '%s:%s/%s' % (kind, name, ipcheck.mac_text(mac))
-    return value
+    iid, mac = ipcheck.interface_id(arg), ipcheck.mac(arg)
+    if kind == 'prefix' and iid is None:
+        raise ValueError('the interface id is written as an IPv6 address, not zero and under a /48, '
+                         'e.g. ::1a2b:3c4d:5e6f:7890')
+    if kind in ('eui64', 'neigh') and mac is None:
+        raise ValueError('%r is not a device\'s MAC address, e.g. 00:16:3e:44:55:66' % arg)
+    return '%s:%s/%s' % (kind, name, ipcheck.mac_text(mac) if mac else ipcheck.address_text(6, iid)) \
+        if lan else value
 
 
 def check_source_type(ip_source, record_type):
     """The LAN sources give IPv6 addresses only: with an A record they are bad input."""
     if ip_source.partition(':')[0] in ('prefix', 'eui64', 'neigh') and record_type != 'AAAA':
-        raise UsageError('ip_source %s gives a LAN host\'s IPv6 address: it needs record_type AAAA (an IPv4 '
-                         'LAN host sits behind the router\'s NAT: its A record takes the WAN address, '
-                         'iface:<wan> or url)' % ip_source)
-
-
-def _ifname(name):
-    """A Linux interface name: 1-15 characters, no '/', ':' or white space, not '.' or '..'."""
-    return 0 < len(name) < 16 and name not in ('.', '..') and all(32 < ord(c) < 127 and c not in '/:'
-                                                                   for c in name)
+        raise UsageError('ip_source %s gives an IPv6 address: it needs record_type AAAA' % ip_source)
 
 
 def check_text(value):
