@@ -114,7 +114,6 @@ def ipv4_address(ifname):
         return None
 
 
-
 def neighbours(ifname):
     """The IPv6 neighbour table of ifname: [(address, MAC bytes, state)], from the kernel over netlink.
 
@@ -145,9 +144,11 @@ def neighbours(ifname):
                     raise OSError(code, os.strerror(code))
                 if length < 28 or at + length > len(data):   # 16 + the 12 bytes of an ndmsg
                     raise OSError('a malformed netlink answer')
+                # an RTM_NEWNEIGH (28) of AF_INET6 (10) on ifname, with an address
                 if kind == (28).to_bytes(2, order) and data[at + 16] == 10 and data[at + 20:at + 24] == index:
-                    found.append(_neighbour(data[at + 16:at + length], order))
-                at += (length + 3) & ~3   # RTM_NEWNEIGH of AF_INET6 on ifname taken above
+                    entry = _neighbour(data[at + 16:at + length], order)
+                    found += [entry] if entry[0] else []
+                at += (length + 3) & ~3
         raise OSError('the neighbour table did not end')
     finally:
         s.close()
