@@ -232,6 +232,21 @@ def test_neigh_without_a_global_entry_is_no_valid_ip_and_nothing_sent(lab, tmp_p
     assert IP_FILE not in os.listdir(tmp_path)
 
 
+def test_neigh_reads_a_full_table_in_several_netlink_answers(lab, tmp_path):
+    # a thousand neighbours (the kernel's gc_thresh3 is 1024) take several answers of a dump; the
+    # NAS's entry comes last
+    lan(lab, [LAN + '1/64'])
+    batch = tmp_path / 'neigh.batch'
+    batch.write_text(''.join('neigh replace %s%x lladdr 02:00:00:00:%02x:%02x dev br-lan nud stale\n'
+                             % (LAN, i, i >> 8, i & 255) for i in range(0x100, 0x100 + 1000))
+                     + 'neigh replace %sabcd lladdr %s dev br-lan nud stale\n' % (LAN, NAS_MAC))
+    lab.in_host(['ip', '-batch', str(batch)])
+    batch.unlink()
+    done = run(lab, tmp_path, 'neigh:br-lan/' + NAS_MAC, LAN + 'abcd')
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert 'IP has not changed: %sabcd' % LAN in done.stdout
+
+
 def test_neigh_on_a_missing_interface_says_so(lab, tmp_path):
     done = run(lab, tmp_path, 'neigh:nosuch0/' + NAS_MAC)
     assert done.returncode == 0, done.stdout + done.stderr
