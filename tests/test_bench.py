@@ -90,6 +90,24 @@ def test_unchanged_iface_path_loads_no_http_json_or_ipaddress(netns, box, tmp_pa
     assert [s.calls() for s in box.servers] == [[] for _ in box.servers]  # and no request at all
 
 
+@pytest.mark.parametrize('source, address', [('prefix:%s/%s' % (bench.IFACE, bench.LAN_ID), bench.LAN_V6),
+                                             ('neigh:%s/%s' % (bench.IFACE, bench.LAN_MAC), bench.NEIGH_V6)])
+@pytest.mark.parametrize('tool', UPDATERS)
+def test_unchanged_lan_host_path_loads_no_http_json_or_ipaddress(netns, box, tmp_path, tool, source, address):
+    env = env_for(box, tool, tmp_path / 'state', DDNS_RECORD_TYPE='AAAA', DDNS_IP_SOURCE=source)
+    os.makedirs(env['DDNS_STATE_DIR'])
+    with open(ip_file(tool, env['DDNS_STATE_DIR'], env['DDNS_RECORD_NAME'], 'AAAA'), 'w') as f:
+        f.write(address + '\n')
+    done = run_tool(tool, env=env, prefix=netns.wrap([]), flags=['-X', 'importtime'])
+    assert done.returncode == 0 and 'IP has not changed: %s' % address in done.stdout, done.stdout + done.stderr
+    modules = imported(done)
+    assert 'ddkit.iface' in modules
+    assert not NO_REQUEST_FORBIDDEN & set(modules), sorted(NO_REQUEST_FORBIDDEN & set(modules))
+    # the prefix comes from /proc alone; the neighbour table over a netlink socket, nothing more
+    assert '_socket' not in modules if source.startswith('prefix') else {'_socket', 'fcntl'} <= set(modules)
+    assert [s.calls() for s in box.servers] == [[] for _ in box.servers]
+
+
 @pytest.mark.parametrize('tool', UPDATERS)
 def test_unchanged_records_of_an_all_run_load_what_one_record_loads(netns, box, tmp_path, tool):
     """--all over the UCI sections (issue 14): the same cheap path, plus the UCI and records modules."""
@@ -148,7 +166,7 @@ def test_bench_smoke_round_measures_every_built_path(tmp_path):
         assert row['errors'] == [], (name, row['errors'])
         assert row['wall'] > 0 and row['rss'] > 0, name
         calls = set(tuple(c) for c in row['requests'])
-        if 'unchanged, iface' in name or 'records, iface' in name:
+        if any('unchanged, %s' % kind in name for kind in ('iface', 'prefix', 'neigh')) or 'records, iface' in name:
             assert calls == {()}, (name, calls)
         elif 'unchanged, url' in name or name.startswith(('ddclient', 'sh + curl')):
             assert calls == {('lookup',)}, (name, calls)

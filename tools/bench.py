@@ -32,6 +32,10 @@ ISOLATED = ['-I', '-S']              # how the project starts the tools (issue 1
 GNU_TIME = '/usr/bin/time'
 IFACE = 'bench0'                      # inside the namespace
 IFACE_V4, IFACE_V6 = '81.2.69.2', '240e::2'
+# a LAN host behind IFACE: by a fixed interface id on its prefix, and in its neighbour table (its
+# SLAAC address and another one, both stale: as the kernel keeps a host it has not heard from lately)
+LAN_ID, LAN_MAC = '::1a2b:3c4d:5e6f:7890', '00:16:3e:44:55:66'
+LAN_V6, NEIGH_V6, NEIGH_OTHER = '240e::1a2b:3c4d:5e6f:7890', '240e::216:3eff:fe44:5566', '240e::5'
 SEEN, SEEN_NEXT = '81.2.69.10', '81.2.69.11'   # what the loopback lookup answers
 MiB = 1024.0
 KB = 1000                            # size budgets in the stricter reading: 64 KB = 64,000 bytes
@@ -43,7 +47,8 @@ BEGIN, END = '<!-- bench: begin -->', '<!-- bench: end -->'
 
 # --- the network namespace -------------------------------------------------------------------------
 class Netns:
-    """A throw-away network namespace with lo up and IFACE holding IFACE_V4/24 and IFACE_V6/64."""
+    """A throw-away network namespace with lo up and IFACE holding IFACE_V4/24 and IFACE_V6/64, and
+    the LAN host's neighbour entries."""
 
     def __init__(self, name=None):
         self.name = name or 'ddkb%d' % os.getpid()
@@ -66,6 +71,8 @@ class Netns:
                  ['ip', '-n', n, 'link', 'set', 'lo', 'up'],
                  ['ip', '-n', n, 'link', 'set', 'bench1', 'up'],
                  ['ip', '-n', n, 'link', 'set', IFACE, 'up']]
+        steps += [['ip', '-n', n, '-6', 'neigh', 'replace', address, 'lladdr', LAN_MAC, 'dev', IFACE, 'nud',
+                   'stale'] for address in (NEIGH_OTHER, NEIGH_V6)]
         try:
             for step in steps:
                 subprocess.run(step, check=True, capture_output=True)
@@ -309,20 +316,25 @@ class Bench:
         cmd, why = self.tool(tool, variant, isolated)
         if cmd and self.settings(tool, self.tmp) is None:
             cmd, why = None, 'not built yet (tests/sandbox.py has no env_%s)' % tool[-1]
-        specs = [('iface', 'A'), ('iface', 'AAAA'), ('url', 'A')] + ([('notify', 'A')] if not isolated else []) \
+        specs = [('iface', 'A'), ('iface', 'AAAA'), ('prefix', 'AAAA'), ('neigh', 'AAAA'), ('url', 'A')] \
+            + ([('notify', 'A')] if not isolated else []) \
             + ([('changed', 'A')] if variant != 'installed' and not isolated else [])
         for kind, rtype in specs:
             name = {'iface': '%s unchanged, iface %s' % (label, 'IPv4' if rtype == 'A' else 'IPv6'),
+                    'prefix': '%s unchanged, prefix IPv6 (LAN host)' % label,
+                    'neigh': '%s unchanged, neigh IPv6 (LAN host)' % label,
                     'url': '%s unchanged, url' % label,
                     'notify': '%s unchanged + on_change + healthcheck_url (url)' % label,
                     'changed': '%s changed, ids%s cached' % (label, ' and token' if label == 'B' else '')}[kind]
-            path = Path(name + suffix, budget=(kind, label, variant))
+            # the LAN sources read the kernel as iface: does, so they are held to its budget
+            local = kind in ('iface', 'prefix', 'neigh')
+            path = Path(name + suffix, budget=('iface' if local else kind, label, variant))
             path.isolated = isolated
             self.paths.append(path)
             if cmd is None:
                 path.missing = why
                 continue
-            if kind == 'iface' and not self.iface_ok:
+            if local and not self.iface_ok:
                 path.missing = 'skipped: %s' % self.why_no_iface
                 continue
             state = self.state('%s-%s-%s-%s%s' % (tool, variant, kind, rtype, '-is' if isolated else ''))
@@ -332,10 +344,12 @@ class Bench:
             record = '%s-%s-%s-%s%s.%s' % (label, variant, kind, rtype, '-is' if isolated else '',
                                           env['DDNS_ZONE_NAME'])
             env.update({'DDNS_RECORD_TYPE': rtype, 'DDNS_RECORD_NAME': record.lower()})
-            if kind == 'iface':
-                env['DDNS_IP_SOURCE'] = 'iface:' + IFACE
-                path.seed = {(record.lower(), rtype): [IFACE_V4 if rtype == 'A' else IFACE_V6]}
-                path.expect = 'IP has not changed'
+            if local:
+                env['DDNS_IP_SOURCE'] = {'iface': 'iface:' + IFACE, 'prefix': 'prefix:%s/%s' % (
+                    IFACE, LAN_ID), 'neigh': 'neigh:%s/%s' % (IFACE, LAN_MAC)}[kind]
+                held = {'iface': IFACE_V4 if rtype == 'A' else IFACE_V6, 'prefix': LAN_V6, 'neigh': NEIGH_V6}
+                path.seed = {(record.lower(), rtype): [held[kind]]}
+                path.expect = 'IP has not changed: %s' % held[kind]
             elif kind in ('url', 'notify'):
                 path.before = self.lookup_answer(SEEN)
                 path.seed = {(record.lower(), 'A'): [SEEN]}

@@ -258,6 +258,13 @@ def handshake(url, cfg, ssl):
 
 def ip_fix(cfg, why):
     """The fix for a rejected current IP, from the reason ddkit.ipcheck or ddkit.lookup gave."""
+    kind, _, spec = cfg.ip_source.partition(':')
+    name = spec.partition('/')[0]
+    if kind == 'neigh':
+        return ('check the MAC and ip -6 neigh show dev %s: a device is listed once it speaks IPv6 through '
+                'the router; or give it a fixed interface id and use prefix:%s/<id>' % (name, name))
+    if kind in ('prefix', 'eui64'):
+        return 'name the LAN interface that holds the delegated prefix (ip -6 addr show dev %s)' % name
     if why.startswith('interface'):
         return ('check the interface name (ip addr), that it is up and holds a global address; or use '
                 'ip_source=url')

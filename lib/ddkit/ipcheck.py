@@ -68,6 +68,42 @@ def ipv6(text):
     return address_text(6, number) if version == 6 else None
 
 
+def interface_id(text):
+    """A LAN host's interface identifier written as an IPv6 address (::1a2b:3c4d:5e6f:7890), as an
+    integer; None unless it is one, not zero, and fits the host part of a /48 (a site's shortest)."""
+    version, number = _parse(text.strip()) if ':' in text else (None, None)
+    return number if version == 6 and 0 < number < 1 << 80 else None
+
+
+def mac(text):
+    """A device's MAC address (six hex pairs split by ':' or '-') as 6 bytes; None for anything else,
+    a group (multicast) address included."""
+    parts = text.replace('-', ':').split(':')
+    if len(parts) != 6 or any(len(p) != 2 or not HEX_DIGITS.issuperset(p) for p in parts):
+        return None
+    found = bytes(int(p, 16) for p in parts)
+    return found if not found[0] & 1 else None
+
+
+def mac_text(found):
+    """The lower-case colon form of a MAC address (6 bytes)."""
+    return ':'.join(HEX[b >> 4] + HEX[b & 15] for b in found)
+
+
+def eui64(found):
+    """The modified EUI-64 interface identifier of a MAC (RFC 4291 appendix A): ff:fe in the middle,
+    the universal/local bit inverted; what SLAAC makes of it."""
+    return int.from_bytes(bytes([found[0] ^ 2]) + found[1:3] + b'\xff\xfe' + found[3:], 'big')
+
+
+def join(address, prefixlen, iid):
+    """The address of the first prefixlen bits of address followed by interface identifier iid, or
+    None when iid does not fit in the host part (the prefix length is the address's own)."""
+    if not 0 <= prefixlen <= 128 or iid >> (128 - prefixlen):
+        return None
+    return address_text(6, _parse6(address) >> (128 - prefixlen) << (128 - prefixlen) | iid)
+
+
 def _parse(text):
     """(4 or 6, the address as an integer), or (None, None) when text is not one address."""
     number = _parse6(text) if ':' in text else _parse4(text)

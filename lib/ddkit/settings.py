@@ -104,11 +104,34 @@ def check_timeout(value):
 
 
 def check_ip_source(value):
-    if value != 'url' and not (value.startswith('iface:') and len(value) > 6 and '/' not in value):
-        raise ValueError('must be "url" or "iface:<interface name>"')
-    if value != 'url' and not sys.platform.startswith('linux'):
-        raise ValueError('iface:<name> reads the Linux kernel\'s address tables; use "url" here')
-    return value
+    """url, iface:<name>, or a LAN host's IPv6 address: prefix:<iface>/<interface id>,
+    eui64:<iface>/<mac>, neigh:<iface>/<mac>; returned with the MAC and the id in canonical form."""
+    from ddkit import ipcheck
+    kind, _, spec = value.partition(':')
+    name, slash, arg = spec.partition('/')
+    lan = kind in ('prefix', 'eui64', 'neigh')   # <interface>/<what>; iface: is the interface alone
+    if value == 'url':
+        return value
+    if not (lan or kind == 'iface') or bool(slash) != lan or not 0 < len(name) < 16 \
+            or name in ('.', '..') or any(not 32 < ord(c) < 127 or c in '/:' for c in name):
+        raise ValueError('must be url, iface:<interface>, prefix:<interface>/<interface id>, '
+                         'eui64:<interface>/<MAC> or neigh:<interface>/<MAC>')
+    if not sys.platform.startswith('linux'):
+        raise ValueError('%s: reads the Linux kernel\'s address tables; use "url" here' % kind)
+    iid, mac = ipcheck.interface_id(arg), ipcheck.mac(arg)
+    if kind == 'prefix' and iid is None:
+        raise ValueError('the interface id is written as an IPv6 address, not zero and under a /48, '
+                         'e.g. ::1a2b:3c4d:5e6f:7890')
+    if kind in ('eui64', 'neigh') and mac is None:
+        raise ValueError('%r is not a device\'s MAC address, e.g. 00:16:3e:44:55:66' % arg)
+    return '%s:%s/%s' % (kind, name, ipcheck.mac_text(mac) if mac else ipcheck.address_text(6, iid)) \
+        if lan else value
+
+
+def check_source_type(ip_source, record_type):
+    """The LAN sources give IPv6 addresses only: with an A record they are bad input."""
+    if ip_source.partition(':')[0] in ('prefix', 'eui64', 'neigh') and record_type != 'AAAA':
+        raise UsageError('ip_source %s gives an IPv6 address: it needs record_type AAAA' % ip_source)
 
 
 def check_command(value):

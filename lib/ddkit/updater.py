@@ -17,7 +17,8 @@ COMMON = [
             check=settings.check_url),
     Setting('ip_lookup_url', help='public IP lookup (default https://ipv4.icanhazip.com for A, '
             'https://ipv6.icanhazip.com for AAAA)', check=settings.check_url),
-    Setting('ip_source', 'url', help='"url" asks ip_lookup_url; "iface:<name>" reads the interface',
+    Setting('ip_source', 'url', help='"url" asks ip_lookup_url; "iface:<name>" reads the interface; a LAN '
+            'host (AAAA): "prefix:<iface>/<interface id>", "eui64:<iface>/<MAC>", "neigh:<iface>/<MAC>"',
             check=settings.check_ip_source),
     Setting('state_dir', help='directory of the state files (default: your home directory)',
             check=settings.check_path),
@@ -59,6 +60,8 @@ def start(argv, tool, summary, provider_settings, required, files, each=None):
         # --check reports every missing setting itself, as FAIL lines (ddkit.check)
         cfg = settings.load(argv, table, SWITCHES, required=() if '--check' in argv else required,
                             uci_name=tool)
+        if cfg is not None:
+            settings.check_source_type(cfg.ip_source, cfg.record_type)
     except UsageError as e:
         print('%s: %s' % (tool, e), file=sys.stderr)
         return e.exit_status
