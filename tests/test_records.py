@@ -184,6 +184,20 @@ def test_a_bad_section_fails_alone_with_exit_2(box, dual, tmp_path):
     assert box.provider_a.records[rid]['content'] == NEW6
 
 
+def test_a_lan_source_on_an_a_record_fails_its_section_alone_with_exit_2(box, dual, tmp_path):
+    """prefix:, eui64: and neigh: give IPv6 only: an A record of such a section is bad input there."""
+    rid = box.provider_a.add_record(box.zone_a, NAS, 'AAAA', OLD6)
+    previous(box, NAS, aaaa=OLD6)
+    config = uci_file(tmp_path / 'updater_a', defaults_a(box, tmp_path, dual), [
+        ('lan', {'enabled': '1', 'record_name': RECORD, 'record_type': 'A AAAA',
+                 'ip_source': 'prefix:lo/::1'}),
+        ('nas', {'enabled': '1', 'record_name': NAS, 'record_type': 'AAAA'})])
+    done = run('updater_a', dual, ['--all'], env={'DDNS_UCI_FILE': config})
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith('updater_a: record lan: ip_source prefix:lo/::1 gives an IPv6 address')
+    assert box.provider_a.records[rid]['content'] == NEW6
+
+
 @pytest.mark.parametrize('args, says', [
     (['--all', '--uci', 'home'], 'give --all (every enabled record) or --uci SECTION, not both'),
     (['--all'], 'no enabled updater_a section in'),

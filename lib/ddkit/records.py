@@ -24,6 +24,7 @@ def run_all(argv, tool, table, required, files, each):
         try:
             cfg = settings.load(args, table, updater.SWITCHES, required=() if '--check' in args else required,
                                 uci_name=tool, **load())
+            settings.check_source_type(cfg.ip_source, cfg.record_type)
         except UsageError as e:
             print('%s: record %s: %s' % (tool, label, e), file=sys.stderr)
             outcomes.append((label, e.exit_status))
