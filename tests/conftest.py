@@ -87,3 +87,18 @@ def tls_box(ca, tmp_path):
     ca.cert_pem.write_to_path(sandbox.ca_file)
     yield sandbox
     sandbox.stop()
+
+
+@pytest.fixture
+def lab(request):
+    """A host and a server network namespace (tests/netns.py), with the IPv6 lookup server started
+    unless the test module sets LOOKUP = False."""
+    import netns
+    netns.require()
+    built = netns.Lab()
+    try:
+        if getattr(request.module, 'LOOKUP', True):
+            built.start_lookup()
+        yield built
+    finally:
+        built.close()

@@ -23,17 +23,6 @@ if REASON and os.environ.get('CI') != 'true':
 
 
 @pytest.fixture
-def lab():
-    netns.require()
-    built = netns.Lab()
-    try:
-        built.start_lookup()
-        yield built
-    finally:
-        built.close()
-
-
-@pytest.fixture
 def lan(lab):
     """The usual LAN host: one interface holding one address of each operator."""
     lab.link('eth0', [CT, CM, CU], route=True)

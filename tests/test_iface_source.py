@@ -8,20 +8,12 @@ import os
 
 import pytest
 
-import netns
 from conftest import RECORD, run_tool
 
 STABLE = '2408:1::7'
 
 
-@pytest.fixture
-def lab():
-    netns.require()
-    built = netns.Lab()
-    try:
-        yield built
-    finally:
-        built.close()
+LOOKUP = False   # the lab fixture (conftest.py) starts no lookup server
 
 
 def updater_env(tool, state):

@@ -78,14 +78,7 @@ def test_bad_lan_source_is_one_line_exit_2_and_nothing_written(tmp_path, tool, s
 
 
 # --- on a real kernel ----------------------------------------------------------------------------
-@pytest.fixture
-def lab():
-    netns.require()
-    built = netns.Lab()
-    try:
-        yield built
-    finally:
-        built.close()
+LOOKUP = False   # the lab fixture (conftest.py) starts no lookup server
 
 
 def lan(lab, addresses, mac=NAS_MAC):

@@ -88,3 +88,12 @@ class Place:
 
     def close(self):
         shutil.rmtree(self.base, ignore_errors=True)
+
+
+@pytest.fixture
+def place():
+    """A state directory the attacker can plant things in (Place), removed after the test."""
+    require_root()
+    made = Place()
+    yield made
+    made.close()

@@ -9,16 +9,8 @@ import sys
 
 import pytest
 
-from attacker import Place, require_root
+from attacker import place  # noqa: F401  (the fixture)
 from conftest import ROOT, run_tool
-
-
-@pytest.fixture
-def place():
-    require_root()
-    made = Place()
-    yield made
-    made.close()
 
 
 @pytest.fixture(scope='module')

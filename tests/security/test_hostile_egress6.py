@@ -13,7 +13,6 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-import netns  # noqa: E402
 from conftest import ROOT, run_tool  # noqa: E402
 from fakes.helpers import IpLookup  # noqa: E402
 
@@ -32,17 +31,6 @@ def clean(done):
 
 
 # --- egress6 (Linux): network namespaces ----------------------------------------------------------
-
-@pytest.fixture
-def lab():
-    netns.require()
-    built = netns.Lab()
-    try:
-        built.start_lookup()
-        yield built
-    finally:
-        built.close()
-
 
 def egress6(lab, *args, lookups=('/json',)):
     argv = list(args)

@@ -8,19 +8,11 @@ import stat
 
 import pytest
 
-from attacker import Place, as_user, require_root
+from attacker import as_user, place  # noqa: F401  (place: the fixture)
 from faultkit import NEW, OLD, make_rig
 
 LOG_MAX = 64 * 1024   # ddkit.log: past it, the log is trimmed (copied) to its newest part
 TAIL = 'ROOT-ONLY-TAIL'
-
-
-@pytest.fixture
-def place():
-    require_root()
-    made = Place()
-    yield made
-    made.close()
 
 
 @pytest.fixture(params=['A', 'B'])
