@@ -14,8 +14,11 @@ pytestmark = pytest.mark.skipif(not shutil.which('make'), reason='GNU make is no
 
 
 def make(*args, env=None):
+    """make as a user runs it: not as a sub-make of `make test` (MAKEFLAGS, MAKELEVEL would add its
+    "Entering directory" lines and flags)."""
+    base = {k: v for k, v in os.environ.items() if k not in ('MAKEFLAGS', 'MAKELEVEL', 'MFLAGS')}
     return subprocess.run(['make'] + list(args), cwd=ROOT, capture_output=True, text=True,
-                          env=dict(os.environ, **(env or {})))
+                          env=dict(base, **(env or {})))
 
 
 def test_make_alone_lists_the_targets_and_builds_nothing():
