@@ -167,6 +167,22 @@ def test_hook_through_a_link_runs_and_one_of_another_user_does_not(tmp_path):
     assert 'notify not run: link %s is owned by another user' % link in (tmp_path / 'run.log').read_text()
 
 
+def test_hook_below_a_directory_others_can_change_is_not_run(tmp_path):
+    """Whoever can write a directory above the hook can swap the folder it is in: every one counts."""
+    loose = tmp_path / 'loose'
+    loose.mkdir()
+    os.chmod(str(loose), 0o777)   # not sticky: anyone may rename what is in it
+    folder = loose / 'hooks'
+    folder.mkdir(mode=0o755)
+    script = folder / 'hook.sh'
+    script.write_text(HOOK)
+    os.chmod(str(script), 0o755)
+    log = Log(str(tmp_path / 'run.log'), quiet=True)
+    assert notify.run_hook(log, 'updater_a', str(script), {'outcome': 'updated'}) is None
+    assert told(script) == {}
+    assert 'hook.sh not run: directory %s (owner uid' % loose in (tmp_path / 'run.log').read_text()
+
+
 def test_missing_hook_program_is_logged(tmp_path):
     log = Log(str(tmp_path / 'run.log'), quiet=True)
     for command, why in ((str(tmp_path / 'nosuch.sh'), 'no such file'),

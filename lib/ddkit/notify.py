@@ -118,25 +118,25 @@ def program(word):
 
 
 def untrusted(path):
-    """Why the hook program could have been made or changed by another user (run as root), or None.
-
-    Checked: the path as given (a link too), the file it leads to, and both their directories."""
+    """Why another user could have made or changed the hook program (run as root), or None: the path
+    as given (a link too), the file it leads to, and every directory above both (state.untrusted)."""
     if os.name != 'posix':
         return None
+    from ddkit import state
     real = os.path.realpath(path)
-    checks = [('directory', os.path.dirname(path)), ('program', real), ('directory', os.path.dirname(real))]
-    if real != path:
-        checks.insert(0, ('link', path))
-    for what, where in checks:
+    for what, where in ([('link', path)] if real != path else []) + [('program', real)]:
         try:
-            st = os.lstat(where) if what == 'link' else os.stat(where)
+            st = os.lstat(where)
         except OSError as e:
             return 'cannot read %s: %s' % (where, e.strerror)
-        # a link's own mode means nothing (always 0777); a sticky directory keeps others' hands off
-        loose = st.st_mode & 0o022 and what != 'link' and not (what == 'directory' and st.st_mode & 0o1000)
-        if st.st_uid not in (0, os.geteuid()) or loose:
-            return ('%s %s is owned by another user or writable by others (mode %o): make it root\'s '
-                    'and not group/world-writable' % (what, where, st.st_mode & 0o7777))
+        # a link's own mode means nothing (always 0777)
+        if st.st_uid not in (0, os.geteuid()) or what == 'program' and st.st_mode & 0o022:
+            return ('%s %s is owned by another user or writable by others (mode %o): make it root\'s and '
+                    'not group/world-writable' % (what, where, st.st_mode & 0o7777))
+    for directory in (os.path.dirname(path), os.path.dirname(real)):
+        found = state.untrusted(directory)
+        if found:
+            return 'directory %s; fix: %s' % found
     return None
 
 
