@@ -287,6 +287,28 @@ def test_hotplug_runs_every_record_that_depends_on_the_event_in_one_process(root
     assert open(started).read().splitlines() == ['--uci nas --uci @updater_a[1] --uci cam --quiet']
 
 
+def test_hotplug_and_init_read_config_defaults_as_the_tool_does(root, tmp_path):
+    """Options of `config defaults` hold for every section that does not set them (ddkit.uci.record):
+    the device an inherited ip_source reads binds the section; an inherited interval paces the loop."""
+    started = str(tmp_path / 'started')
+    tool = root / 'usr' / 'bin' / 'updater_a'
+    tool.write_text('#!/bin/sh\necho "$@" >> %s\n' % started)
+    (root / 'etc' / 'config' / 'updater_a').write_text(
+        "config defaults\n\toption ip_source 'iface:pppoe-wan'\n\toption interval '300'\n"
+        "config updater_a 'router'\n\toption enabled '1'\n"
+        "config updater_a 'nas'\n\toption enabled '1'\n\toption ip_source 'prefix:br-lan/::1'\n"
+        "\toption interval '900'\n")
+    env = environment(root, 'updater_a')
+    enable(root, 'updater_a', env)
+    done = hotplug(root, 'updater_a', env, ACTION='ifup', INTERFACE='wan', DEVICE='pppoe-wan')
+    assert done.returncode == 0 and done.stdout == '' and done.stderr == ''
+    until(lambda: os.path.exists(started), 'the background run')
+    assert open(started).read().splitlines() == ['--uci router --quiet']
+    assert init(root, 'updater_a', 'start', env).returncode == 0
+    found = instances(records(str(root / 'standin.log')))
+    assert [calls[0][-1] for calls in found.values()] == ['300']
+
+
 def test_hotplug_updates_several_bound_records_for_real(root, box, tmp_path):
     other = 'www.example.com'
     for name in (RECORD, other):
