@@ -104,6 +104,54 @@ def test_a_file_not_utf8_is_one_line(tmp_path):
         uci.read(str(path))
 
 
+def test_an_anonymous_section_answers_to_the_id_uci_gives_it(tmp_path):
+    """`uci -X show` and LuCI name anonymous sections cfg<counter><hash of the type> (list.c
+    uci_fixup_section); system.cfg01e48a is the first section of every OpenWrt's /etc/config/system."""
+    assert uci.anonymous_id(1, 'system') == 'cfg01e48a'
+    path = tmp_path / 'updater_a'
+    path.write_text("config updater_a\n\toption n '0'\nconfig updater_a 'x'\n"
+                    "config updater_a\n\toption n '2'\n")
+    assert uci.section(str(path), uci.anonymous_id(3, 'updater_a')) == {'n': '2'}
+    assert uci.section(str(path), uci.anonymous_id(1, 'updater_a')) == {'n': '0'}
+    with pytest.raises(UsageError, match='@<type>'):   # the second section is named x
+        uci.section(str(path), uci.anonymous_id(2, 'updater_a'))
+
+
+def test_the_counter_of_an_id_goes_past_ff(tmp_path):
+    """%02x is two digits at least: the 257th section is cfg101<hash>, as `uci -X show` prints it."""
+    path = tmp_path / 'updater_a'
+    path.write_text("config t\n\toption n '%d'\n" * 257 % tuple(range(257))
+                    + "config t cfg101b619\n\toption m 'x'\n")
+    assert uci.anonymous_id(257, 't') == 'cfg101b619'
+    assert uci.section(str(path), 'cfg101b619') == {'n': '256', 'm': 'x'}
+    assert len(uci.read(str(path))) == 257
+
+
+@pytest.mark.parametrize('ref', ['cfg1e13a', 'cfg001e13a', 'cfg0x1e13a', 'cfg 1e13a', 'cfg01E13A',
+                                 'CFG01e13a', 'cfg00e13a', 'cfg05e13a', 'cfg01e13', 'cfg', 'cfg01b619'])
+def test_an_id_libuci_would_not_make_is_no_section(tmp_path, ref):
+    path = tmp_path / 'updater_a'
+    path.write_text(INDEXED)
+    with pytest.raises(UsageError, match='no section'):
+        uci.section(str(path), ref)
+
+
+def test_a_run_without_a_cfg_id_hashes_nothing(sample, monkeypatch):
+    """The ids cost nothing unless a name looks like one: the counter in it picks the one section to hash."""
+    def never(count, kind):
+        raise AssertionError('hashed %s' % kind)
+    monkeypatch.setattr(uci, 'anonymous_id', never)
+    assert uci.section(sample, 'home')['record_type'] == 'AAAA'
+    assert uci.section(sample, '@updater_a[1]')['zone_name'] == 'second.example'
+    assert [ref for ref, _ in uci.enabled(sample, 'updater_a')] == ['home']
+    # a name that looks like an id hashes only when its counter points at an anonymous section
+    assert uci.anonymous(uci.read(sample), 'cfg09e13a') is None and uci.anonymous([], 'cfg01e13a') is None
+    assert uci.anonymous(uci.read(sample), 'cfg01e13a') is None   # the first section is named home
+    with open(sample, 'a') as f:
+        f.write("config updater_a 'cfg0ae13a'\nconfig updater_a cfgwxyz\n")
+    assert [name for _, name, _ in uci.read(sample)][-2:] == ['cfg0ae13a', 'cfgwxyz']
+
+
 def test_read_sections_options_and_lists(sample):
     sections = uci.read(sample)
     assert [(kind, name) for kind, name, _ in sections] == [('updater_a', 'home'), ('updater_a', None),
@@ -153,11 +201,21 @@ def test_index_out_of_range_or_malformed_is_no_section(tmp_path, ref):
         uci.section(str(path), ref)
 
 
-def test_uci_id_of_an_anonymous_section_says_how_to_name_it(tmp_path):
-    """`uci show` prints an anonymous section as cfgXXXXXX, an id libuci makes up as it loads the file."""
+def test_uci_id_of_an_anonymous_section_reads_it_or_says_how_to_name_it(tmp_path):
+    """`uci -X show` prints an anonymous section as cfgXXXXXX, an id libuci makes up as it loads the file;
+    an id from another version of the file names the ids of this one and their @type[n] forms."""
     path = tmp_path / 'updater_a'
     path.write_text(INDEXED)
-    with pytest.raises(UsageError, match=r'no section cfg01e13a .*@<type>\[<n>\]'):
+    assert uci.section(str(path), 'cfg01e13a') == {'n': '0'}
+    assert uci.section(str(path), uci.anonymous_id(3, 'other')) == {'n': 'other'}
+    assert uci.section(str(path), 'cfg04e13a') == {'n': '2'}   # `config updater_a ''` is anonymous too
+    with pytest.raises(UsageError) as e:
+        uci.section(str(path), 'cfg09e13a')
+    assert re.search(r'no section cfg09e13a in UCI file \S+; anonymous sections: '
+                     r'cfg01e13a = @updater_a\[0\], %s = @other\[0\], cfg04e13a = @updater_a\[2\] '
+                     r'\(.*@<type>\[<n>\]' % uci.anonymous_id(3, 'other'), str(e.value)), str(e.value)
+    path.write_text("config updater_a 'home'\n")
+    with pytest.raises(UsageError, match=r'no section cfg01e13a .*; it has no anonymous section \(.*@<type>'):
         uci.section(str(path), 'cfg01e13a')
 
 
@@ -231,19 +289,30 @@ def test_an_empty_or_valueless_option_takes_the_default_and_a_list_is_refused(tm
         load(['--uci', 'home'], {'DDNS_UCI_FILE': str(path)})
 
 
+def test_a_cfg_id_takes_the_defaults_as_a_name_does(tmp_path):
+    """`--uci cfgXXXXXX` is one more way to name a record section: `config defaults` still applies."""
+    path = tmp_path / 'updater_a'
+    path.write_text("config defaults\n\toption zone_name 'example.com'\n"
+                    "config updater_a\n\toption record_name 'nas.example.com'\n")
+    cfg = load(['--uci', uci.anonymous_id(2, 'updater_a')], {'DDNS_UCI_FILE': str(path)})
+    assert (cfg.zone_name, cfg.record_name) == ('example.com', 'nas.example.com')
+
+
 def test_default_file_is_etc_config_of_the_tool(tmp_path):
     with pytest.raises(UsageError, match='/etc/config/updater_a'):
         load(['--uci', 'home'], {})
 
 
-def test_updater_runs_from_a_uci_section_without_a_uci_binary(box, tmp_path):
+@pytest.mark.parametrize('head, ref', [("config updater_a 'home'\n", '@updater_a[0]'),
+                                       ("config other 'x'\nconfig updater_a\n", 'cfg02e13a')])
+def test_updater_runs_from_a_uci_section_without_a_uci_binary(box, tmp_path, head, ref):
+    """By index, or by the id `uci -X show` and LuCI give an anonymous section."""
     box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
     box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
     env = box.env_a(str(tmp_path / 'state'))
     path = tmp_path / 'updater_a'
-    path.write_text("config updater_a 'home'\n" + ''.join(
-        "\toption %s %s\n" % (k[5:].lower(), quoted(v)) for k, v in env.items()))
-    done = run_tool('updater_a', ['--uci', '@updater_a[0]'],
+    path.write_text(head + ''.join("\toption %s %s\n" % (k[5:].lower(), quoted(v)) for k, v in env.items()))
+    done = run_tool('updater_a', ['--uci', ref],
                     env={'DDNS_UCI_FILE': str(path), 'PATH': '/nonexistent'})
     assert done.returncode == 0, done.stdout + done.stderr
     assert 'IP has been updated to: 81.2.69.10' in done.stdout
@@ -251,6 +320,7 @@ def test_updater_runs_from_a_uci_section_without_a_uci_binary(box, tmp_path):
 
 @pytest.mark.parametrize('args, message', [
     (['--uci', 'nosuch'], 'no section nosuch'),
+    (['--uci', 'cfg01e13a'], 'no section cfg01e13a'),
     (['--uci'], '--uci needs a section name'),
 ])
 def test_bad_uci_use_is_one_line_and_exit_2(tmp_path, args, message):

@@ -25,6 +25,27 @@ def valid(text, name, package=False):
     return text != ''
 
 
+def anonymous_id(count, kind):
+    """The id libuci makes up for the count-th section of a file (from 1) when it has no name: cfg,
+    the counter as %02x, djbhash of the type as %04x (list.c uci_add_section -> uci_fixup_section,
+    called before the section has options, so only the type is hashed)."""
+    h = 5381
+    for c in kind:   # a type is visible ASCII: C's signed or unsigned char adds the same
+        h = (h * 33 + ord(c)) & 0xFFFFFFFF
+    return 'cfg%02x%04x' % (count, (h & 0x7FFFFFFF) % 65536)
+
+
+def anonymous(sections, ref):
+    """The anonymous section libuci calls ref (cfgXXXXXX), or None. The counter in the id picks the one
+    section it can be, so a lookup hashes one type at most."""
+    try:
+        count = int(ref[3:-4], 16) if ref[:3] == 'cfg' else 0
+    except ValueError:   # int() takes more than %02x makes ('0x1', ' 1'): the comparison below drops those
+        return None
+    found = sections[count - 1] if 1 <= count <= len(sections) else None
+    return found if found and found[1] is None and anonymous_id(count, found[0]) == ref else None
+
+
 class Parser:
     """libuci's parser (file.c), step for step: one buffer per statement, where words are unquoted in
     place, lines are appended for quotes and backslashes that run on, and a word cut short by `;` or
@@ -154,9 +175,11 @@ class Parser:
         name = self.next_arg(False, True)
         self.end()
         section = self.names.get(name)
+        if not section and name[:3] == 'cfg':   # libuci looks the name up among the ids it made up too
+            section = anonymous(self.sections, name)
         if section and section[0] != kind:
             raise Refused('section %s has type %s above' % (name, section[0]))
-        if not section:   # (libuci names an anonymous one too, cfg<n><hash>: docs/uci.md)
+        if not section:
             section = self.names[name or len(self.sections)] = (kind, name or None, {})
             self.sections.append(section)
         self.options = section[2]
@@ -221,7 +244,8 @@ def enabled(path, kind):
 
 
 def section(path, ref, sections=None):
-    """The options of one section, named or `@type[n]` (n from 0, negative from the end)."""
+    """The options of one section: named, `@type[n]` (n from 0, negative from the end) or, for an anonymous
+    one, the cfgXXXXXX id `uci -X show` and LuCI give it."""
     sections = read(path) if sections is None else sections
     if ref.startswith('@') and ref.endswith(']') and '[' in ref:
         kind, _, index = ref[1:-1].partition('[')
@@ -232,8 +256,18 @@ def section(path, ref, sections=None):
             return same[sign * n][2]
     else:
         for kind, name, options in sections:
-            if name == ref:
+            if name == ref:   # a named section comes before any anonymous one with its name as id
                 return options
-    # `uci show` names an anonymous section by an id it makes up (cfgXXXXXX), not in the file
-    hint = '; give an anonymous section as @<type>[<n>]' if ref.startswith('cfg') else ''
+        found = anonymous(sections, ref)
+        if found:
+            return found[2]
+    hint = ''
+    if ref.startswith('cfg'):   # an id copied from another version of the file: its counter moved
+        seen, ids = {}, []
+        for count, (kind, name, _) in enumerate(sections, 1):
+            seen[kind] = seen.get(kind, -1) + 1
+            if name is None:
+                ids.append('%s = @%s[%d]' % (anonymous_id(count, kind), kind, seen[kind]))
+        hint = '; anonymous sections: %s' % ', '.join(ids) if ids else '; it has no anonymous section'
+        hint += ' (an id moves when any section is added above it, @<type>[<n>] only for its own type)'
     raise UsageError('no section %s in UCI file %s%s' % (ref, path, hint))
