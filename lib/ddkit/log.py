@@ -19,7 +19,7 @@ class Log:
         self.quiet = quiet
         self.tag = tag  # syslog tag; set when running under OpenWrt
         self.secrets = []
-        self.forms = []  # every form of every secret, longest first
+        self.forms = None  # every form of every secret, longest first; made for the first line that needs it
         for secret in secrets:
             self.add_secret(secret)
 
@@ -27,18 +27,34 @@ class Log:
         """Mask this value (a setting, or a token obtained during the run) from now on."""
         if secret and len(secret) >= 3 and secret not in self.secrets:
             self.secrets.append(secret)
-            self.forms = sorted(set(self.forms).union(secret_forms(secret)), key=len, reverse=True)
+            self.forms = None
 
     def clean(self, message):
         """Mask secrets (in every form a server may echo them) and escape the unprintable: provider
         text can neither show a secret nor forge lines."""
         text = str(message)
-        for form in self.forms:
+        forms = self.masks(text)
+        for form in forms:
             text = text.replace(form, MASK)
-        for form in self.forms if '...' in text else ():  # an excerpt cut in a secret (http.snippet)
+        for form in forms if '...' in text else ():  # an excerpt cut in a secret (http.snippet)
             for end in range(min(len(form), 200), 2, -1):
                 text = text.replace(form[:end] + '...', MASK + '...')
         return printable(text)
+
+    def masks(self, text):
+        """The forms of the secrets that text may show, longest first. Every form keeps the unreserved
+        characters of its secret (only the others are escaped, blanks collapsed): a line without one
+        of them, and without an excerpt's '...', shows none, and a cron run's lines skip computing
+        the forms (sets, sorting, translate: ~200 KiB of interpreter code it uses nowhere else)."""
+        if '...' not in text and not any(all(c in text for c in secret if c in UNRESERVED)
+                                         for secret in self.secrets):
+            return ()
+        if self.forms is None:
+            forms = set()
+            for secret in self.secrets:
+                forms.update(secret_forms(secret))
+            self.forms = sorted(forms, key=len, reverse=True)
+        return self.forms
 
     def info(self, message):
         """Log one line; printed unless quiet."""
