@@ -130,12 +130,16 @@ def neighbours(ifname):
     # so an empty queue is an error, never a wait (and settimeout() would load the clock's code)
     s = _socket.socket(_socket.AF_NETLINK, _socket.SOCK_RAW | _socket.SOCK_NONBLOCK, 0)
     try:
-        s.sendto(request, (0, 0))
+        # connected to the kernel (port 0), the socket takes messages from it alone: the kernel refuses
+        # any other sender's; send and recv then carry no address (sendto/recvfrom, which do, load
+        # 128 KiB of interpreter code that nothing else in the run uses)
+        s.connect((0, 0))
+        s.send(request)
         found = []
         for _ in range(4096):   # a table is bounded (gc_thresh3): so is the reading of it
-            data, sender = s.recvfrom(32768)   # the most the kernel puts in one answer of a dump
+            data = s.recv(32768)   # the most the kernel puts in one answer of a dump
             at = 0
-            while sender[0] == 0 and at + 20 <= len(data):   # only the kernel answers a dump
+            while at + 20 <= len(data):
                 length, kind = int.from_bytes(data[at:at + 4], order), data[at + 4:at + 6]
                 if kind == (3).to_bytes(2, order):   # NLMSG_DONE
                     return found
