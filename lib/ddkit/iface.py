@@ -122,7 +122,6 @@ def neighbours(ifname):
     import _socket
     import sys
     order = sys.byteorder
-    index = _socket.if_nametoindex(ifname).to_bytes(4, order)   # namespace-right, unlike /sys
     # nlmsghdr: length, RTM_GETNEIGH, NLM_F_REQUEST | NLM_F_DUMP, sequence and port 0; ndmsg: AF_INET6
     request = (28).to_bytes(4, order) + (30).to_bytes(2, order) + (0x301).to_bytes(2, order) + bytes(8) \
         + b'\n' + bytes(11)
@@ -134,6 +133,7 @@ def neighbours(ifname):
         # any other sender's; send and recv then carry no address (sendto/recvfrom, which do, load
         # 128 KiB of interpreter code that nothing else in the run uses)
         s.connect((0, 0))
+        index = _link_index(s, ifname, order)
         s.send(request)
         found = []
         for _ in range(4096):   # a table is bounded (gc_thresh3): so is the reading of it
@@ -156,6 +156,24 @@ def neighbours(ifname):
         raise OSError('the neighbour table did not end')
     finally:
         s.close()
+
+
+def _link_index(s, ifname, order):
+    """ifname's index (4 bytes), asked of the kernel on the netlink socket s: namespace-right, unlike
+    /sys, and without if_nametoindex(), which maps 64 KiB of the C library nothing else here uses."""
+    name = ifname.encode() + b'\0'
+    attribute = (4 + len(name)).to_bytes(2, order) + (3).to_bytes(2, order) + name   # IFLA_IFNAME
+    attribute += bytes(-len(attribute) % 4)
+    # nlmsghdr: length, RTM_GETLINK, NLM_F_REQUEST, sequence and port 0; ifinfomsg: all 0; the name
+    s.send((32 + len(attribute)).to_bytes(4, order) + (18).to_bytes(2, order) + (1).to_bytes(2, order)
+           + bytes(24) + attribute)
+    data = s.recv(32768)   # answered before send() returned
+    if len(data) >= 20 and data[4:6] == (2).to_bytes(2, order):   # NLMSG_ERROR: a negative errno
+        code = -int.from_bytes(data[16:20], order, signed=True)
+        raise OSError(code, 'no interface with this name' if code == 19 else os.strerror(code))  # ENODEV
+    if len(data) < 24 or data[4:6] != (16).to_bytes(2, order):   # RTM_NEWLINK
+        raise OSError('a malformed netlink answer')
+    return data[20:24]
 
 
 def _neighbour(message, order):
