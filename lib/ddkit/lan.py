@@ -3,7 +3,7 @@ kernel: its interface's prefix, or its IPv6 neighbour table. Imported only by ru
 
 import os
 
-from ddkit import iface, ipcheck
+from ddkit import ipcheck
 
 # neighbour states (include/uapi/linux/neighbour.h) with a known link-layer address: reachable,
 # stale, delay, probe, permanent (set by the administrator); stale: not confirmed lately
@@ -17,6 +17,7 @@ def from_prefix(cfg, spec):
     fixed = cfg.ip_source.startswith('prefix:')
     iid = ipcheck.interface_id(arg) if fixed else ipcheck.eui64(ipcheck.mac(arg))
     source = 'prefix of interface %s + %s %s' % (name, 'interface id' if fixed else 'EUI-64 of', arg)
+    from ddkit import iface  # the interface's prefixes; a neigh: run needs none of it
     found = iface.global_ipv6(name)
     for address in found:
         text = ipcheck.join(address.address, address.prefixlen, iid)
