@@ -160,7 +160,9 @@ def untrusted_dirs(cfg):
     """(problem, fix) when another user could change the state or the log file's directory, so plant
     links or files where a root run writes; else None. --check gives the same verdict."""
     for directory in (cfg.state_dir, os.path.dirname(os.path.abspath(cfg.log_file))):
-        found = state.untrusted(directory)
+        # once per directory in a run of several records (they share their state_dir): only root or
+        # this user, who own every trusted directory, could change the verdict meanwhile
+        found = shared(cfg, ('untrusted', directory), lambda: state.untrusted(directory))
         if found:
             return 'directory %s cannot be trusted: %s' % (directory, found[0]), found[1]
     return None
