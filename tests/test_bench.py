@@ -101,7 +101,7 @@ def test_unchanged_lan_host_path_loads_no_http_json_or_ipaddress(netns, box, tmp
     done = run_tool(tool, env=env, prefix=netns.wrap([]), flags=['-X', 'importtime'])
     assert done.returncode == 0 and 'IP has not changed: %s' % address in done.stdout, done.stdout + done.stderr
     modules = imported(done)
-    assert 'ddkit.iface' in modules
+    assert 'ddkit.lan' in modules  # the path under test was taken
     assert not NO_REQUEST_FORBIDDEN & set(modules), sorted(NO_REQUEST_FORBIDDEN & set(modules))
     # the prefix comes from /proc alone; the neighbour table over a netlink socket, nothing more
     assert '_socket' not in modules if source.startswith('prefix') else {'_socket', 'fcntl'} <= set(modules)

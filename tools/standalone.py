@@ -157,7 +157,7 @@ def _ddkit_run():
 # them from there. The code Python compiles on each run is this and a few constants: the tool, the
 # loader and the library are comments at the end, read only when there is no unpacked copy. Its
 # check of the private folder is _ddkit_private()'s, inline; the one of the directories above it is
-# ddkit.state.untrusted, copied (the library is not importable before this runs).
+# ddkit.state.foreign_dir, copied (the library is not importable before this runs).
 BOOT = '''\
 # --- the start of the single file, written by tools/standalone.py ---
 import os
@@ -316,13 +316,15 @@ def assemble(name, version, digest, docstring, code, modules, sources, packed):
 
 
 def untrusted_source():
-    """ddkit.state.untrusted as _ddkit_untrusted, stripped: the one trust check of a directory, for
-    the code that runs before the library can be imported (BOOT, STUB)."""
+    """ddkit.state.foreign_dir as _ddkit_untrusted, stripped: the one trust check of a directory, for
+    the code that runs before the library can be imported (BOOT, STUB); without the texts of
+    ddkit.state.untrusted, which that code does not show and would compile on every run."""
     import ast
     source = read(os.path.join(LIB, 'state.py'))
-    node = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == 'untrusted')
+    node = next(n for n in ast.parse(source).body
+                if isinstance(n, ast.FunctionDef) and n.name == 'foreign_dir')
     code = strip(ast.get_source_segment(source, node))
-    return code.replace('def untrusted(', 'def _ddkit_untrusted(', 1).rstrip('\n')
+    return code.replace('def foreign_dir(', 'def _ddkit_untrusted(', 1).rstrip('\n')
 
 
 def comments(mark, source):

@@ -8,9 +8,6 @@ TEMPORARY, NODAD, OPTIMISTIC, DADFAILED, DEPRECATED, TENTATIVE, PERMANENT = (
 SCOPE_GLOBAL, SCOPE_LINK, SCOPE_HOST = 0x00, 0x20, 0x10
 IFF_UP, IFF_LOOPBACK, IFF_RUNNING = 0x1, 0x8, 0x40
 SIOCGIFFLAGS, SIOCGIFADDR = 0x8913, 0x8915
-# neighbour states (include/uapi/linux/neighbour.h) with a known link-layer address: reachable,
-# stale, delay, probe, permanent (set by the administrator); stale: not confirmed lately
-NUD_KNOWN, NUD_STALE = 0x9e, 0x04
 
 
 class Addr6:
@@ -112,60 +109,3 @@ def ipv4_address(ifname):
         return address_text(4, int.from_bytes(_ifreq(ifname, SIOCGIFADDR)[20:24], 'big'))
     except OSError:
         return None
-
-
-def neighbours(ifname):
-    """The IPv6 neighbour table of ifname: [(address, MAC bytes, state)], from the kernel over netlink.
-
-    Netlink, not `ip -6 neigh`: no program to start (a router may have none, or busybox's), no text
-    format to trust, and what `ip` itself asks. OSError when the interface or the table is not there."""
-    import _socket
-    import sys
-    order = sys.byteorder
-    index = _socket.if_nametoindex(ifname).to_bytes(4, order)   # namespace-right, unlike /sys
-    # nlmsghdr: length, RTM_GETNEIGH, NLM_F_REQUEST | NLM_F_DUMP, sequence and port 0; ndmsg: AF_INET6
-    request = (28).to_bytes(4, order) + (30).to_bytes(2, order) + (0x301).to_bytes(2, order) + bytes(8) \
-        + b'\n' + bytes(11)
-    # non-blocking: the kernel queues each part of a dump before the call that asks for it returns,
-    # so an empty queue is an error, never a wait (and settimeout() would load the clock's code)
-    s = _socket.socket(_socket.AF_NETLINK, _socket.SOCK_RAW | _socket.SOCK_NONBLOCK, 0)
-    try:
-        s.sendto(request, (0, 0))
-        found = []
-        for _ in range(4096):   # a table is bounded (gc_thresh3): so is the reading of it
-            data, sender = s.recvfrom(32768)   # the most the kernel puts in one answer of a dump
-            at = 0
-            while sender[0] == 0 and at + 20 <= len(data):   # only the kernel answers a dump
-                length, kind = int.from_bytes(data[at:at + 4], order), data[at + 4:at + 6]
-                if kind == (3).to_bytes(2, order):   # NLMSG_DONE
-                    return found
-                if kind == (2).to_bytes(2, order):   # NLMSG_ERROR: a negative errno
-                    code = -int.from_bytes(data[at + 16:at + 20], order, signed=True)
-                    raise OSError(code, os.strerror(code))
-                if length < 28 or at + length > len(data):   # 16 + the 12 bytes of an ndmsg
-                    raise OSError('a malformed netlink answer')
-                # an RTM_NEWNEIGH (28) of AF_INET6 (10) on ifname, with an address
-                if kind == (28).to_bytes(2, order) and data[at + 16] == 10 and data[at + 20:at + 24] == index:
-                    entry = _neighbour(data[at + 16:at + length], order)
-                    found += [entry] if entry[0] else []
-                at += (length + 3) & ~3
-        raise OSError('the neighbour table did not end')
-    finally:
-        s.close()
-
-
-def _neighbour(message, order):
-    """(address, MAC, state) of one ndmsg and its attributes NDA_DST (1) and NDA_LLADDR (2)."""
-    from ddkit.ipcheck import address_text
-    address, lladdr, at = None, None, 12
-    while at + 4 <= len(message):
-        length = int.from_bytes(message[at:at + 2], order)
-        kind = int.from_bytes(message[at + 2:at + 4], order) & 0x3fff   # without the nested/byte-order bits
-        if length < 4:
-            break
-        if kind == 1 and length == 20:
-            address = address_text(6, int.from_bytes(message[at + 4:at + 20], 'big'))
-        elif kind == 2:
-            lladdr = message[at + 4:at + length]
-        at += (length + 3) & ~3
-    return address, lladdr, int.from_bytes(message[8:10], order)

@@ -92,8 +92,9 @@ def mac_text(found):
 
 def eui64(found):
     """The modified EUI-64 interface identifier of a MAC (RFC 4291 appendix A): ff:fe in the middle,
-    the universal/local bit inverted; what SLAAC makes of it."""
-    return int.from_bytes(bytes([found[0] ^ 2]) + found[1:3] + b'\xff\xfe' + found[3:], 'big')
+    the universal/local bit inverted; what SLAAC makes of it. The bit is flipped in the number: bytes
+    from a list load 64 KiB of interpreter code that the neigh: run uses nowhere else."""
+    return int.from_bytes(found[:3] + b'\xff\xfe' + found[3:], 'big') ^ 1 << 57
 
 
 def join(address, prefixlen, iid):

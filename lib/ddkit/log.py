@@ -19,7 +19,7 @@ class Log:
         self.quiet = quiet
         self.tag = tag  # syslog tag; set when running under OpenWrt
         self.secrets = []
-        self.forms = []  # every form of every secret, longest first
+        self.forms = None  # every form of every secret, longest first; made for the first line that needs it
         for secret in secrets:
             self.add_secret(secret)
 
@@ -27,18 +27,35 @@ class Log:
         """Mask this value (a setting, or a token obtained during the run) from now on."""
         if secret and len(secret) >= 3 and secret not in self.secrets:
             self.secrets.append(secret)
-            self.forms = sorted(set(self.forms).union(secret_forms(secret)), key=len, reverse=True)
+            self.forms = None
 
     def clean(self, message):
         """Mask secrets (in every form a server may echo them) and escape the unprintable: provider
         text can neither show a secret nor forge lines."""
         text = str(message)
-        for form in self.forms:
+        forms = self.masks(text)
+        for form in forms:
             text = text.replace(form, MASK)
-        for form in self.forms if '...' in text else ():  # an excerpt cut in a secret (http.snippet)
+        for form in forms if '...' in text else ():  # an excerpt cut in a secret (http.snippet)
             for end in range(min(len(form), 200), 2, -1):
                 text = text.replace(form[:end] + '...', MASK + '...')
         return printable(text)
+
+    def masks(self, text):
+        """The forms of the secrets that text may show, longest first. Every form keeps the unreserved
+        characters of its secret (only the others are escaped, blanks collapsed): a line without one
+        of them, and without an excerpt's '...', shows none, and a cron run's lines skip computing
+        the forms (sets, sorting, translate: ~200 KiB of interpreter code it uses nowhere else)."""
+        if '...' not in text and not any(all(c in text for c in secret if c in UNRESERVED)
+                                         for secret in self.secrets):
+            return ()
+        if self.forms is None:
+            from ddkit.mask import secret_forms  # only here: a cron run's lines show none
+            forms = set()
+            for secret in self.secrets:
+                forms.update(secret_forms(secret))
+            self.forms = sorted(forms, key=len, reverse=True)
+        return self.forms
 
     def info(self, message):
         """Log one line; printed unless quiet."""
@@ -86,37 +103,6 @@ def printable(text):
 
 
 UNRESERVED = frozenset('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~')  # RFC 3986
-JSON_SHORT = {'"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f'}
-
-
-def secret_forms(secret):
-    """The forms a server may echo a secret in: as sent; JSON-escaped and URL-encoded as common
-    encoders do it; each with its blanks collapsed (an excerpt). Those of 3 characters or more."""
-    forms, chars = {secret}, set(secret)
-    for digits in () if chars <= UNRESERVED else ('0123456789abcdef', '0123456789ABCDEF'):
-        for slash, ascii_only in (('/', 0), ('/', 1), ('\\/', 0), ('\\/', 1)):
-            forms.add(secret.translate({ord(c): _json(c, slash, ascii_only, digits) for c in chars}))
-        # Python's quote() keeps "/", JavaScript's encodeURIComponent "!'()*"; a form sends " " as "+"
-        for safe, blank in (('', '%20'), ('/', '%20'), ("!'()*", '%20'), ('', '+')):
-            forms.add(secret.translate({ord(c): c if c in UNRESERVED or c in safe else blank if c == ' '
-                                        else _hex(c.encode('utf-8', 'surrogatepass'), digits, '%', 1)
-                                        for c in chars}))
-    forms.update([' '.join(form.split()) for form in forms])
-    return [form for form in forms if len(form) >= 3]
-
-
-def _json(c, slash, ascii_only, digits):
-    if c in JSON_SHORT or c == '/':
-        return JSON_SHORT.get(c, slash)
-    if ord(c) < 32 or ascii_only and ord(c) > 126:
-        return _hex(c.encode('utf-16-be', 'surrogatepass'), digits, '\\u', 2)
-    return c
-
-
-def _hex(data, digits, mark, size):
-    """%XX or \\uXXXX: `size` bytes of data after each mark (not '%02x': code cheap runs never load)."""
-    return ''.join(mark + ''.join(digits[b >> 4] + digits[b & 15] for b in data[i:i + size])
-                   for i in range(0, len(data), size))
 
 
 def say(text):

@@ -9,8 +9,11 @@ DOH_TYPES = {'A': 1, 'AAAA': 28}
 def current_ip(cfg):
     """Return (address, source, why-not): from the router's kernel (no request) or from ip_lookup_url."""
     kind, _, spec = cfg.ip_source.partition(':')
-    read = {'iface': from_iface, 'prefix': from_prefix, 'eui64': from_prefix, 'neigh': from_neighbour}
-    text, source, why = read[kind](cfg, spec) if kind in read else from_url(cfg)
+    if kind in ('prefix', 'eui64', 'neigh'):
+        from ddkit import lan  # a LAN host's address: only on those runs
+        text, source, why = (lan.from_neighbour if kind == 'neigh' else lan.from_prefix)(cfg, spec)
+    else:
+        text, source, why = from_iface(cfg, spec) if kind == 'iface' else from_url(cfg)
     if why:
         return None, source, why
     ip, why = ipcheck.valid_ip(text, cfg.record_type)
@@ -29,45 +32,6 @@ def from_iface(cfg, name):
         return '', 'interface ' + name, 'interface %s does not exist' % name
     return text, 'interface ' + name, None if text else 'interface %s has no %s address' % (
         name, 'stable global IPv6' if cfg.record_type == 'AAAA' else 'IPv4')
-
-
-def from_prefix(cfg, spec):
-    """A LAN host's address: the interface's global prefix (the first it fits in), then a fixed
-    interface id (prefix:) or the EUI-64 of the host's MAC (eui64:, the SLAAC address)."""
-    from ddkit import iface
-    name, _, arg = spec.partition('/')
-    fixed = cfg.ip_source.startswith('prefix:')
-    iid = ipcheck.interface_id(arg) if fixed else ipcheck.eui64(ipcheck.mac(arg))
-    source = 'prefix of interface %s + %s %s' % (name, 'interface id' if fixed else 'EUI-64 of', arg)
-    found = iface.global_ipv6(name)
-    for address in found:
-        text = ipcheck.join(address.address, address.prefixlen, iid)
-        if text:
-            return text, source, None
-    # found but no room: e.g. only a /128 (DHCPv6 IA_NA), no host part to put the identifier in
-    held = ' the interface id fits in (%s)' % ', '.join('%s/%d' % (a.address, a.prefixlen) for a in found)
-    return '', source, 'interface %s has no stable global IPv6 prefix%s' % (name, held if found else '')
-
-
-def from_neighbour(cfg, spec):
-    """A LAN host's own address, from the router's IPv6 neighbour table: a global one of that MAC,
-    its SLAAC (EUI-64) address first, then one the kernel confirmed lately, then stale ones."""
-    from ddkit import iface
-    name, _, text = spec.partition('/')
-    mac = ipcheck.mac(text)
-    source = 'neighbour %s on interface %s' % (text, name)
-    try:
-        table = iface.neighbours(name)
-    except OSError as e:
-        return '', source, 'cannot read the IPv6 neighbour table of %s: %s' % (name, e.strerror or e)
-    own = [(address, state) for address, lladdr, state in table if lladdr == mac and state & iface.NUD_KNOWN]
-    slaac = ipcheck.eui64(mac)
-    ranked = sorted((ipcheck.join(address, 64, slaac) != address, bool(state & iface.NUD_STALE), address)
-                    for address, state in own if ipcheck.valid_ip(address, 'AAAA')[0])
-    if ranked:
-        return ranked[0][2], source, None
-    return '', source, 'the IPv6 neighbour table of %s has no global address of %s%s' % (
-        name, text, ' (only %s)' % ', '.join(sorted(a for a, _ in own)) if own else '')
 
 
 def from_url(cfg):

@@ -56,6 +56,23 @@ def split_command(value):
     return argv
 
 
+def tell(cfg, log, status):
+    """After a record's run (ddkit.updater.run): the on_change hook after a change or a failure, then
+    the health-check ping. In a run of several records each URL is pinged once, at the end
+    (ddkit.records.finish)."""
+    outcome = getattr(cfg, 'outcome', None)
+    event = outcome and {
+        'outcome': outcome, 'record_name': cfg.record_name, 'record_type': cfg.record_type,
+        'old_ip': getattr(cfg, 'old_ip', None), 'new_ip': getattr(cfg, 'new_ip', None),
+        'message': getattr(cfg, 'message', None) or 'IP has been updated to: %s' % cfg.new_ip}
+    url = cfg.healthcheck_url
+    if url and cfg.run is not None:
+        pings = cfg.run.setdefault('pings', {})
+        pings[url] = (pings.get(url, (True,))[0] and status == 0, cfg.ca_file)
+        url = None
+    after_run(log, cfg.tool, cfg.on_change, url, status == 0, event, cfg.ca_file)
+
+
 def after_run(log, tool, on_change, healthcheck_url, ok, event=None, ca_file=None):
     """The hook when event (a change or a failure) is given, then the ping: at most one of each."""
     if on_change and event:

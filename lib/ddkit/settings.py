@@ -31,8 +31,16 @@ class Switch:
         return '--' + self.name.replace('_', '-')
 
 
-class Config:
+# types.SimpleNamespace, without importing types: its attributes live in a plain dict. A class of our
+# own keeps them inline only up to 30 names in CPython 3.11, and a run's Config holds more: converting
+# it costs every run 64 KiB of interpreter code no other step uses.
+Namespace = type(sys.implementation)
+
+
+class Config(Namespace):
     """The settings of one run; `sources` says where each value came from."""
+
+    __repr__ = object.__repr__   # not the namespace's: it would show the secrets
 
     def __init__(self):
         self.sources = {}
@@ -153,39 +161,6 @@ def prog(tool):
     return name if name in (tool, tool + '.py') else tool + '.py'
 
 
-def option_lines(flag, text, width=80):
-    """One option of --help: the flag in a column of 24, its text wrapped to width beside it."""
-    import textwrap  # only for --help
-    lines = textwrap.wrap(text, width - 24)
-    if len(flag) > 21:
-        return ['  ' + flag] + [' ' * 24 + line for line in lines]
-    return ['  %-21s %s' % (flag, lines[0])] + [' ' * 24 + line for line in lines[1:]]
-
-
-def usage(prog, summary, settings, switches, uci_name=None):
-    """The --help text, built from the settings table so it never disagrees with the code."""
-    import textwrap
-    lines = ['usage: %s [options]' % prog, ''] + textwrap.wrap(summary, 80) + ['', 'options:']
-    lines += option_lines('--help', 'show this help and exit')
-    lines += option_lines('--config FILE', 'read setting_name=value lines from FILE')
-    if uci_name:
-        text = 'read the options of SECTION (a name or @%s[0]) of /etc/config/%s (or of the UCI file ' \
-               'DDNS_UCI_FILE names); repeat it to run several records at once' % (uci_name, uci_name)
-        lines += option_lines('--uci SECTION', text)
-    for item in list(switches) + list(settings):
-        flag = item.flag + ('' if isinstance(item, Switch) else ' VALUE')
-        if item.short:
-            flag = '%s, %s' % (item.short, flag)
-        default = getattr(item, 'default', None)
-        extra = ' (default: %s)' % default if default not in (None, '') else ''
-        lines += option_lines(flag, item.help + extra)
-    lines += [''] + textwrap.wrap(
-        'Every setting can also come from the environment as DDNS_<NAME> (e.g. DDNS_ZONE_NAME) or from '
-        'the --config file as name=value; a flag wins over the environment, which wins over the file. '
-        'Exit status: 0 updated or nothing to do, 1 failure, 2 bad input.', 80)
-    return '\n'.join(lines)
-
-
 def hint(value):
     """The likely cause of a rejected value, when one shows."""
     if ' #' in value or '\t#' in value:
@@ -269,20 +244,14 @@ def read_config(path, known, records=None):
             raise UsageError('config file %s line %d: expected setting_name=value, got %r'
                              % (path, number, line[:60]))
         if name not in known:
+            from ddkit import helptext  # only on this error
             raise UsageError('config file %s line %d: %r is not a setting of this tool%s (see --help)'
-                             % (path, number, name[:60], did_you_mean(name, known)))
+                             % (path, number, name[:60], helptext.did_you_mean(name, known)))
         if len(value) >= 2 and value[0] == value[-1] and value[0] in '"\'':
             value = value[1:-1]
         values[name] = value
         values['line:' + name] = number  # where it was, for a bad value's message
     return shared
-
-
-def did_you_mean(name, known):
-    """'; did you mean x?' for a misspelt setting name, else ''."""
-    import difflib  # only on this error path
-    close = difflib.get_close_matches(name.lower().replace('-', '_'), list(known), 1, 0.6)
-    return '; did you mean %s?' % close[0] if close else ''
 
 
 def read_uci(argv, uci_name, known, environ):
@@ -313,6 +282,7 @@ def uci_settings(path, ref, options, known):
         if isinstance(value, list) and key == 'record_type':
             value = ' '.join(value)
         if key not in known:
+            from ddkit.helptext import did_you_mean  # only on this error
             raise UsageError('UCI section %s in %s: %r is not a setting of this tool (option --%s%s, '
                              'see --help)' % (ref, path, key, key.replace('_', '-'), did_you_mean(key, known)))
         if isinstance(value, list):   # `list` lines, or an option followed by a list of its name

@@ -11,9 +11,21 @@ NOFOLLOW = sum(getattr(os, flag, 0) for flag in ('O_NOFOLLOW', 'O_NONBLOCK', 'O_
 
 
 def untrusted(directory):
-    """(why, fix) when another user could change directory or one above it, else None: each must be
-    owned by this user or root and not writable by group or others unless sticky (OpenSSH's StrictModes).
-    Self-contained (os only): tools/standalone.py copies it into the single file's start."""
+    """(why, fix) when another user could change directory or one above it, else None (foreign_dir)."""
+    found = foreign_dir(directory)
+    if found is None:
+        return None
+    path, st = found
+    return ('%s (owner uid %d, mode %04o) can be changed by another user' % (
+        path, st.st_uid, st.st_mode & 0o7777), 'chown root %s; chmod go-w %s' % (path, path))
+
+
+def foreign_dir(directory):
+    """(path, its lstat) of the first of directory and the ones above it that another user could
+    change, else None: each must be owned by this user or root and not writable by group or others
+    unless sticky (OpenSSH's StrictModes). Self-contained (os only): tools/standalone.py copies it
+    into the single file's start and the installed stub, which compile it on every run and need only
+    a yes or no (the texts stay in untrusted)."""
     if os.name != 'posix':
         return None
     path = os.path.realpath(directory)  # a link is judged by where it leads, and every directory there
@@ -24,8 +36,7 @@ def untrusted(directory):
             st = None  # not made yet (or not a directory, which the write reports): the ones above count
         if st and st.st_mode & 0o170000 == 0o040000 and (
                 st.st_uid not in (0, os.geteuid()) or st.st_mode & 0o022 and not st.st_mode & 0o1000):
-            return ('%s (owner uid %d, mode %04o) can be changed by another user' % (
-                path, st.st_uid, st.st_mode & 0o7777), 'chown root %s; chmod go-w %s' % (path, path))
+            return path, st
         if os.path.dirname(path) == path:
             return None
         path = os.path.dirname(path)

@@ -66,7 +66,8 @@ def start(argv, tool, summary, provider_settings, required, files, each=None):
         print('%s: %s' % (tool, e), file=sys.stderr)
         return e.exit_status
     if cfg is None:
-        say(settings.usage(settings.prog(tool), summary, table, SWITCHES, uci_name=tool))
+        from ddkit import helptext
+        say(helptext.usage(settings.prog(tool), summary, table, SWITCHES, uci_name=tool))
         return 0
     if ' ' in cfg.record_type and each:
         from ddkit import records
@@ -144,25 +145,9 @@ def run(cfg, log, update):
         log.error('ERROR: interrupted')
         return 1
     if not cfg.dry_run and (cfg.on_change or cfg.healthcheck_url):
-        tell(cfg, log, status)
+        from ddkit import notify
+        notify.tell(cfg, log, status)
     return status
-
-
-def tell(cfg, log, status):
-    """The on_change hook after a change or a failure, then the health-check ping (ddkit.notify).
-    In a run of several records each URL is pinged once, at the end (ddkit.records.finish)."""
-    from ddkit import notify
-    outcome = getattr(cfg, 'outcome', None)
-    event = outcome and {
-        'outcome': outcome, 'record_name': cfg.record_name, 'record_type': cfg.record_type,
-        'old_ip': getattr(cfg, 'old_ip', None), 'new_ip': getattr(cfg, 'new_ip', None),
-        'message': getattr(cfg, 'message', None) or 'IP has been updated to: %s' % cfg.new_ip}
-    url = cfg.healthcheck_url
-    if url and cfg.run is not None:
-        pings = cfg.run.setdefault('pings', {})
-        pings[url] = (pings.get(url, (True,))[0] and status == 0, cfg.ca_file)
-        url = None
-    notify.after_run(log, cfg.tool, cfg.on_change, url, status == 0, event, cfg.ca_file)
 
 
 def changed(cfg, outcome):
@@ -175,7 +160,9 @@ def untrusted_dirs(cfg):
     """(problem, fix) when another user could change the state or the log file's directory, so plant
     links or files where a root run writes; else None. --check gives the same verdict."""
     for directory in (cfg.state_dir, os.path.dirname(os.path.abspath(cfg.log_file))):
-        found = state.untrusted(directory)
+        # once per directory in a run of several records (they share their state_dir): only root or
+        # this user, who own every trusted directory, could change the verdict meanwhile
+        found = shared(cfg, ('untrusted', directory), lambda: state.untrusted(directory))
         if found:
             return 'directory %s cannot be trusted: %s' % (directory, found[0]), found[1]
     return None

@@ -1,0 +1,44 @@
+"""The words a person reads and a cron run never needs: the --help text, built from the settings
+tables, and the did-you-mean of a misspelt setting. Imported only for --help and on those errors."""
+
+from ddkit.settings import Switch
+
+
+def option_lines(flag, text, width=80):
+    """One option of --help: the flag in a column of 24, its text wrapped to width beside it."""
+    import textwrap  # each of these loads more modules: only where it is used
+    lines = textwrap.wrap(text, width - 24)
+    if len(flag) > 21:
+        return ['  ' + flag] + [' ' * 24 + line for line in lines]
+    return ['  %-21s %s' % (flag, lines[0])] + [' ' * 24 + line for line in lines[1:]]
+
+
+def usage(prog, summary, settings, switches, uci_name=None):
+    """The --help text, built from the settings table so it never disagrees with the code."""
+    import textwrap
+    lines = ['usage: %s [options]' % prog, ''] + textwrap.wrap(summary, 80) + ['', 'options:']
+    lines += option_lines('--help', 'show this help and exit')
+    lines += option_lines('--config FILE', 'read setting_name=value lines from FILE')
+    if uci_name:
+        text = 'read the options of SECTION (a name or @%s[0]) of /etc/config/%s (or of the UCI file ' \
+               'DDNS_UCI_FILE names); repeat it to run several records at once' % (uci_name, uci_name)
+        lines += option_lines('--uci SECTION', text)
+    for item in list(switches) + list(settings):
+        flag = item.flag + ('' if isinstance(item, Switch) else ' VALUE')
+        if item.short:
+            flag = '%s, %s' % (item.short, flag)
+        default = getattr(item, 'default', None)
+        extra = ' (default: %s)' % default if default not in (None, '') else ''
+        lines += option_lines(flag, item.help + extra)
+    lines += [''] + textwrap.wrap(
+        'Every setting can also come from the environment as DDNS_<NAME> (e.g. DDNS_ZONE_NAME) or from '
+        'the --config file as name=value; a flag wins over the environment, which wins over the file. '
+        'Exit status: 0 updated or nothing to do, 1 failure, 2 bad input.', 80)
+    return '\n'.join(lines)
+
+
+def did_you_mean(name, known):
+    """'; did you mean x?' for a misspelt setting name, else ''."""
+    import difflib
+    close = difflib.get_close_matches(name.lower().replace('-', '_'), list(known), 1, 0.6)
+    return '; did you mean %s?' % close[0] if close else ''
