@@ -102,3 +102,22 @@ def lab(request):
         yield built
     finally:
         built.close()
+
+
+@pytest.fixture(scope='module')
+def single(tmp_path_factory):
+    """dist/updater_a.py as `make standalone` builds it, in a folder of the test module's own."""
+    out = str(tmp_path_factory.mktemp('dist') / 'updater_a.py')
+    subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'standalone.py'),
+                    os.path.join(ROOT, 'bin', 'updater_a.py'), out], check=True)
+    return out
+
+
+@pytest.fixture
+def lookups():
+    """Two IPv6 lookup services on ::1, in the order the tool is told to try them."""
+    from fakes.helpers import IpLookup
+    servers = [IpLookup(answer='', host='::1').start(), IpLookup(answer='', host='::1').start()]
+    yield servers
+    for server in servers:
+        server.stop()

@@ -10,7 +10,6 @@ import sys
 import pytest
 
 from conftest import ROOT, run_tool
-from fakes.helpers import IpLookup
 
 WIN = os.path.join(ROOT, 'tests', 'win')
 
@@ -48,15 +47,6 @@ def tracert(host='::1'):
 
 def renew(name):
     return ['ipconfig', '/renew6', name]
-
-
-@pytest.fixture
-def lookups():
-    """Two IPv6 lookup services on ::1, in the order the tool is told to try them."""
-    servers = [IpLookup(answer='', host='::1').start(), IpLookup(answer='', host='::1').start()]
-    yield servers
-    for server in servers:
-        server.stop()
 
 
 def run_win(tmp_path, recordings, args, lookups=(), input='', codepage=None, stdin=None):

@@ -15,14 +15,6 @@ from conftest import ROOT
 pytestmark = pytest.mark.skipif(os.name != 'posix', reason='the code cache is for POSIX hosts')
 
 
-@pytest.fixture(scope='module')
-def single(tmp_path_factory):
-    out = str(tmp_path_factory.mktemp('dist') / 'updater_a.py')
-    subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'standalone.py'),
-                    os.path.join(ROOT, 'bin', 'updater_a.py'), out], check=True)
-    return out
-
-
 def run(single, tmp, *args, **env):
     full = {k: v for k, v in os.environ.items() if not k.startswith(('DDNS_', 'PYTHON'))}
     full.update(TMPDIR=str(tmp), **env)

@@ -14,14 +14,6 @@ from conftest import ROOT, run_tool
 
 
 @pytest.fixture(scope='module')
-def single(tmp_path_factory):
-    out = str(tmp_path_factory.mktemp('dist') / 'updater_a.py')
-    subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'standalone.py'),
-                    os.path.join(ROOT, 'bin', 'updater_a.py'), out], check=True)
-    return out
-
-
-@pytest.fixture(scope='module')
 def stub(tmp_path_factory):
     root = tmp_path_factory.mktemp('router')
     subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'standalone.py'), '--installed', str(root),

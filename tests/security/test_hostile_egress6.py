@@ -14,7 +14,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from conftest import ROOT, run_tool  # noqa: E402
-from fakes.helpers import IpLookup  # noqa: E402
 
 CT, CU = '240e:1::10', '2408:1::10'
 ESC = '\x1b[7m'                      # a terminal escape: reverse video
@@ -92,14 +91,6 @@ def test_egress6_escapes_firewall_error_text_on_stderr(lab):
 
 
 # --- egress6_win: recorded Windows output, lookups on ::1 -------------------------------------------
-
-@pytest.fixture
-def lookups():
-    servers = [IpLookup(answer='', host='::1').start(), IpLookup(answer='', host='::1').start()]
-    yield servers
-    for server in servers:
-        server.stop()
-
 
 def run_win(tmp_path, scenarios, args, lookups):
     env = {'PATH': os.path.join(WIN, 'bin') + os.pathsep + os.environ.get('PATH', ''),
