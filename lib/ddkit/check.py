@@ -77,8 +77,9 @@ class Report:
 
     def finish(self):
         """The closing line; returns the exit status."""
+        from ddkit.uci import TRUE   # what the service counts as on, as uci.enabled does
         uci = getattr(self.cfg, 'uci', {})
-        if uci and str(uci.get('enabled', '0')).lower() not in ('1', 'on', 'true', 'yes', 'enabled'):
+        if uci and uci.get('enabled') not in TRUE:
             # config_get_bool in the init script: anything else, or no option at all, is off
             print("note  UCI section %s is disabled: the service will not run it; set option enabled '1', "
                   'then /etc/init.d/%s reload' % (uci['section'], self.cfg.tool))
