@@ -299,9 +299,9 @@ def apply_nat_rule(backend, chosen, dry_run):
             % (rules[0].source or 'no source address', rules[0].out, chosen.address, chosen.ifname))
         backend.flush(dry_run)
     backend.insert(chosen.ifname, chosen.address, dry_run)
-    before = (rules[0].source if rules else None, 'updated' if rules else 'created')
+    outcome, before = ('updated', rules[0].source) if rules else ('created', None)
     if dry_run:
-        return before[1], before[0]
+        return outcome, before
     rules = backend.rules()
     if len(rules) != 1 or not rules[0].matches(chosen):
         show_rules(backend, rules)
@@ -309,7 +309,7 @@ def apply_nat_rule(backend, chosen, dry_run):
         raise Failure('the rule is not in place after inserting it (%d rule(s) in %s); '
                       'see the manual commands above' % (len(rules), backend.where))
     say('Rule in place: %s' % rules[0].text)
-    return before[1], before[0]
+    return outcome, before
 
 
 def show_rules(backend, rules):

@@ -286,9 +286,10 @@ def build(tool_path, packed=True):
     version = re.search(r"VERSION = '([^']+)'", sources['ddkit']).group(1)
     doc = re.match(r'(#![^\n]*\n)?\s*("""[\s\S]*?""")', head)
     text = assemble(name, version, digest, doc and doc.group(2), code, modules, sources, packed)
-    if len(text.encode('utf-8')) > BUDGET:
+    size = len(text.encode('utf-8'))
+    if size > BUDGET:
         print('standalone: warning: %s is %d bytes, over the %d-byte budget of a single file'
-              % (name, len(text.encode('utf-8')), BUDGET), file=sys.stderr)
+              % (name, size, BUDGET), file=sys.stderr)
     return text
 
 

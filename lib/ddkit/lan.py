@@ -77,9 +77,8 @@ def neighbours(ifname):
                 length, kind = int.from_bytes(data[at:at + 4], order), data[at + 4:at + 6]
                 if kind == (3).to_bytes(2, order):   # NLMSG_DONE
                     return found
-                if kind == (2).to_bytes(2, order):   # NLMSG_ERROR: a negative errno
-                    code = -int.from_bytes(data[at + 16:at + 20], order, signed=True)
-                    raise OSError(code, os.strerror(code))
+                if kind == (2).to_bytes(2, order):   # NLMSG_ERROR
+                    raise _error(data, at, order)
                 if length < 28 or at + length > len(data):   # 16 + the 12 bytes of an ndmsg
                     raise OSError('a malformed netlink answer')
                 # an RTM_NEWNEIGH (28) of AF_INET6 (10) on ifname, with an address
@@ -102,12 +101,17 @@ def _link_index(s, ifname, order):
     s.send((32 + len(attribute)).to_bytes(4, order) + (18).to_bytes(2, order) + (1).to_bytes(2, order)
            + bytes(24) + attribute)
     data = s.recv(32768)   # answered before send() returned
-    if len(data) >= 20 and data[4:6] == (2).to_bytes(2, order):   # NLMSG_ERROR: a negative errno
-        code = -int.from_bytes(data[16:20], order, signed=True)
-        raise OSError(code, 'no interface with this name' if code == 19 else os.strerror(code))  # ENODEV
+    if len(data) >= 20 and data[4:6] == (2).to_bytes(2, order):   # NLMSG_ERROR
+        raise _error(data, 0, order, {19: 'no interface with this name'})   # ENODEV
     if len(data) < 24 or data[4:6] != (16).to_bytes(2, order):   # RTM_NEWLINK
         raise OSError('a malformed netlink answer')
     return data[20:24]
+
+
+def _error(data, at, order, texts=None):
+    """The OSError of the NLMSG_ERROR message at `at`: its negative errno, in texts' words if there."""
+    code = -int.from_bytes(data[at + 16:at + 20], order, signed=True)
+    return OSError(code, (texts or {}).get(code) or os.strerror(code))
 
 
 def _neighbour(message, order):
