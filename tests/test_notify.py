@@ -274,7 +274,9 @@ def test_both_settings_come_in_every_form(tmp_path, form):
         path.write_text("config updater_a 'home'\n\toption on_change '%s'\n\toption healthcheck_url '%s'\n"
                         % (command, url))
         argv, environ = ['--uci', 'home'], {'DDNS_UCI_FILE': str(path)}
-    cfg = settings.load(argv, updater.COMMON, updater.SWITCHES, environ=environ, uci_name='updater_a')
+    args = settings.parse_args(argv, updater.COMMON, updater.SWITCHES, files=True)
+    cfg = settings.load(args, updater.COMMON, updater.SWITCHES, environ=environ,
+                        **settings.named_section(args, 'updater_a', updater.COMMON, environ))
     assert (cfg.on_change, cfg.healthcheck_url) == (command, url)
     assert cfg.sources['on_change'] == cfg.sources['healthcheck_url'] == form
     assert url in cfg.secrets  # masked in every log line: whoever has it can ping the check

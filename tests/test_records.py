@@ -232,7 +232,7 @@ def test_dry_run_says_per_record_what_would_change(box, dual, tmp_path):
     done = run('updater_a', dual, ['--dry-run'], env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     a, aaaa = done.stdout.split('Record AAAA %s:' % RECORD)
-    assert 'Dry run: would update %s from %s to %s.' % (RECORD, OLD4, NEW4) in a
+    assert 'Dry run: would update record %s from %s to %s.' % (RECORD, OLD4, NEW4) in a
     assert 'Dry run: would create AAAA record %s with %s.' % (RECORD, NEW6) in aaaa
     assert fake.calls('update_record') == [] and fake.calls('create_record') == []
     assert os.listdir(str(tmp_path)) == []

@@ -26,7 +26,22 @@ def test_help_is_long_only_and_exits_0():
     (['--zone-name'], {}, 'option --zone-name needs a value'),
     (['--config', '/nonexistent/ddns.conf'], {}, 'cannot read config file /nonexistent/ddns.conf'),
     ([], {'DDNS_ZONE_NAME': ''}, 'missing setting zone_name'),
-    ([], {'DDNS_AUTH_KEY': ''}, 'missing credentials'),
+    ([], {'DDNS_AUTH_KEY': ''}, 'missing setting auth_key: give it as --auth-key'),
+    # every missing setting in one line, and where to look next
+    ([], {'DDNS_ZONE_NAME': '', 'DDNS_RECORD_NAME': '', 'DDNS_AUTH_EMAIL': '', 'DDNS_AUTH_KEY': ''},
+     'missing settings zone_name, record_name, auth_email and auth_key (or api_token): give each'),
+    ([], {'DDNS_AUTH_KEY': ''}, '--check shows the whole set-up'),
+    (['--zone-nam', 'x'], {}, 'unknown option --zone-nam; did you mean --zone-name?'),
+    (['--zone_name', 'x'], {}, 'unknown option --zone_name; did you mean --zone-name?'),
+    (['--zonename', 'x'], {}, 'unknown option --zonename; did you mean --zone-name?'),
+    (['-h'], {}, 'option -h needs a value (-h is record_name; help is --help)'),
+    (['--timeout', '0'], {}, 'bad value for timeout (--timeout): must be a number of seconds, more than 0 and '
+                             'at most 300'),
+    (['--record-name', 'home.example.org'], {}, 'record_name home.example.org is not inside zone_name '
+                                                'example.com: nothing was sent'),
+    (['--record-name', 'notexample.com'], {}, 'is not inside zone_name'),
+    (['--record-name', 'home..example.com'], {}, 'bad value for record_name (--record-name): has an empty '
+                                                 'label'),
 ])
 def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, args, env, says):
     base = {'DDNS_ZONE_NAME': 'example.com', 'DDNS_RECORD_NAME': RECORD, 'DDNS_AUTH_EMAIL': 'a@b.c',
@@ -110,5 +125,6 @@ def test_misspelt_option_in_a_uci_section_suggests_the_setting(tmp_path):
     uci.write_text("config updater_a 'home'\n\toption enabled '1'\n\toption zone_nme 'example.com'\n")
     done = run_tool('updater_a', ['--uci', 'home'], env={'DDNS_UCI_FILE': str(uci)})
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
-    assert "'zone_nme' is not a setting of this tool" in done.stderr
+    assert "'zone_nme' is not an option of this tool; did you mean zone_name? (see --help)" in done.stderr
+    assert '--zone-nme' not in done.stderr   # no flag that does not exist
     assert 'did you mean zone_name?' in done.stderr

@@ -237,7 +237,10 @@ def test_bad_lines_name_the_file_and_line(tmp_path):
 
 
 def load(argv, environ):
-    return settings.load(argv, updater.COMMON, updater.SWITCHES, environ=environ, uci_name='updater_a')
+    """The settings of one record as the updaters read them (flag, environment, UCI, file, default)."""
+    args = settings.parse_args(argv, updater.COMMON, updater.SWITCHES, files=True)
+    return settings.load(args, updater.COMMON, updater.SWITCHES, environ=environ,
+                         **settings.named_section(args, 'updater_a', updater.COMMON, environ))
 
 
 def test_precedence_flag_then_environment_then_uci_then_config_then_default(sample, tmp_path):

@@ -113,7 +113,7 @@ def test_dry_run_changes_nothing(box, tmp_path):
     box.lookup.answer = '81.2.69.92'
     done = run_tool('updater_a', ['--dry-run'], env=box.env_a(str(tmp_path)))
     assert done.returncode == 0, done.stdout
-    assert 'would update %s from 81.2.69.1 to 81.2.69.92' % RECORD in done.stdout
+    assert 'would update record %s from 81.2.69.1 to 81.2.69.92' % RECORD in done.stdout
     assert [c for c in box.provider_a.calls() if c in ('update_record', 'create_record')] == []
     assert box.provider_a.records[rid]['content'] == '81.2.69.1'
     assert os.listdir(tmp_path) == []

@@ -19,6 +19,20 @@ def decimal(text):
     return value
 
 
+# RFC 3986's unreserved characters: what every encoding of a secret keeps as it is (ddkit.log, ddkit.mask)
+UNRESERVED = frozenset('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~')
+
+
+class Reason(str):
+    """Why a value was refused: the words for the user, and `kind`, what the code acts on (a fix is
+    chosen by kind, never by the wording)."""
+
+    def __new__(cls, text, kind):
+        self = str.__new__(cls, text)
+        self.kind = kind
+        return self
+
+
 class Failure(Exception):
     """An expected failure: one line for the user, exit status 1, never a traceback."""
 

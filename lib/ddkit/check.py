@@ -1,4 +1,5 @@
-"""--check: read-only diagnostics of an updater's set-up, one line per check: ok or FAIL, with the fix.
+"""--check: read-only diagnostics of an updater's set-up, one line per check: ok or FAIL, with the fix;
+run through the provider contract, as the update loop (ddkit.reconcile) is.
 
 Writes nothing: no request that changes anything at the provider, no state, lock or log file, no
 syslog line (the report goes to stdout only; the state directory is judged with os.access, which
@@ -28,11 +29,38 @@ class Collect(Log):
             self.errors.append(self.clean(message))
 
 
+def run(job):
+    """--check of one record: each step of an update, read-only, one ok/FAIL line each; the exit status."""
+    provider, cfg = job.provider, job.cfg
+    report = Report(job)
+    job.log = report.log   # the provider's error lines go into the FAIL line of their step
+    report.settings_complete(job.missing())
+    report.state_dir_writable()
+    report.tls_working([getattr(cfg, name) for name in provider.URLS] +
+                       [cfg.ip_lookup_url if cfg.ip_source == 'url' else None])
+    current = report.current_ip()
+    report.step('credentials accepted', lambda: provider.login(job), lambda said: 'credentials accepted' + said)
+    zone = report.step('zone found', lambda: provider.choose_zone(job, provider.list_zones(job)), describe_zone)
+    what = '%s %s %s' % (cfg.record_type, provider.NOUN, cfg.record_name)
+    record = report.step('record found', lambda: provider.find_record(job, zone.id, strict=True),
+                         lambda r: '%s found (id %s)' % (what, r.id) if r else
+                         '%s does not exist yet: it will be created on the first update' % what)
+    report.compare(record is not None, ', '.join(map(str, record.content or ())) if record else None, current)
+    return report.finish()
+
+
+def describe_zone(zone):
+    """The ok line of the zone check: which zone was taken, and which loose matches were not."""
+    return 'zone %s found (id %s)%s' % (zone.name, zone.id, '; also listed (a loose match, not taken): %s'
+                                        % ', '.join(zone.others) if zone.others else '')
+
+
 class Report:
     """The lines of one --check run and its exit status; steps after a failed one are skipped."""
 
-    def __init__(self, cfg):
-        self.cfg = cfg
+    def __init__(self, job):
+        self.job = job
+        self.cfg = cfg = job.cfg
         self.log = Collect(cfg.secrets)
         self.status = 0
         self.problems = 0
@@ -82,7 +110,7 @@ class Report:
         if uci and uci.get('enabled') not in TRUE:
             # config_get_bool in the init script: anything else, or no option at all, is off
             print("note  UCI section %s is disabled: the service will not run it; set option enabled '1', "
-                  'then /etc/init.d/%s reload' % (uci['section'], self.cfg.tool))
+                  'then /etc/init.d/%s reload' % (uci['section'], self.job.tool))
         if self.status == 0:
             print('check: all ok; an update would succeed.')
         else:
@@ -92,40 +120,37 @@ class Report:
         return self.status
 
     # --- the checks both updaters share ---------------------------------------------------------
-    def settings_complete(self, problems=()):
-        """Every required setting present (one FAIL line per missing one) and the names consistent."""
+    def settings_complete(self, missing):
+        """Every required setting present (one FAIL line per missing one: [(name, fix or None)]) and
+        the record inside its zone."""
+        from ddkit.settings import outside_zone
         cfg = self.cfg
-        missing = [n for n in getattr(cfg, 'required', ()) if getattr(cfg, n, None) in (None, '')]
         uci = 'uci section' in cfg.sources.values()
-        for name in missing:
-            self.fail('settings complete: %s is missing' % name,
-                      "add option %s '...' to the UCI section" % name if uci else
-                      'give --%s, DDNS_%s or %s= in a --config file'
-                      % (name.replace('_', '-'), name.upper(), name), status=2)
-        for problem in problems:
-            self.fail('settings complete: %s' % problem[0], problem[1], status=2)
-        if missing or problems:
+        for name, fix in missing:
+            self.fail('settings complete: %s is missing' % name, fix or (
+                "add option %s '...' to the UCI section" % name if uci else
+                'give --%s, DDNS_%s or %s= in a --config file' % (name.replace('_', '-'), name.upper(), name)),
+                status=2)
+        if missing:
             self.blocked = 'settings complete'
             return
-        zone, record = cfg.zone_name.rstrip('.'), cfg.record_name.rstrip('.')
-        if record != zone and not record.endswith('.' + zone):
-            looks_like_id = len(zone) >= 20 and '.' not in zone
-            return self.fail('settings complete: record_name %s is not inside zone_name %s' % (record, zone),
-                             'zone_name is the root domain, e.g. example.com, not the zone id'
-                             if looks_like_id else 'set zone_name to the domain the record belongs to')
+        problem = outside_zone(cfg.record_name, cfg.zone_name)
+        if problem:
+            self.fail('settings complete: %s' % problem[0], problem[1], status=2)
+            self.blocked = 'settings complete'
+            return
         sources = sorted(set(v for k, v in cfg.sources.items()
                              if v != 'default' and getattr(cfg, k, None) not in (None, '')))
         where = ', '.join('config file %s' % cfg.config_file if s == 'config file' and cfg.config_file else s
                           for s in sources)
         self.ok('settings complete: %s record %s in zone %s (from %s)'
-                % (cfg.record_type, cfg.record_name, cfg.zone_name, where))
+                % (cfg.record_type, self.job.name, cfg.zone_name, where))
 
     def state_dir_writable(self):
         """The state directory (or the nearest existing parent it would be created in) is writable,
-        and no other user can change it (the verdict a run gives, ddkit.updater.untrusted_dirs)."""
-        from ddkit.updater import untrusted_dirs
+        and no other user can change it (the verdict a run gives, Job.untrusted_dirs)."""
         path = os.path.abspath(self.cfg.state_dir)
-        problem = untrusted_dirs(self.cfg)
+        problem = self.job.untrusted_dirs()
         if problem:
             return self.fail(*problem)
         probe = path
@@ -195,7 +220,7 @@ class Report:
             return None
         if ip is None:
             self.fail('current IP: no valid %s address from %s: %s' % (
-                'IPv6' if cfg.record_type == 'AAAA' else 'IPv4', source, why), ip_fix(cfg, why))
+                'IPv6' if cfg.record_type == 'AAAA' else 'IPv4', source, why), lookup.fix(cfg, why))
             return None
         self.ok('current IP %s (from %s)' % (ip, source))
         return ip
@@ -211,10 +236,10 @@ class Report:
             return self.ok('record vs current IP: the first update creates the record with %s' % current)
         if ipcheck.same_ip(held, current):
             return self.ok('record holds %s, the current IP: nothing to update' % current)
-        previous = state.read_lines(self.cfg.ip_file)
+        previous = state.read_lines(self.job.ip_file)
         if previous and ipcheck.same_ip(previous[0], current) and not self.cfg.force:
             return self.fail('record holds %s but the current IP is %s, and the ip file %s already says '
-                             '%s, so a normal run will not update it' % (held, current, self.cfg.ip_file, current),
+                             '%s, so a normal run will not update it' % (held, current, self.job.ip_file, current),
                              'run once with --force (or delete the ip file)')
         self.ok('record holds %s, the current IP is %s: the next run updates it' % (held, current))
 
@@ -255,32 +280,6 @@ def handshake(url, cfg, ssl):
         return ('no TLS connection: %s' % (getattr(e, 'strerror', None) or e),
                 'check connectivity and the URL')
     return None, None
-
-
-def ip_fix(cfg, why):
-    """The fix for a rejected current IP, from the reason ddkit.ipcheck or ddkit.lookup gave."""
-    kind, _, spec = cfg.ip_source.partition(':')
-    name = spec.partition('/')[0]
-    if kind == 'neigh':
-        return ('check the MAC and ip -6 neigh show dev %s: a device is listed once it speaks IPv6 through '
-                'the router; or give it a fixed interface id and use prefix:%s/<id>' % (name, name))
-    if kind in ('prefix', 'eui64'):
-        return 'name the LAN interface that holds the delegated prefix (ip -6 addr show dev %s)' % name
-    if why.startswith('interface'):
-        return ('check the interface name (ip addr), that it is up and holds a global address; or use '
-                'ip_source=url')
-    if 'not a public address' in why:
-        if cfg.ip_source != 'url':
-            return 'the interface holds a private address: name the WAN interface, or use ip_source=url'
-        return ('this host has no public address of its own (behind another router or carrier-grade '
-                'NAT): ask the ISP for a public address, or keep an AAAA record instead')
-    if 'record needs' in why:
-        return 'set record_type to match the address family, or an ip_lookup_url of the right family'
-    if 'not an address' in why:
-        return ('the lookup service did not answer with a bare address (an HTML page?): set '
-                'ip_lookup_url to a service that answers with the address as plain text')
-    return 'try again later, or set ip_lookup_url to another service (e.g. %s)' % (
-        'https://ipv6.icanhazip.com' if cfg.record_type == 'AAAA' else 'https://ipv4.icanhazip.com')
 
 
 def _host(url):

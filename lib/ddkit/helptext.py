@@ -1,7 +1,5 @@
 """The words a person reads and a cron run never needs: the --help text, built from the settings
-tables, and the did-you-mean of a misspelt setting. Imported only for --help and on those errors."""
-
-from ddkit.settings import Switch
+tables, and the did-you-mean of a misspelt name. Imported only for --help and on those errors."""
 
 
 def option_lines(flag, text, width=80):
@@ -13,32 +11,54 @@ def option_lines(flag, text, width=80):
     return ['  %-21s %s' % (flag, lines[0])] + [' ' * 24 + line for line in lines[1:]]
 
 
-def usage(prog, summary, settings, switches, uci_name=None):
-    """The --help text, built from the settings table so it never disagrees with the code."""
+def usage(prog, summary, settings, switches, uci_name=None, words='[options]', arguments=(),
+          epilog=None):
+    """The --help text, built from the settings table so it never disagrees with the code.
+
+    summary: paragraphs (blank-line separated); arguments: (name, help) of the bare words; epilog:
+    the closing paragraph (by default, where settings come from and the exit statuses)."""
     import textwrap
-    lines = ['usage: %s [options]' % prog, ''] + textwrap.wrap(summary, 80) + ['', 'options:']
+    lines = ['usage: %s %s' % (prog, words), '']
+    for paragraph in summary.split('\n\n'):
+        lines += textwrap.wrap(paragraph, 80) + ['']
+    if arguments:
+        lines.append('arguments:')
+        for name, text in arguments:
+            lines += option_lines(name, text)
+        lines.append('')
+    lines.append('options:')
     lines += option_lines('--help', 'show this help and exit')
-    lines += option_lines('--config FILE', 'read setting_name=value lines from FILE')
+    lines += option_lines('--version', 'show the version and exit')
     if uci_name:
+        lines += option_lines('--config FILE', 'read setting_name=value lines from FILE')
         text = 'read the options of SECTION (a name or @%s[0]) of /etc/config/%s (or of the UCI file ' \
                'DDNS_UCI_FILE names); repeat it to run several records at once' % (uci_name, uci_name)
         lines += option_lines('--uci SECTION', text)
     for item in list(switches) + list(settings):
-        flag = item.flag + ('' if isinstance(item, Switch) else ' VALUE')
+        flag = item.flag + (' ' + item.metavar if item.takes_value else '')
         if item.short:
             flag = '%s, %s' % (item.short, flag)
         default = getattr(item, 'default', None)
         extra = ' (default: %s)' % default if default not in (None, '') else ''
         lines += option_lines(flag, item.help + extra)
-    lines += [''] + textwrap.wrap(
-        'Every setting can also come from the environment as DDNS_<NAME> (e.g. DDNS_ZONE_NAME) or from '
-        'the --config file as name=value; a flag wins over the environment, which wins over the file. '
-        'Exit status: 0 updated or nothing to do, 1 failure, 2 bad input.', 80)
+    if epilog is None:
+        epilog = ('Every setting can also come from the environment as DDNS_<NAME> (e.g. DDNS_ZONE_NAME), '
+                  'from a UCI section (--uci) or from the --config file as name=value; a flag wins over '
+                  'the environment, which wins over the UCI section, which wins over the file. Exit status: '
+                  '0 updated or nothing to do, 1 failure, 2 bad input.')
+    lines += [''] + textwrap.wrap(epilog, 80)
     return '\n'.join(lines)
 
 
 def did_you_mean(name, known):
-    """'; did you mean x?' for a misspelt setting name, else ''."""
+    """'; did you mean x?' for a misspelt setting or flag name (case, "-" and "_" aside), else ''."""
     import difflib
-    close = difflib.get_close_matches(name.lower().replace('-', '_'), list(known), 1, 0.6)
-    return '; did you mean %s?' % close[0] if close else ''
+    forms = {}
+    for candidate in known:
+        forms.setdefault(_plain(candidate), candidate)
+    close = difflib.get_close_matches(_plain(name), list(forms), 1, 0.6)
+    return '; did you mean %s?' % forms[close[0]] if close else ''
+
+
+def _plain(name):
+    return name.lower().replace('-', '').replace('_', '')

@@ -6,7 +6,7 @@ a run that finds nothing to do, and even the socket module's inet_pton adds a vi
 peak memory of such a run (BENCHMARKS.md).
 """
 
-from ddkit import decimal
+from ddkit import Reason, decimal
 
 HEX_DIGITS = frozenset('0123456789abcdefABCDEF')
 HEX = '0123456789abcdef'
@@ -31,24 +31,26 @@ SPECIAL6 = [('::1', 128, 'loopback'), ('fe80::', 10, 'link-local'), ('::', 128, 
 
 def valid_ip(text, record_type):
     """Return (address, None) for a global address of the family of record_type ('A' or 'AAAA'),
-    else (None, why): HTML pages, empty answers, private, loopback, link-local, CGNAT, wrong family."""
+    else (None, why), why a ddkit.Reason: HTML pages, empty answers, private, loopback, link-local,
+    CGNAT, wrong family."""
     text = (text or '').strip()
     if not text:
-        return None, 'the answer was empty'
+        return None, Reason('the answer was empty', 'empty')
     if len(text) > 45 or '<' in text or ' ' in text:
-        return None, 'the answer is not an address: %r' % text[:40]
+        return None, Reason('the answer is not an address: %r' % text[:40], 'not an address')
     version, number = _parse(text)
     if version is None:
-        return None, 'the answer is not an address: %r' % text
+        return None, Reason('the answer is not an address: %r' % text, 'not an address')
     ip = address_text(version, number)
     want = 6 if record_type == 'AAAA' else 4
     if version != want:
-        return None, '%s is an IPv%d address, the %s record needs IPv%d' % (ip, version, record_type, want)
+        return None, Reason('%s is an IPv%d address, the %s record needs IPv%d' % (ip, version, record_type, want),
+                            'wrong family')
     if version == 6 and number >> 32 == 0xffff:
-        return None, '%s is an IPv4-mapped address' % ip
+        return None, Reason('%s is an IPv4-mapped address' % ip, 'mapped')
     kind = _special(version, number)
     if kind:
-        return None, '%s is not a public address (%s)' % (ip, kind)
+        return None, Reason('%s is not a public address (%s)' % (ip, kind), 'not public')
     return ip, None
 
 

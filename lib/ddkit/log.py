@@ -4,6 +4,8 @@ import os
 import sys
 import time
 
+from ddkit import UNRESERVED
+
 # The log lives in a router's tiny storage: past LOG_MAX bytes it is cut to its newest LOG_KEEP bytes.
 LOG_MAX = 64 * 1024
 LOG_KEEP = 32 * 1024
@@ -100,9 +102,6 @@ def printable(text):
         text = ''.join(c if c.isprintable() else '\\x%02x' % ord(c) if ord(c) < 256
                        else '\\u%04x' % ord(c) for c in text)
     return text
-
-
-UNRESERVED = frozenset('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~')  # RFC 3986
 
 
 def say(text):

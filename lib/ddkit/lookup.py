@@ -1,9 +1,11 @@
 """The helper calls of the updaters: the current IP (from the kernel or a lookup service) and the
 previous one from DoH."""
 
-from ddkit import Failure, ipcheck
+from ddkit import Failure, Reason, ipcheck
 
 DOH_TYPES = {'A': 1, 'AAAA': 28}
+# ip_lookup_url's default by record type
+LOOKUP = {'A': 'https://ipv4.icanhazip.com', 'AAAA': 'https://ipv6.icanhazip.com'}
 
 
 def current_ip(cfg):
@@ -29,9 +31,9 @@ def from_iface(cfg, name):
     else:
         text = iface.ipv4_address(name) or ''
     if not text and iface.flags(name) is None:
-        return '', 'interface ' + name, 'interface %s does not exist' % name
-    return text, 'interface ' + name, None if text else 'interface %s has no %s address' % (
-        name, 'stable global IPv6' if cfg.record_type == 'AAAA' else 'IPv4')
+        return '', 'interface ' + name, Reason('interface %s does not exist' % name, 'interface')
+    return text, 'interface ' + name, None if text else Reason('interface %s has no %s address' % (
+        name, 'stable global IPv6' if cfg.record_type == 'AAAA' else 'IPv4'), 'interface')
 
 
 def from_url(cfg):
@@ -64,7 +66,6 @@ def wrong_family(cfg, host, family):
             _socket.getaddrinfo(host.encode('ascii', 'replace'), None)
         except OSError:
             return  # no address at all: the request's own error says it
-    from ddkit.updater import LOOKUP
     raise Failure('get current IP: %s has no IPv%d address, and %s records are looked up over IPv%d: set '
                   'ip_lookup_url to a service reachable over IPv%d (default %s)'
                   % (host, family, cfg.record_type, family, family, LOOKUP[cfg.record_type]))
@@ -90,3 +91,29 @@ def resolve(cfg, name):
             if ip:
                 return ip, None
     return None, 'DoH has no %s answer for %s' % (cfg.record_type, name)
+
+
+def fix(cfg, why):
+    """The fix for a rejected current IP, by the kind of reason (a ddkit.Reason) it was refused for."""
+    kind, _, spec = cfg.ip_source.partition(':')
+    name = spec.partition('/')[0]
+    if kind == 'neigh':
+        return ('check the MAC and ip -6 neigh show dev %s: a device is listed once it speaks IPv6 through '
+                'the router; or give it a fixed interface id and use prefix:%s/<id>' % (name, name))
+    if kind in ('prefix', 'eui64'):
+        return 'name the LAN interface that holds the delegated prefix (ip -6 addr show dev %s)' % name
+    kind_of = getattr(why, 'kind', None)
+    if kind_of == 'interface':
+        return ('check the interface name (ip addr), that it is up and holds a global address; or use '
+                'ip_source=url')
+    if kind_of == 'not public':
+        if cfg.ip_source != 'url':
+            return 'the interface holds a private address: name the WAN interface, or use ip_source=url'
+        return ('this host has no public address of its own (behind another router or carrier-grade '
+                'NAT): ask the ISP for a public address, or keep an AAAA record instead')
+    if kind_of == 'wrong family':
+        return 'set record_type to match the address family, or an ip_lookup_url of the right family'
+    if kind_of == 'not an address':
+        return ('the lookup service did not answer with a bare address (an HTML page?): set '
+                'ip_lookup_url to a service that answers with the address as plain text')
+    return 'try again later, or set ip_lookup_url to another service (e.g. %s)' % LOOKUP[cfg.record_type]

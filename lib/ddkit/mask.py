@@ -2,7 +2,7 @@
 URL-encoded. Imported only for a line that may show one (ddkit.log.Log.masks): a cron run's lines
 show none, and computing the forms uses interpreter code nothing else in such a run does."""
 
-from ddkit.log import UNRESERVED
+from ddkit import UNRESERVED
 
 JSON_SHORT = {'"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f'}
 

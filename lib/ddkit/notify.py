@@ -1,4 +1,4 @@
-"""Tell someone after a run: the on_change hook and the health-check ping (issue 18).
+"""Tell someone after a run: the on_change hook and the health-check ping.
 
 Imported only when on_change or healthcheck_url is set: a run without them loads nothing of this.
 The hook runs once the record's lock is released, without a shell, with only the DDNS_HOOK_*
@@ -56,28 +56,38 @@ def split_command(value):
     return argv
 
 
-def tell(cfg, log, status):
-    """After a record's run (ddkit.updater.run): the on_change hook after a change or a failure, then
-    the health-check ping. In a run of several records each URL is pinged once, at the end
-    (ddkit.records.finish)."""
-    outcome = getattr(cfg, 'outcome', None)
-    event = outcome and {
-        'outcome': outcome, 'record_name': cfg.record_name, 'record_type': cfg.record_type,
-        'old_ip': getattr(cfg, 'old_ip', None), 'new_ip': getattr(cfg, 'new_ip', None),
-        'message': getattr(cfg, 'message', None) or 'IP has been updated to: %s' % cfg.new_ip}
+def tell(job, status):
+    """After a record's run (ddkit.reconcile.run): the on_change hook after a change or a failure, then
+    the health-check ping. A run that found no valid current IP judged nothing: no ping, neither ok
+    nor /fail (a line down for a minute pages nobody; a source that never gives an address stops the
+    pings, so the check's own grace period raises the alert). In a run of several records each URL is
+    pinged once, at the end (ddkit.updater)."""
+    cfg = job.cfg
+    event = job.outcome and {
+        'outcome': job.outcome, 'record_name': cfg.record_name, 'record_type': cfg.record_type,
+        'old_ip': job.old_ip, 'new_ip': job.new_ip,
+        'message': job.message or 'IP has been updated to: %s' % job.new_ip}
+    ok = status == 0 if status or job.judged else None
     url = cfg.healthcheck_url
-    if url and cfg.run is not None:
-        pings = cfg.run.setdefault('pings', {})
-        pings[url] = (pings.get(url, (True,))[0] and status == 0, cfg.ca_file)
+    if url and job.run.several:
+        job.run.pings[url] = (merge(job.run.pings.get(url, (True,))[0], ok), cfg.ca_file)
         url = None
-    after_run(log, cfg.tool, cfg.on_change, url, status == 0, event, cfg.ca_file)
+    after_run(job.log, job.tool, cfg.on_change, url, ok, event, cfg.ca_file)
+
+
+def merge(one, other):
+    """The verdict of two records sharing a check: a failure wins, then "not judged" (None), then ok."""
+    if one is False or other is False:
+        return False
+    return None if one is None or other is None else True
 
 
 def after_run(log, tool, on_change, healthcheck_url, ok, event=None, ca_file=None):
-    """The hook when event (a change or a failure) is given, then the ping: at most one of each."""
+    """The hook when event (a change or a failure) is given, then the ping (none when ok is None): at
+    most one of each."""
     if on_change and event:
         run_hook(log, tool, on_change, event)
-    if healthcheck_url:
+    if healthcheck_url and ok is not None:
         ping(log, healthcheck_url, ok, ca_file)
 
 

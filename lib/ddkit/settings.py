@@ -1,4 +1,5 @@
-"""Settings: flag, then DDNS_* environment, then --config file, then default (interface.md)."""
+"""Settings and the command line of every tool. Where a setting comes from, highest first: flag,
+DDNS_* environment variable, UCI section (--uci or --all), --config file, default."""
 
 import os
 import sys
@@ -9,11 +10,16 @@ NAME_CHARS = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123
 
 
 class Setting:
-    """One setting: its name, default, help text and how to check a value."""
+    """One setting: its name, default, help text and how to check a value; `repeat`: given several
+    times, its values are kept in order (a list)."""
 
-    def __init__(self, name, default=None, help='', secret=False, short=None, check=None):
+    takes_value = True
+
+    def __init__(self, name, default=None, help='', secret=False, short=None, check=None, repeat=False,
+                 metavar='VALUE'):
         self.name, self.default, self.help = name, default, help
         self.secret, self.short, self.check = secret, short, check
+        self.repeat, self.metavar = repeat, metavar
 
     @property
     def flag(self):
@@ -22,6 +28,8 @@ class Setting:
 
 class Switch:
     """A yes/no flag given on the command line only (--force, --dry-run, ...)."""
+
+    takes_value = False
 
     def __init__(self, name, help='', short=None):
         self.name, self.help, self.short = name, help, short
@@ -44,6 +52,7 @@ class Config(Namespace):
 
     def __init__(self):
         self.sources = {}
+        self.names = {}
         self.secrets = []
         self.config_file = None
 
@@ -63,14 +72,55 @@ def check_url(value):
 
 
 def check_name(value):
-    """A DNS name: it reaches file names and URLs, so only host-name characters pass.
+    """A DNS name: it reaches file names and URLs, so only host-name characters pass; an internationalized
+    name becomes its xn-- form (what DNS holds); a wildcard only as the whole first label (*.example.com).
 
     DNS names are case-insensitive and providers answer in lower case without the root dot."""
     value = value.lower()
     value = value[:-1] if value.endswith('.') else value
-    if not value or not set(value) <= NAME_CHARS or '..' in value or value.startswith(('.', '-')):
-        raise ValueError('must be a domain name (letters, digits, "-", "_", "." only)')
+    if not value:
+        raise ValueError('must be a domain name, e.g. home.example.com')
+    if '' in value.split('.'):
+        raise ValueError('has an empty label (".." or a dot at the start)')
+    if any(ord(c) > 127 for c in value):
+        value = ascii_name(value)
+    labels = value.split('.')
+    if not set(value) <= NAME_CHARS or any(label.startswith('-') or label.endswith('-') for label in labels):
+        raise ValueError('must be a domain name: letters (also non-ASCII), digits, "-" (not at the start or '
+                         'end of a label), "_" and "."')
+    if '*' in value and (labels[0] != '*' or '*' in ''.join(labels[1:])):
+        raise ValueError('a wildcard is written *.example.com: "*" only as the whole first label')
+    if max(len(label) for label in labels) > 63 or len(value) > 253:
+        raise ValueError('is too long (63 characters a label, 253 in all)')
     return value
+
+
+def ascii_name(name):
+    """The xn-- form of an internationalized name (IDNA, as DNS holds it)."""
+    try:
+        return name.encode('idna').decode('ascii')
+    except LookupError:   # the idna codec needs unicodedata: python3-codecs on OpenWrt
+        try:
+            guess = '.'.join(label if label.isascii() else 'xn--' + label.encode('punycode').decode('ascii')
+                             for label in name.split('.'))
+        except (LookupError, UnicodeError):
+            guess = None
+        raise ValueError('is an internationalized name, and this Python cannot convert it (no idna codec; '
+                         'OpenWrt: opkg install python3-codecs)%s' % ('; give its xn-- form, likely %s'
+                                                                       % guess if guess else ''))
+    except UnicodeError as e:
+        raise ValueError('is not a valid internationalized domain name (%s)' % e)
+
+
+def outside_zone(record, zone):
+    """(problem, fix) when the record name is not zone_name or a name inside it, else None: the
+    provider would make another name, or refuse it, after the first requests."""
+    if record == zone or record.endswith('.' + zone):
+        return None
+    looks_like_id = len(zone) >= 20 and '.' not in zone
+    return ('record_name %s is not inside zone_name %s' % (record, zone),
+            'zone_name is the root domain, e.g. example.com, not the zone id' if looks_like_id else
+            'set zone_name to the domain the record belongs to (record_name ends with it)')
 
 
 def check_header(value):
@@ -107,7 +157,7 @@ def check_timeout(value):
     except ValueError:
         number = 0
     if not 0 < number <= 300:
-        raise ValueError('must be a number of seconds between 0 and 300')
+        raise ValueError('must be a number of seconds, more than 0 and at most 300')
     return number
 
 
@@ -170,43 +220,62 @@ def hint(value):
     return ''
 
 
-def parse_args(argv, settings, switches):
-    """Split argv into {name: value} for settings, a set of switch names and --config."""
+class Args:
+    """A parsed command line: settings' values, switches given, --config, --uci sections, bare words."""
+
+    def __init__(self):
+        self.values, self.on, self.config, self.uci, self.positional = {}, set(), None, [], []
+
+
+def parse_args(argv, settings, switches, positional=False, files=False):
+    """The one command-line parser of every tool: Args, or None when --help is asked (--version is
+    the switch 'version'). files: --config FILE and --uci SECTION (repeatable) are taken; positional:
+    bare words are kept for the tool, else refused."""
     by_flag = {}
     for item in list(settings) + list(switches):
         by_flag[item.flag] = item
         if item.short:
             by_flag[item.short] = item
-    values, on, config, args = {}, set(), None, list(argv)
-    while args:
-        arg = args.pop(0)
+    args, rest = Args(), list(argv)
+    while rest:
+        arg = rest.pop(0)
         if arg == '--help':
-            return None, None, None
+            return None
+        if arg == '--version':
+            args.on.add('version')
+            continue
+        if positional and (not arg.startswith('-') or arg == '-'):
+            args.positional.append(arg)
+            continue
         name, eq, inline = arg.partition('=') if arg.startswith('--') else (arg, '', '')
-        if name == '--config' or name in by_flag and not isinstance(by_flag[name], Switch):
-            if not eq:
-                if not args:
-                    raise UsageError('option %s needs a value; see --help' % name)
-                inline = args.pop(0)
+        item = by_flag.get(name)
+        if files and name in ('--config', '--uci') or item and item.takes_value:
+            if not eq and rest:
+                inline = rest.pop(0)
+            elif not eq and name == '--uci':
+                raise UsageError('option --uci needs a section name; see --help')
+            elif not eq:
+                raise UsageError('option %s needs a value%s; see --help' % (
+                    name, ' (%s is %s; help is --help)' % (name, item.name) if name == '-h' else ''))
             if name == '--config':
-                config = inline
+                args.config = inline
+            elif name == '--uci':
+                if not inline:
+                    raise UsageError('option --uci needs a section name; see --help')
+                args.uci.append(inline)
+            elif item.repeat:
+                args.values.setdefault(item.name, []).append(inline)
             else:
-                values[by_flag[name].name] = inline
-        elif name in by_flag and not eq:
-            on.add(by_flag[name].name)
+                args.values[item.name] = inline
+        elif item and not eq:
+            args.on.add(item.name)
+        elif arg.startswith('-'):
+            from ddkit.helptext import did_you_mean  # only on this error
+            flags = list(by_flag) + (['--config', '--uci'] if files else []) + ['--help', '--version']
+            raise UsageError('unknown option %s%s; see --help' % (name, did_you_mean(name, flags)))
         else:
-            raise UsageError(('unknown option %s; see --help' if arg.startswith('-') else
-                              'unexpected argument %r: settings are given as --name value; see --help') % arg)
-    return values, on, config
-
-
-def refuse_foreign(what, path, st):
-    """A UsageError when another user could change this file (st: its fstat): whoever can, steers a
-    root run (which URL gets the credentials, which state_dir)."""
-    if os.name == 'posix' and (st.st_uid not in (0, os.geteuid()) or st.st_mode & 0o022):
-        raise UsageError('%s %s (owner uid %d, mode %04o) can be changed by another user: refused; '
-                         'fix: chown root %s; chmod go-w %s' % (what, path, st.st_uid, st.st_mode & 0o7777,
-                                                                 path, path))
+            raise UsageError('unexpected argument %r: settings are given as --name value; see --help' % arg)
+    return args
 
 
 def read_config(path, known, records=None):
@@ -218,6 +287,7 @@ def read_config(path, known, records=None):
             text = f.read()
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError('cannot read config file %s: %s' % (path, getattr(e, 'strerror', None) or e))
+    from ddkit.state import refuse_foreign
     refuse_foreign('config file', path, st)
     if os.name == 'posix' and st.st_mode & 0o077:
         print('warning: config file %s is readable by other users; run: chmod 600 %s' % (path, path),
@@ -254,23 +324,6 @@ def read_config(path, known, records=None):
     return shared
 
 
-def read_uci(argv, uci_name, known, environ):
-    """Take `--uci SECTION` out of argv; returns (the other arguments, that section's settings)."""
-    args, ref = list(argv), None
-    for i, arg in enumerate(args):
-        if arg == '--uci' or arg.startswith('--uci='):
-            ref = arg[6:] if '=' in arg else (args[i + 1] if i + 1 < len(args) else '')
-            del args[i:i + (1 if '=' in arg else 2)]
-            break
-    if ref is None or '--help' in args:
-        return args, {}
-    if not ref:
-        raise UsageError('option --uci needs a section name; see --help')
-    from ddkit import uci
-    path = environ.get('DDNS_UCI_FILE') or '/etc/config/' + uci_name
-    return args, uci_settings(path, ref, uci.record(path, ref), known)
-
-
 def uci_settings(path, ref, options, known):
     """The settings among a UCI section's options; record_type may be a list (both families)."""
     from ddkit import uci
@@ -283,8 +336,8 @@ def uci_settings(path, ref, options, known):
             value = ' '.join(value)
         if key not in known:
             from ddkit.helptext import did_you_mean  # only on this error
-            raise UsageError('UCI section %s in %s: %r is not a setting of this tool (option --%s%s, '
-                             'see --help)' % (ref, path, key, key.replace('_', '-'), did_you_mean(key, known)))
+            raise UsageError('UCI section %s in %s: %r is not an option of this tool%s (see --help)'
+                             % (ref, path, key, did_you_mean(key, known)))
         if isinstance(value, list):   # `list` lines, or an option followed by a list of its name
             raise UsageError("UCI section %s in %s: %s is a list; give it once as option %s '...'"
                              % (ref, path, key, key))
@@ -292,51 +345,70 @@ def uci_settings(path, ref, options, known):
     return values
 
 
-def load(argv, settings, switches, required=(), environ=None, uci_name=None, uci_values=None,
-         file_values=None):
-    """Build the Config of a run; None when --help was asked (the caller prints usage). A --all run
-    (ddkit.records) gives each record's UCI section or config file values itself."""
+def uci_path(uci_name, environ=None):
+    """The UCI file of a tool: /etc/config/<tool>, or the one DDNS_UCI_FILE names."""
+    return (os.environ if environ is None else environ).get('DDNS_UCI_FILE') or '/etc/config/' + uci_name
+
+
+def named_section(args, uci_name, settings, environ=None):
+    """load()'s values of a run of one record: its --uci section's, when one is named."""
+    if not args.uci:
+        return {}
+    from ddkit import uci
+    path, ref = uci_path(uci_name, environ), args.uci[0]
+    return {'uci_values': uci_settings(path, ref, uci.record(path, ref), {s.name: s for s in settings})}
+
+
+def load(args, settings, switches, environ=None, uci_values=None, file_values=None, by_flag=False):
+    """Build the Config of one record from parsed Args (flag, then DDNS_* environment, then UCI
+    section, then --config file, then default); uci_values and file_values: the record's own values
+    when a run of several records reads them (ddkit.records), else the --config file is read here.
+    by_flag: a bad value is named by its flag (the egress tools, whose settings are flags)."""
     environ = os.environ if environ is None else environ
-    known = {s.name: s for s in settings}
-    if uci_values is not None:
-        from_uci = uci_values
-    else:
-        argv, from_uci = read_uci(argv, uci_name, known, environ) if uci_name else (argv, {})
-    flags, on, config_path = parse_args(argv, settings, switches)
-    if flags is None:
-        return None
-    if file_values is not None:
-        from_file = file_values
-    else:
-        from_file = read_config(config_path, known) if config_path else {}
+    from_uci = uci_values or {}
+    from_file = file_values if file_values is not None else \
+        read_config(args.config, {s.name: s for s in settings}) if args.config else {}
     cfg = Config()
-    cfg.config_file = config_path
+    cfg.config_file = args.config
     cfg.uci = {k[4:]: v for k, v in from_uci.items() if k.startswith('uci:')}  # section, enabled, ...
     for s in settings:
         env = 'DDNS_' + s.name.upper()
-        for source, table, key in (('flag', flags, s.name), ('environment', environ, env),
+        for source, table, key in (('flag', args.values, s.name), ('environment', environ, env),
                                    ('uci section', from_uci, s.name), ('config file', from_file, s.name)):
-            if table.get(key, '') != '':
+            if table.get(key, '') not in ('', []):
                 value = table[key]
                 break
         else:
             source, value = 'default', s.default
+        if s.repeat and not isinstance(value, list):
+            value = value.split() if isinstance(value, str) else []   # blanks separate them elsewhere
         if value is not None and s.check:
-            try:
-                value = s.check(value)
-            except ValueError as e:
-                line = from_file.get('line:' + s.name)
-                where = {'flag': s.flag, 'environment': env, 'default': 'default',
-                         'config file': 'config file %s line %s' % (config_path, line)}.get(source, source)
-                shown = '' if s.secret else '; got %r' % value[:80]  # a secret is never shown
-                raise UsageError('bad value for %s (%s): %s%s%s' % (s.name, where, e, shown, hint(value)))
-        if value in (None, '') and s.name in required:
-            raise UsageError('missing setting %s: give %s, DDNS_%s or %s= in a --config file'
-                             % (s.name, s.flag, s.name.upper(), s.name))
+            raw, value = value, checked(s, value, source, env, args.config, from_file, by_flag)
+            if s.check is check_name and value != raw.lower().rstrip('.'):
+                cfg.names[s.name] = raw.rstrip('.')   # as the user wrote it: logged beside the xn-- form
         setattr(cfg, s.name, value)
         cfg.sources[s.name] = source
         if s.secret and value:
             cfg.secrets.append(value)
     for sw in switches:
-        setattr(cfg, sw.name, sw.name in on)
+        setattr(cfg, sw.name, sw.name in args.on)
     return cfg
+
+
+def checked(s, value, source, env, config_path, from_file, by_flag=False):
+    """s.check(value) (each value of a repeated setting); a UsageError saying where a bad one came from."""
+    try:
+        return [s.check(v) for v in value] if s.repeat else s.check(value)
+    except ValueError as e:
+        line = from_file.get('line:' + s.name)
+        where = {'flag': s.flag, 'environment': env, 'default': 'default',
+                 'config file': 'config file %s line %s' % (config_path, line)}.get(source, source)
+        label = s.flag if by_flag and source == 'flag' else '%s (%s)' % (s.name, where)
+        bad = value if isinstance(value, str) else ' '.join(value)
+        shown = '' if s.secret else '; got %r' % bad[:80]  # a secret is never shown
+        raise UsageError('bad value for %s: %s%s%s' % (label, e, shown, hint(bad)))
+
+
+def missing(cfg, required):
+    """The required settings that are not set, in the table's order."""
+    return [name for name in required if getattr(cfg, name, None) in (None, '')]

@@ -3,7 +3,7 @@ link, never one another user made, only in a directory no other user can change.
 
 import os
 
-from ddkit import decimal
+from ddkit import UsageError, decimal
 
 PID_MAX = 4194304   # Linux's highest pid_max: a larger number in a file name is no writer of ours
 # never follow a link at the last component; a FIFO planted there must not block the run
@@ -18,6 +18,15 @@ def untrusted(directory):
     path, st = found
     return ('%s (owner uid %d, mode %04o) can be changed by another user' % (
         path, st.st_uid, st.st_mode & 0o7777), 'chown root %s; chmod go-w %s' % (path, path))
+
+
+def refuse_foreign(what, path, st):
+    """A UsageError when another user could change this config or UCI file (st: its fstat): whoever
+    can, steers a root run (which URL gets the credentials, which state_dir)."""
+    if os.name == 'posix' and (st.st_uid not in (0, os.geteuid()) or st.st_mode & 0o022):
+        raise UsageError('%s %s (owner uid %d, mode %04o) can be changed by another user: refused; '
+                         'fix: chown root %s; chmod go-w %s' % (what, path, st.st_uid, st.st_mode & 0o7777,
+                                                                 path, path))
 
 
 def foreign_dir(directory):

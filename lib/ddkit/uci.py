@@ -214,7 +214,7 @@ def read(path):
             text = f.read()
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError('cannot read UCI file %s: %s' % (path, getattr(e, 'strerror', None) or e))
-    from ddkit.settings import refuse_foreign
+    from ddkit.state import refuse_foreign
     refuse_foreign('UCI file', path, st)
     parser = Parser(text)
     try:

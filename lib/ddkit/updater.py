@@ -1,17 +1,19 @@
-"""The steps both updaters share (service.md 3): settings, log, lock, current and previous IP,
-comparison, recording the new IP. Each updater's own script holds its provider steps."""
+"""The command line of both updaters: main(provider) reads the settings of each record the arguments
+name (one, or several: --all, --uci twice, record_type "A AAAA"), and runs each through the update
+loop (ddkit.reconcile) or --check (ddkit.check). A provider module supplies only its API
+(docs/design.md)."""
 
 import os
 import sys
 
-from ddkit import Failure, UsageError, settings, state
+from ddkit import UsageError, settings
 from ddkit.settings import Setting, Switch
 
 COMMON = [
     Setting('zone_name', help='root domain of the zone, e.g. example.com', short='-z',
             check=settings.check_name),
-    Setting('record_name', help='the record to keep updated, e.g. home.example.com', short='-h',
-            check=settings.check_name),
+    Setting('record_name', help='the record to keep updated, e.g. home.example.com (an internationalized '
+            'name is sent in its xn-- form; a wildcard as *.example.com)', short='-h', check=settings.check_name),
     Setting('record_type', 'A', help='A (IPv4) or AAAA (IPv6)', short='-t', check=settings.check_record_type),
     Setting('doh_url', 'https://dns.google', help='DNS-over-HTTPS resolver (/resolve is appended)',
             check=settings.check_url),
@@ -28,9 +30,9 @@ COMMON = [
     Setting('timeout', '10', help='seconds per request', check=settings.check_timeout),
     Setting('on_change', help='command run (no shell) after the record changed or an update failed; '
             'details in its DDNS_HOOK_* environment', check=settings.check_command),
-    Setting('healthcheck_url', help='pinged after each run: GET <url>, or <url>/fail after a failure',
-            secret=True, check=settings.check_url),  # secret: whoever has it can ping the check
-]
+    Setting('healthcheck_url', help='pinged after each run: GET <url>, or <url>/fail after a failure '
+            '(no ping when no valid IP was found)', secret=True, check=settings.check_url),
+]  # healthcheck_url is secret: whoever has it can ping the check
 SWITCHES = [
     Switch('force', help='update even when the IP has not changed', short='-f'),
     Switch('dry_run', help='say what would change, change nothing'),
@@ -40,228 +42,133 @@ SWITCHES = [
     Switch('all', help='every enabled record of /etc/config/<tool> (or every [record] of the --config '
            'file) in one run; exit status the worst of them'),
 ]
-LOOKUP = {'A': 'https://ipv4.icanhazip.com', 'AAAA': 'https://ipv6.icanhazip.com'}
 
 
-def start(argv, tool, summary, provider_settings, required, files, each=None):
-    """Load settings and open the log; returns (cfg, log) or an exit status (help, bad input).
-
-    Several records (--all, --uci given twice, record_type "A AAAA"): ddkit.records runs each(cfg, log)
-    for every one and start returns the worst exit status."""
-    from ddkit.log import say
-    table = provider_settings + COMMON
-    argv = sys.argv[1:] if argv is None else argv
-    required = required + ('zone_name', 'record_name')
-    several = '--all' in argv or len([a for a in argv if a.startswith('--uci')]) > 1
-    if each and several and '--help' not in argv:
-        from ddkit import records
-        return records.run_all(argv, tool, table, required, files, each)
+def main(provider, argv=None):
+    """Run the records the command line names through the provider; the exit status."""
+    from ddkit.provider import Run
+    tool, table = provider.TOOL, provider.SETTINGS + COMMON
     try:
-        # --check reports every missing setting itself, as FAIL lines (ddkit.check)
-        cfg = settings.load(argv, table, SWITCHES, required=() if '--check' in argv else required,
-                            uci_name=tool)
-        if cfg is not None:
-            settings.check_source_type(cfg.ip_source, cfg.record_type)
+        args = settings.parse_args(sys.argv[1:] if argv is None else argv, table, SWITCHES, files=True)
+        several = args is not None and ('all' in args.on or len(args.uci) > 1)
+        if several:
+            from ddkit import records
+            planned = records.plan(args, tool, table)
+        elif args is not None and 'version' not in args.on:
+            planned = [(None, lambda: settings.named_section(args, tool, table))]
     except UsageError as e:
         print('%s: %s' % (tool, e), file=sys.stderr)
         return e.exit_status
-    if cfg is None:
-        from ddkit import helptext
-        say(helptext.usage(settings.prog(tool), summary, table, SWITCHES, uci_name=tool))
-        return 0
-    if ' ' in cfg.record_type and each:
-        from ddkit import records
-        return records.run_families(cfg, tool, files, required, each)
-    if ' ' in cfg.record_type:
-        print('%s: record_type %s: give one of A and AAAA here' % (tool, cfg.record_type), file=sys.stderr)
-        return 2
-    return prepare(cfg, tool, files, required)
-
-
-def prepare(cfg, tool, files, required):
-    """One record's derived settings (lookup URL, state and log files) and its log: (cfg, log)."""
-    from ddkit.log import Log
-    cfg.tool = tool
-    cfg.required = required
-    cfg.dry_run = cfg.dry_run or cfg.check  # belt and braces: --check writes no file, as a dry run
-    cfg.ip_lookup_url = cfg.ip_lookup_url or LOOKUP[cfg.record_type]
-    cfg.state_dir = cfg.state_dir or os.path.expanduser('~')
-    # A keeps the original script's names; an AAAA record of the same name gets files of its own
-    key = '%s_AAAA' % cfg.record_name if cfg.record_type == 'AAAA' else cfg.record_name
-    for name, pattern in files.items():
-        setattr(cfg, name, os.path.join(cfg.state_dir, pattern % key))
-    cfg.lock_file = os.path.join(cfg.state_dir, '.%s_%s.lock' % (tool, key))
-    cfg.log_file = cfg.log_file or os.path.join(cfg.state_dir, '%s_%s.log' % (tool, key))
-    log = Log(None if cfg.dry_run else cfg.log_file, quiet=cfg.quiet, secrets=cfg.secrets,
-              tag=tool if os.path.exists('/etc/openwrt_release') else None)
-    cfg.run = getattr(cfg, 'run', None)   # a --all run's caches (shared), shared by its records
-    return cfg, log
-
-
-def shared(cfg, key, make):
-    """make(), once per key in a run of several records (zone, IP, listing); a Failure is kept too."""
-    if cfg.run is None or key is None:
-        return make()
-    if key not in cfg.run:
+    if args is None or 'version' in args.on:
+        return about(provider, table, args)
+    run, outcomes = Run(several), []
+    for label, values in planned:
         try:
-            cfg.run[key] = (True, make())
-        except Failure as e:
-            cfg.run[key] = (False, e)
-    done, value = cfg.run[key]
-    if not done:
-        raise value
-    return value
+            cfg = settings.load(args, table, SWITCHES, **values())
+            usable(provider, cfg, label)
+        except UsageError as e:
+            print('%s: %s%s' % (tool, 'record %s: ' % label if label else '', e), file=sys.stderr)
+            outcomes.append((label, e.exit_status))
+            continue
+        families = cfg.record_type.split()
+        run.several = run.several or len(families) > 1
+        for family in families:
+            job = make_job(provider, cfg, family, run)
+            name = '%s%s %s' % ('%s: ' % label if label else '', family, cfg.record_name)
+            if run.several:
+                heading(job, 'Record %s:' % name)
+            outcomes.append((name, one_record(job)))
+    if not run.several:
+        return outcomes[0][1]
+    return finish(tool, args, outcomes, run)
 
 
-def remember(cfg, key, value):
-    """Keep value for the other records of this run (a token); None forgets it."""
-    if cfg.run is not None:
-        cfg.run[key] = (True, value)
+def about(provider, table, args):
+    """--help or --version: printed, exit 0."""
+    from ddkit import VERSION
+    from ddkit.log import say
+    if args is not None:
+        say('%s %s' % (provider.TOOL, VERSION))
+        return 0
+    from ddkit import helptext
+    say(helptext.usage(settings.prog(provider.TOOL), provider.SUMMARY, table, SWITCHES, uci_name=provider.TOOL))
+    return 0
 
 
-def recall(cfg, key):
-    """What a record of this run remembered under key, else None."""
-    done, value = (cfg.run or {}).get(key, (False, None))
-    return value if done else None
-
-
-def run(cfg, log, update):
-    """Run update(cfg, log) under the record's lock; map the outcome to an exit status; then, the
-    lock released, tell on_change and healthcheck_url when set (not in a dry run)."""
-    from ddkit.lock import Lock
-    problem = untrusted_dirs(cfg)
-    if problem:  # before the lock and the log: nothing is written into a directory others can change
-        print('%s: %s; nothing was changed; fix: %s' % ((cfg.tool,) + problem), file=sys.stderr)
-        return 1
-    try:
-        if cfg.dry_run:
-            return update(cfg, log)  # a dry run writes no file, not even a lock file
-        with Lock(cfg.lock_file):
-            status = update(cfg, log)
-    except Failure as e:
-        log.error('ERROR: %s' % e)
-        status, cfg.outcome, cfg.message = e.exit_status, 'failed', str(e)
-    except KeyboardInterrupt:
-        log.error('ERROR: interrupted')
-        return 1
-    if not cfg.dry_run and (cfg.on_change or cfg.healthcheck_url):
-        from ddkit import notify
-        notify.tell(cfg, log, status)
-    return status
-
-
-def changed(cfg, outcome):
-    """The provider took a write ('created' or 'updated'): what on_change hears after the run."""
-    if getattr(cfg, 'outcome', None) != 'created':
-        cfg.outcome = outcome
-
-
-def untrusted_dirs(cfg):
-    """(problem, fix) when another user could change the state or the log file's directory, so plant
-    links or files where a root run writes; else None. --check gives the same verdict."""
-    for directory in (cfg.state_dir, os.path.dirname(os.path.abspath(cfg.log_file))):
-        # once per directory in a run of several records (they share their state_dir): only root or
-        # this user, who own every trusted directory, could change the verdict meanwhile
-        found = shared(cfg, ('untrusted', directory), lambda: state.untrusted(directory))
-        if found:
-            return 'directory %s cannot be trusted: %s' % (directory, found[0]), found[1]
-    return None
-
-
-def get_current_ip(cfg, log):
-    """Step 1: the current public IP, or None (logged) when there is no valid one."""
-    from ddkit import lookup
-    url = cfg.ip_lookup_url if cfg.ip_source == 'url' else None
-    ip, source, why = shared(cfg, ('current ip', cfg.ip_source, cfg.record_type, url),
-                             lambda: lookup.current_ip(cfg))
-    if ip is None:
-        from ddkit.check import ip_fix
-        log.info('No valid IP from %s: %s. Nothing changed; %s.' % (source, why, ip_fix(cfg, why)))
-    return ip
-
-
-def get_previous_ip(cfg, log, fallback=None):
-    """Step 2: the ip file, else the DoH resolver, else fallback(cfg, log); found -> ip file."""
-    lines = state.read_lines(cfg.ip_file)
-    if lines:
-        from ddkit import ipcheck
-        ip, _ = ipcheck.valid_ip(lines[0], cfg.record_type)
-        if ip:
-            return ip
-        log.info('Ignoring unreadable ip file %s.' % cfg.ip_file)
-    from ddkit import lookup
-    ip, why = lookup.resolve(cfg, cfg.record_name)
-    if ip is None and fallback:
-        log.info('No previous IP from DoH (%s); trying a ping of %s.' % (why, cfg.record_name))
-        ip = fallback(cfg, log)
-    elif ip is None:
-        log.info('No previous IP from DoH: %s.' % why)
-    if ip:
-        save(cfg, cfg.ip_file, [ip])
-    return ip
-
-
-def unchanged(cfg, log, current, previous):
-    """Step 3: True (logged) when there is nothing to do; else log why an update follows."""
-    from ddkit import ipcheck
-    cfg.old_ip, cfg.new_ip = previous, current  # for on_change (ddkit.notify)
-    same = ipcheck.same_ip(current, previous)
-    if same and not cfg.force:
-        log.info('IP has not changed: %s' % current)
-        return True
-    if same:
-        log.info('IP %s has not changed; updating %s %s anyway (--force).' % (
-            current, cfg.record_type, cfg.record_name))
-    else:
-        log.info('IP changed from %s to %s; updating %s %s.' % (
-            previous or 'unknown', current, cfg.record_type, cfg.record_name))
-    return False
-
-
-def read_ids(cfg):
-    """The ids file: exactly two lines (zone id, record id), else None."""
-    lines = state.read_lines(cfg.ids_file)
-    if len(lines) == 2 and all(safe_id(x) for x in lines):
-        return lines
-    return None
-
-
-def listing(data, key, step):
-    """The objects listed under key in a provider's answer ([] when absent); not a list: a Failure."""
-    items = data.get(key)
-    if items is None:
-        return []
-    if not isinstance(items, list):
-        raise Failure('%s: unexpected answer: "%s" is not a list' % (step, key))
-    return [item for item in items if isinstance(item, dict)]
-
-
-ID_CHARS = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.')
-
-
-def safe_id(value):
-    """An id from a provider's answer or the ids file, only when it is safe in a URL path; else None."""
-    value = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ''
-    # a hostile or broken answer must not steer a request ("../", "?", "#") or the ids file
-    return value if value and set(value) <= ID_CHARS and not value.startswith('.') else None
-
-
-def save(cfg, path, lines, private=False):
-    """Write a state file (not in a dry run); a full or read-only disk is a Failure, state kept."""
-    if cfg.dry_run:
-        return False
-    try:
-        return state.write_if_changed(path, lines, private=private)
-    except OSError as e:
-        raise Failure('cannot write state file %s: %s' % (path, e.strerror or e))
-
-
-def record_ip(cfg, log, ids, ip, sent=True):
-    """Step 5: remember the ids and the new IP, and say so (a dry run only says it changed nothing)."""
-    save(cfg, cfg.ids_file, ids)
-    if cfg.dry_run:
-        log.info('Dry run: nothing was changed.')
+def usable(provider, cfg, label):
+    """A UsageError when the record cannot be run: settings missing (all named at once), the record
+    outside its zone, a LAN source on an A record. --check reports these as FAIL lines instead."""
+    if cfg.check:
         return
-    save(cfg, cfg.ip_file, [ip])
-    if sent:  # not sent: the record already held ip, which the script has said in one line
-        log.info('IP has been updated to: %s' % ip)
+    from ddkit.provider import missing
+    lacking = missing(provider, cfg)
+    if lacking:
+        names = [name for name, _ in lacking]
+        example = lacking[0][0].split()[0]
+        raise UsageError('missing setting%s %s: give %s as --%s, DDNS_%s or %s= in a --config file%s; '
+                         '--check shows the whole set-up' % (
+                             's' if len(names) > 1 else '', ', '.join(names), 'each' if len(names) > 1 else 'it',
+                             example.replace('_', '-'), example.upper(), example,
+                             " (UCI: option %s '...')" % example if cfg.uci else ''))
+    problem = settings.outside_zone(cfg.record_name, cfg.zone_name)
+    if problem:
+        raise UsageError('%s: nothing was sent; fix: %s' % problem)
+    settings.check_source_type(cfg.ip_source, cfg.record_type)
+
+
+def make_job(provider, cfg, family, run):
+    """The Job of one record: the settings of its family, with the defaults derived from them."""
+    from ddkit.lookup import LOOKUP
+    from ddkit.log import Log
+    from ddkit.provider import Job
+    own = settings.Config()
+    own.__dict__.update(cfg.__dict__)
+    own.record_type = family
+    own.dry_run = cfg.dry_run or cfg.check  # belt and braces: --check writes no file, as a dry run
+    own.ip_lookup_url = cfg.ip_lookup_url or LOOKUP[family]
+    own.state_dir = cfg.state_dir or os.path.expanduser('~')
+    key = '%s_AAAA' % cfg.record_name if family == 'AAAA' else cfg.record_name
+    own.log_file = cfg.log_file or os.path.join(own.state_dir, '%s_%s.log' % (provider.TOOL, key))
+    log = Log(None if own.dry_run else own.log_file, quiet=cfg.quiet, secrets=cfg.secrets,
+              tag=provider.TOOL if os.path.exists('/etc/openwrt_release') else None)
+    return Job(provider, own, run, log)
+
+
+def one_record(job):
+    """--check or the update of one record: its exit status."""
+    if job.cfg.check:
+        from ddkit import check
+        return check.run(job)
+    from ddkit import reconcile
+    return reconcile.run(job)
+
+
+def heading(job, text):
+    """The line that starts a record's part of a run of several: a log line, or a plain one in --check."""
+    if job.cfg.check:
+        from ddkit.log import say
+        say(text)
+    else:
+        job.log.info(text)
+
+
+def finish(tool, args, outcomes, run):
+    """The worst exit status; one line naming the records that failed (always shown); then one ping
+    of each healthcheck_url the records name (ok when every record naming it was)."""
+    from ddkit.log import Log, say
+    log = Log(None, quiet='quiet' in args.on, tag=tool if os.path.exists('/etc/openwrt_release') else None)
+    failed = ['%s (exit %d)' % (name, status) for name, status in outcomes if status]
+    text = '%d of %d records failed: %s' % (len(failed), len(outcomes), ', '.join(failed)) if failed else \
+        'All %d records done.' % len(outcomes)
+    if 'check' in args.on:
+        say(text)
+    elif failed:
+        log.error(text)
+    else:
+        log.info(text)
+    if run.pings:
+        from ddkit import notify
+        for url, (ok, ca_file) in run.pings.items():
+            if ok is not None:
+                notify.ping(log, url, ok, ca_file)
+    return max([status for _, status in outcomes] or [0])

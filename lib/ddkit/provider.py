@@ -1,0 +1,167 @@
+"""What a DNS provider module works with (docs/design.md, "The provider contract"): the record's run
+(Job), the run of several records (Run), the values the shared loop reads (Zone, Record), the
+outcomes a provider raises (Stale, Exists) and small helpers for its answers.
+
+A provider module supplies only its API; ddkit.reconcile drives it, ddkit.check diagnoses through it.
+"""
+
+import os
+
+from ddkit import Failure
+
+
+class Stale(Exception):
+    """The stored zone or record id is no longer valid at the provider: the loop looks them up again."""
+
+
+class Exists(Exception):
+    """A create met a record of the same name and type: the loop finds that one and updates it."""
+
+
+class Absent(Failure):
+    """The provider says there is no such record (a failed lookup a caller may take as "none")."""
+
+
+class Zone:
+    """The zone a record belongs to: its id, its name, and the other zones a loose listing showed."""
+
+    def __init__(self, id, name, others=()):
+        self.id, self.name, self.others = id, name, list(others)
+
+
+class Record:
+    """A record as the provider holds it: its id and addresses (None: not read, e.g. an id from the
+    ids file that the update's answer will confirm), and the provider's own object."""
+
+    def __init__(self, id, content=None, raw=None):
+        self.id, self.content, self.raw = id, content, raw or {}
+
+    def holds(self, ip):
+        """True when the record holds exactly this address."""
+        from ddkit import ipcheck
+        return self.content is not None and len(self.content) == 1 and ipcheck.same_ip(str(self.content[0]), ip)
+
+
+class Run:
+    """What the records of one run share: lookups made once (zone, listing, current IP, token), the
+    health-check pings to send at the end, and whether it runs several records."""
+
+    def __init__(self, several=False):
+        self.cache, self.pings, self.several = {}, {}, several
+
+    @property
+    def name(self):
+        """The record's name for the log: its xn-- form, and as the user wrote it when that differs."""
+        written = self.cfg.names.get('record_name')
+        return '%s (%s)' % (self.cfg.record_name, written) if written else self.cfg.record_name
+
+    def shared(self, key, make):
+        """make(), once per key in this run; a Failure is kept too (every record sharing it fails)."""
+        if key is None:
+            return make()
+        if key not in self.cache:
+            try:
+                self.cache[key] = (True, make())
+            except Failure as e:
+                self.cache[key] = (False, e)
+        done, value = self.cache[key]
+        if not done:
+            raise value
+        return value
+
+    def remember(self, key, value):
+        """Keep value for the other records of this run (a token); None forgets it."""
+        self.cache[key] = (True, value)
+
+    def recall(self, key):
+        """What a record of this run remembered under key, else None."""
+        done, value = self.cache.get(key, (False, None))
+        return value if done else None
+
+
+class Job:
+    """One record's run: its settings (cfg, never changed here), the provider module, the log, its
+    state files, and what the run finds out (the outcome on_change hears, the IPs)."""
+
+    def __init__(self, provider, cfg, run, log):
+        self.provider, self.cfg, self.run, self.log = provider, cfg, run, log
+        self.tool = provider.TOOL
+        self.outcome = self.message = self.old_ip = self.new_ip = None
+        self.judged = True    # False: no valid current IP, so nothing could be judged
+        self.fresh = False    # True: stored ids were stale, so what the run looked up may be too
+        # A keeps the original script's names; an AAAA record of the same name gets files of its own
+        key = '%s_AAAA' % cfg.record_name if cfg.record_type == 'AAAA' else cfg.record_name
+        self.files = {name: os.path.join(cfg.state_dir, pattern % key) for name, pattern in provider.FILES.items()}
+        self.ip_file, self.ids_file = self.files['ip_file'], self.files['ids_file']
+        self.lock_file = os.path.join(cfg.state_dir, '.%s_%s.lock' % (self.tool, key))
+
+    @property
+    def name(self):
+        """The record's name for the log: its xn-- form, and as the user wrote it when that differs."""
+        written = self.cfg.names.get('record_name')
+        return '%s (%s)' % (self.cfg.record_name, written) if written else self.cfg.record_name
+
+    def shared(self, key, make):
+        """A lookup made once per run (Run.shared), made again after the record's ids went stale."""
+        if self.fresh:
+            self.run.cache.pop(key, None)
+        return self.run.shared(key, make)
+
+    def untrusted_dirs(self):
+        """(problem, fix) when another user could change the state or the log file's directory, so
+        plant links or files where a root run writes; else None. --check gives the same verdict."""
+        from ddkit import state
+        for directory in (self.cfg.state_dir, os.path.dirname(os.path.abspath(self.cfg.log_file))):
+            # once per directory in a run of several records (they share their state_dir): only root
+            # or this user, who own every trusted directory, could change the verdict meanwhile
+            found = self.run.shared(('untrusted', directory), lambda: state.untrusted(directory))
+            if found:
+                return 'directory %s cannot be trusted: %s' % (directory, found[0]), found[1]
+        return None
+
+    def missing(self):
+        """[(setting, fix or None)] this record lacks (missing())."""
+        return missing(self.provider, self.cfg)
+
+    def changed(self, outcome):
+        """The provider took a write ('created' or 'updated'): what on_change hears after the run."""
+        if self.outcome != 'created':
+            self.outcome = outcome
+
+    def save(self, path, lines, private=False):
+        """Write a state file (not in a dry run); a full or read-only disk is a Failure, state kept."""
+        from ddkit import state
+        if self.cfg.dry_run:
+            return False
+        try:
+            return state.write_if_changed(path, lines, private=private)
+        except OSError as e:
+            raise Failure('cannot write state file %s: %s' % (path, e.strerror or e))
+
+
+def missing(provider, cfg):
+    """[(setting, fix or None)] of what a record lacks: the names every updater needs, the provider's
+    required ones and its credentials (of which several forms may do)."""
+    from ddkit.settings import missing
+    found = [(name, None) for name in missing(cfg, ('zone_name', 'record_name') + provider.REQUIRED)]
+    return found + list(getattr(provider, 'missing_credentials', lambda cfg: [])(cfg))
+
+
+def listing(data, key, step):
+    """The objects listed under key in a provider's answer ([] when absent); not a list: a Failure."""
+    items = data.get(key)
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise Failure('%s: unexpected answer: "%s" is not a list' % (step, key))
+    return [item for item in items if isinstance(item, dict)]
+
+
+ID_CHARS = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.')
+
+
+def safe_id(value):
+    """An id from a provider's answer or the ids file, only when it is safe in a URL path; else None."""
+    value = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ''
+    # a hostile or broken answer must not steer a request ("../", "?", "#") or the ids file
+    return value if value and set(value) <= ID_CHARS and not value.startswith('.') else None
