@@ -11,7 +11,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir, 'lib'))  # ddkit-path
 
-from ddkit import Failure, UsageError, egress, iface, ipcheck, log  # noqa: E402
+from ddkit import Failure, UsageError, egress, iface, ipcheck, log, settings  # noqa: E402
+from ddkit.settings import Setting, Switch, check_command, check_url  # noqa: E402
 
 TOOL = 'egress6'
 # test-ipv6.com answers JSON with ip and asn_name; USTC's LibreSpeed answers processedString;
@@ -19,63 +20,49 @@ TOOL = 'egress6'
 GEOIP_URL = 'https://api.ip.sb/geoip'   # GET <url>/<ip> -> isp, region, country
 BACKENDS = ('auto', 'iptables', 'nft')
 SAFE = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:/=@+,%')
-USAGE = """usage: %(prog)s [ct|cm|cu] [--lookup-url URL ...] [--geoip-url URL]
-%(indent)s[--backend auto|iptables|nft] [--on-change COMMAND]
-%(indent)s[--healthcheck-url URL] [--dry-run]
-
-Make outbound IPv6 leave with one operator's address (its first group):
-  ct = China Telecom (240e), cm = China Mobile (2409), cu = China Unicom (2408)
-It picks that address on a running interface and installs one source-NAT rule:
-in the nat POSTROUTING chain (ip6tables), or in a table of its own,
-"table ip6 egress6" (nft); then a lookup service tells which address the
-outside world sees. Without a code it only reports. Changing the rule needs
-root; without root, --dry-run and the report do what needs no root and say
-what does.
-
-options:
-  --help                show this help and exit
-  --lookup-url URL      IPv6 lookup service, repeatable: tried in order until
-                        one answers (JSON "ip", JSON "processedString" or plain
-                        text); default:
-                        %(lookups)s
-  --geoip-url URL       geolocation service, asked GET URL/<ip> (default:
-                        %(geoip)s)
-  --backend NAME        auto (ip6tables when present, else nft), iptables or
-                        nft (default: auto)
-  --on-change COMMAND   run COMMAND (no shell) after the rule changed or a run
-                        failed; details in its DDNS_HOOK_* environment (or
-                        DDNS_ON_CHANGE)
-  --healthcheck-url URL GET URL after a good run, URL/fail after a failed one
-                        (or DDNS_HEALTHCHECK_URL)
-  --dry-run             print each command that would change something; change
-                        nothing
-
-Exit status: 0 done, nothing to do or unsupported code; 1 failure (not root, no
-matching interface, several rules, rule not applied, no lookup answer, wrong
-effective prefix); 2 bad input. The rule does not survive a reboot or an address
-change: run the tool again then."""
+SUMMARY = (
+    'Make outbound IPv6 leave with one operator\'s address (its first group): ct = China Telecom (240e), '
+    'cm = China Mobile (2409), cu = China Unicom (2408).\n\n'
+    'It picks that address on a running interface and installs one source-NAT rule:\n'
+    'in the nat POSTROUTING chain (ip6tables), or in a table of its own,\n'
+    '"table ip6 egress6" (nft); then a lookup service tells which address the\n'
+    'outside world sees. Without a code it only reports. Changing the rule needs\n'
+    'root; without root, --dry-run and the report do what needs no root and say\n'
+    'what does.')
+EPILOG = ('Every option can also come from the environment as DDNS_<NAME> (e.g. DDNS_HEALTHCHECK_URL). '
+          'Exit status: 0 done, nothing to do or unsupported code; 1 failure (not root, no matching '
+          'interface, several rules, rule not applied, no lookup answer, wrong effective prefix); 2 bad '
+          'input. The rule does not survive a reboot or an address change: run the tool again then.')
 
 
-class Options:
-    """The command line of one run."""
+def check_backend(value):
+    if value not in BACKENDS:
+        raise ValueError('use auto, iptables or nft')
+    return value
 
-    def __init__(self):
-        self.code, self.lookup_urls, self.geoip_url = None, [], GEOIP_URL
-        self.backend, self.dry_run = 'auto', False
-        self.on_change, self.healthcheck_url = None, None
-        self.outcome = self.ifname = self.old_ip = self.new_ip = self.message = None  # for on_change
+
+SETTINGS = [
+    Setting('lookup_url', help='IPv6 lookup service, repeatable: tried in order until one answers (JSON "ip", '
+            'JSON "processedString" or plain text); default: %s' % ', '.join(egress.LOOKUP_URLS),
+            check=check_url, repeat=True, metavar='URL'),
+    Setting('geoip_url', GEOIP_URL, help='geolocation service, asked GET URL/<ip>', check=check_url,
+            metavar='URL'),
+    Setting('backend', 'auto', help='auto (ip6tables when present, else nft), iptables or nft',
+            check=check_backend, metavar='NAME'),
+    Setting('on_change', help='run COMMAND (no shell) after the rule changed or a run failed; details in its '
+            'DDNS_HOOK_* environment', check=check_command, metavar='COMMAND'),
+    Setting('healthcheck_url', help='GET URL after a good run, URL/fail after a failed one', secret=True,
+            check=check_url, metavar='URL'),
+]
+SWITCHES = [Switch('dry_run', help='print each command that would change something; change nothing')]
 
 
 def main(argv=None):
     opts = None
     try:
         opts = parse_args(sys.argv[1:] if argv is None else argv)
-        if opts is None:
-            from ddkit.settings import prog
-            name = prog(TOOL)
-            log.say(USAGE % {'prog': name, 'indent': ' ' * len('usage: %s ' % name), 'geoip': GEOIP_URL,
-                             'lookups': '\n                        '.join(egress.LOOKUP_URLS)})
-            return 0
+        if opts in (None, 'version'):
+            return about(opts)
         if opts.code is not None and opts.code not in egress.OPERATORS:
             say('Unsupported operator code %r: use ct (240e), cm (2409) or cu (2408); nothing changed.'
                 % opts.code)
@@ -96,6 +83,16 @@ def main(argv=None):
     return status
 
 
+def about(what):
+    """--help or --version: printed, exit 0."""
+    from ddkit import VERSION, helptext
+    text = '%s %s' % (TOOL, VERSION) if what else helptext.usage(
+        settings.prog(TOOL), SUMMARY, SETTINGS, SWITCHES, words='[ct|cm|cu] [options]', epilog=EPILOG,
+        arguments=[('ct|cm|cu', 'the operator whose address outbound IPv6 leaves with; none: report only')])
+    log.say(text)
+    return 0
+
+
 def tell(opts, status):
     """After the run: on_change when the rule changed or the run failed, then the ping (ddkit.notify)."""
     from ddkit import notify
@@ -108,47 +105,17 @@ def tell(opts, status):
 
 
 def parse_args(argv):
-    """The command line (interface.md); None when --help was asked."""
-    from ddkit.settings import check_url
-    parsed = egress.parse_argv(argv, ('--lookup-url', '--geoip-url', '--backend', '--on-change',
-                                      '--healthcheck-url'), ('--dry-run',))
-    if parsed is None:
-        return None
-    positional, values, on = parsed
-    opts = Options()
-    if len(positional) > 1:
-        raise UsageError('one operator code at most (got %s); see --help' % ', '.join(map(repr, positional)))
-    opts.code = positional[0].lower() if positional else None
-    opts.dry_run = '--dry-run' in on
-    opts.backend = values.get('--backend', ['auto'])[-1]
-    if opts.backend not in BACKENDS:
-        raise UsageError('bad value for --backend: %r; use auto, iptables or nft' % opts.backend)
-    for name in ('--lookup-url', '--geoip-url'):
-        for value in values.get(name, []):
-            try:
-                value = check_url(value)
-            except ValueError as e:
-                raise UsageError('bad value for %s: %s' % (name, e))
-            if name == '--lookup-url':
-                opts.lookup_urls.append(value)
-            else:
-                opts.geoip_url = value
-    opts.lookup_urls = opts.lookup_urls or list(egress.LOOKUP_URLS)
-    parse_notify(opts, values)
+    """The command line (ddkit.settings: the parser of every tool); None when --help was asked."""
+    args = settings.parse_args(argv, SETTINGS, SWITCHES, positional=True)
+    if args is None or 'version' in args.on:
+        return args and 'version'
+    if len(args.positional) > 1:
+        raise UsageError('one operator code at most (got %s); see --help' % ', '.join(map(repr, args.positional)))
+    opts = settings.load(args, SETTINGS, SWITCHES, by_flag=True)
+    opts.code = args.positional[0].lower() if args.positional else None
+    opts.lookup_urls = opts.lookup_url or list(egress.LOOKUP_URLS)
+    opts.outcome = opts.ifname = opts.old_ip = opts.new_ip = opts.message = None  # for on_change
     return opts
-
-
-def parse_notify(opts, values):
-    """--on-change and --healthcheck-url, else DDNS_ON_CHANGE and DDNS_HEALTHCHECK_URL (the init
-    script passes the URL so: it is the check's credential, and argv is visible to every user)."""
-    from ddkit import settings
-    for name, check in (('on_change', settings.check_command), ('healthcheck_url', settings.check_url)):
-        flag, env = '--' + name.replace('_', '-'), 'DDNS_' + name.upper()
-        value = (values.get(flag) or [os.environ.get(env) or None])[-1]
-        try:
-            setattr(opts, name, check(value) if value is not None else None)
-        except ValueError as e:
-            raise UsageError('bad value for %s (%s): %s' % (name, flag if flag in values else env, e))
 
 
 def require_root():
@@ -498,10 +465,12 @@ def verify(opts, backend, prefix):
     """Step 6: the effective IPv6 from the lookup chain, checked against the prefix and the rule
     (backend None: the rules could not be read)."""
     rules = backend.rules() if backend else []
-    address, details, url = egress.effective_ipv6(opts.lookup_urls)
+    refused = []
+    address, details, url = egress.effective_ipv6(opts.lookup_urls, refused=refused)
     if not address:
         raise Failure('verify: no lookup service answered with an IPv6 address (asked, in order: %s); '
-                      'check IPv6 connectivity or give --lookup-url' % ', '.join(opts.lookup_urls))
+                      'check IPv6 connectivity or give --lookup-url' % '; '.join(
+                          '%s: %s' % (where, why) for where, why in refused))
     say('Effective IPv6: %s (%s; answered by %s)'
         % (address, operator_of(address) or 'unknown operator', url))
     if details.get('asn_name'):

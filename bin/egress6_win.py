@@ -9,8 +9,9 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir, 'lib'))  # ddkit-path
 
-from ddkit import Failure, UsageError, egress  # noqa: E402
+from ddkit import Failure, UsageError, egress, settings  # noqa: E402
 from ddkit.log import printable  # noqa: E402
+from ddkit.settings import Setting, Switch, check_url  # noqa: E402
 
 TOOL = 'egress6_win'
 CODES = ('ct', 'cm', 'cu')  # the order of service.md 1 and egress6.py (the usage line is interface.md's)
@@ -19,41 +20,34 @@ HOPS = 5
 LOOPBACK_MTU = '4294967295'                      # the loopback pseudo-interface's MTU, any language
 DISCONNECTED = ('disconnected', '已断开连接')       # zh-CN prints the English word; other builds may not
 TEMPORARY = ('temporary', '临时')                 # address type of privacy addresses (table or block)
-OPTIONS = ('--lookup-url', '--trace-host')
-SWITCHES = ('--dry-run', '--persistent')
+SUMMARY = ('Make this Windows host leave over one operator\'s IPv6 line: on the first connected '
+           'interface keep that operator\'s addresses and delete the others. Run as administrator '
+           '(egress6_win.cmd asks). The arguments are asked when missing; `%s ct y y` runs unattended.')
+EPILOG = ('Environment: DDNS_CODEPAGE=936 (or 437, 850, 65001) decodes command output with that code page '
+          'instead of the console\'s. Exit status: 0 the address in use is the operator\'s, 1 failure or '
+          'another operator\'s address still in use, 2 bad input or a question left unanswered.')
 
-USAGE = """usage: %(prog)s [ct|cu|cm] [y|n] [y|n] [options]
 
-Make this Windows host leave over one operator's IPv6 line: on the first
-connected interface keep that operator's addresses and delete the others.
-Run as administrator (egress6_win.cmd asks).
+def check_trace_host(value):
+    if not value or value.startswith('-') or not all(c.isalnum() or c in '-._:%' for c in value):
+        raise ValueError('must be a host name or an IPv6 address')
+    return value
 
-arguments (asked when missing; `%(prog)s ct y y` runs unattended):
-  ct|cu|cm              operator, by the first group of its addresses:
-                        ct = China Telecom (240e), cm = China Mobile (2409),
-                        cu = China Unicom (2408)
-  y|n                   renew the interface's IPv6 addresses first
-                        (ipconfig /renew6 <interface>)
-  y|n                   when the address in use is another operator's, check
-                        again with the next lookup service
 
-options:
-  --help                show this help and exit
-  --lookup-url URL      service answering, over IPv6, with the address this
-                        host leaves with; repeat for fallbacks, tried in order
-                        (default, in order:
-                        %(lookups)s)
-  --trace-host HOST     host for `tracert -6 -h %(hops)d` (default: the first
-                        lookup service's host)
-  --persistent          delete with store=persistent, so the deletion survives
-                        a restart
-  --dry-run             print the commands that would change something, change
-                        nothing
-
-Environment: DDNS_CODEPAGE=936 (or 437, 850, 65001) decodes command output with
-that code page instead of the console's. Exit status: 0 the address in use is
-the operator's, 1 failure or another operator's address still in use, 2 bad
-input or a question left unanswered."""
+SETTINGS = [
+    Setting('lookup_url', help='service answering, over IPv6, with the address this host leaves with; repeat '
+            'for fallbacks, tried in order (default, in order: %s)' % ', '.join(egress.LOOKUP_URLS),
+            check=check_url, repeat=True, metavar='URL'),
+    Setting('trace_host', help='host for `tracert -6 -h %d` (default: the first lookup service\'s host)' % HOPS,
+            check=check_trace_host, metavar='HOST'),
+]
+SWITCHES = [Switch('persistent', help='delete with store=persistent, so the deletion survives a restart'),
+            Switch('dry_run', help='print the commands that would change something, change nothing')]
+ARGUMENTS = [('ct|cu|cm', 'operator, by the first group of its addresses: ct = China Telecom (240e), '
+              'cm = China Mobile (2409), cu = China Unicom (2408)'),
+             ('y|n', 'renew the interface\'s IPv6 addresses first (ipconfig /renew6 <interface>)'),
+             ('y|n', 'when the address in use is another operator\'s, check again with the next lookup '
+              'service')]
 
 
 class Interface:
@@ -76,10 +70,12 @@ def main(argv=None):
             stream.reconfigure(errors='replace')
     try:
         opts = parse_command_line(sys.argv[1:] if argv is None else argv)
-        if opts is None:
-            from ddkit.settings import prog
-            print(USAGE % {'prog': prog(TOOL), 'hops': HOPS,
-                           'lookups': '\n                        '.join(egress.LOOKUP_URLS)})
+        if opts in (None, 'version'):
+            from ddkit import VERSION, helptext
+            name = settings.prog(TOOL)
+            print('%s %s' % (TOOL, VERSION) if opts else helptext.usage(
+                name, SUMMARY % name, SETTINGS, SWITCHES, words='[ct|cu|cm] [y|n] [y|n] [options]',
+                arguments=ARGUMENTS, epilog=EPILOG))
             return 0
         check_admin(opts.dry_run)
         code, renew, recheck = answers(opts.positional)
@@ -118,28 +114,17 @@ def say(text, file=None):
 
 
 # --- arguments and questions ---------------------------------------------------------------------
-class Options:
-    pass
-
-
 def parse_command_line(argv):
-    from ddkit.settings import check_url
-    parsed = egress.parse_argv(argv, OPTIONS, SWITCHES)
-    if parsed is None:
-        return None
-    opts = Options()
-    opts.positional, values, on = parsed
-    if len(opts.positional) > 3:
+    """The command line (ddkit.settings: the parser of every tool); None when --help was asked."""
+    args = settings.parse_args(argv, SETTINGS, SWITCHES, positional=True)
+    if args is None or 'version' in args.on:
+        return args and 'version'
+    if len(args.positional) > 3:
         raise UsageError('at most three arguments: operator, renew, re-check (e.g. ct y y); see --help')
-    try:
-        opts.lookup_urls = [check_url(u) for u in values.get('--lookup-url', [])] or list(egress.LOOKUP_URLS)
-    except ValueError as e:
-        raise UsageError('bad value for --lookup-url: %s' % e)
-    opts.trace_host = (values.get('--trace-host') or [url_host(opts.lookup_urls[0])])[-1]
-    if not opts.trace_host or opts.trace_host.startswith('-') or not all(
-            c.isalnum() or c in '-._:%' for c in opts.trace_host):
-        raise UsageError('bad value for --trace-host: must be a host name or an IPv6 address')
-    opts.dry_run, opts.persistent = '--dry-run' in on, '--persistent' in on
+    opts = settings.load(args, SETTINGS, SWITCHES, by_flag=True)
+    opts.positional = args.positional
+    opts.lookup_urls = opts.lookup_url or list(egress.LOOKUP_URLS)
+    opts.trace_host = opts.trace_host or url_host(opts.lookup_urls[0])
     return opts
 
 

@@ -23,12 +23,14 @@ SETTINGS = [
             short='-k', secret=True, check=check_header),
     Setting('api_token', help='API token, sent as Authorization: Bearer (instead of e-mail + key)',
             secret=True, check=check_header),
-    Setting('base_url', 'https://api.cloudflare.com', help='API base URL', check=check_url),
+    Setting('base_url', 'https://api.cloudflare.com', help='API base URL (a trailing /client/v4, as the '
+            'provider\'s documents write it, is taken off: the tool adds it)', check=lambda v: base_url(v)),
 ]
 FILES = {'ip_file': '.cf-wan_ip_%s.txt', 'ids_file': '.cf-id_%s.txt'}
 REQUIRED = ()                            # the credentials: missing_credentials
 URLS = ('base_url',)
 NOUN = 'record'
+API_PATH = '/client/v4'
 TTL_MAX = 86400                          # the provider's longest ttl: a longer one read back is not sent
 NOT_FOUND = {81044, 7003, 7000, 1001}   # record or zone id no longer valid: look the ids up again
 FIXES = {   # what to do about the provider's error codes users meet (README: troubleshooting)
@@ -50,6 +52,12 @@ FIXES = {   # what to do about the provider's error codes users meet (README: tr
     81053: 'another record (e.g. a CNAME) already uses this name: remove it or choose another record_name',
     81057: 'an identical record already exists: remove the duplicate at the provider',
 }
+
+
+def base_url(value):
+    """The API's base URL: the provider's documents write it with the API path, which calls add."""
+    value = check_url(value)
+    return value[:-len(API_PATH)] if value.endswith(API_PATH) else value
 
 
 def main(argv=None):
@@ -155,7 +163,7 @@ def call(job, method, path, step, body=None, stale=False):
         headers['Authorization'] = 'Bearer ' + cfg.api_token
     else:
         headers.update({'X-Auth-Email': cfg.auth_email, 'X-Auth-Key': cfg.auth_key})
-    answer = http.request(method, cfg.base_url + '/client/v4' + path, step, headers=headers,
+    answer = http.request(method, cfg.base_url + API_PATH + path, step, headers=headers,
                           json_body=body, timeout=cfg.timeout, ca_file=cfg.ca_file)
     if not answer.body.strip():
         raise Failure('%s: empty answer (HTTP %d): the request timed out; check connectivity'

@@ -373,6 +373,10 @@ def test_no_lookup_answer_exits_1(lan):
     result = egress6(lan, 'cm', lookups=['/empty', '/html', closed])
     assert result.returncode == 1
     assert 'no lookup service answered with an IPv6 address' in result.stderr
+    # why each answer was refused, in the order asked
+    said = result.stderr.split('asked, in order: ', 1)[1]
+    assert said.index('/empty: no IPv6 address in the answer') < said.index('/html: no IPv6 address') \
+        < said.index(closed.rstrip('/')) < said.index('Connection refused')
     assert [r['route'] for r in lan.requests()] == ['empty', 'html']
     assert lan.ip6tables_rules() == [rule_for('iptables', CM)]   # step 5 was done before step 6
 

@@ -97,11 +97,26 @@ class Report:
             result = run()
         except Failure as e:
             said = ' [%s]' % '; '.join(self.log.errors) if self.log.errors else ''
-            self.fail('%s: %s%s' % (name, e, said))
+            self.fail('%s: %s%s' % (name, e, said), self.url_fix(e))
             self.blocked = name
             return None
         self.ok(describe(result))
         return result
+
+    def url_fix(self, failure):
+        """The fix when a remote step got no answer, or no answer of its API, from a URL setting."""
+        from ddkit import http
+        url = getattr(failure, 'url', '')
+        names = [n for n in self.job.provider.URLS if url.startswith(getattr(self.cfg, n) + '/')]
+        if not names:
+            return None
+        name = names[0]
+        if isinstance(failure, http.NoAnswer):
+            return 'check %s (%s) and that this host reaches it' % (name, getattr(self.cfg, name))
+        if isinstance(failure, http.NotJson):
+            return ('check %s: the service\'s base URL alone (the tool adds the API path), e.g. %s'
+                    % (name, [s.default for s in self.job.provider.SETTINGS if s.name == name][0]))
+        return None
 
     def finish(self):
         """The closing line; returns the exit status."""

@@ -41,20 +41,25 @@ def parse_lookup(text):
     return None, details
 
 
-def effective_ipv6(urls, timeout=10, ca_file=None, source=None):
+def effective_ipv6(urls, timeout=10, ca_file=None, source=None, refused=None):
     """Ask each lookup URL in order, over IPv6 only, which address we leave with.
 
-    Returns (address, details, url), or (None, {}, None) when no service answered with an address."""
+    Returns (address, details, url), or (None, {}, None) when no service answered with an address;
+    refused, a list, gets (url, why) for each service whose answer was not taken."""
     for url in urls:
         try:
             answer = http.request('GET', url, 'look up the effective IPv6', timeout=timeout,
                                   ca_file=ca_file, family=6, source=source, retries=0, max_body=16384)
-        except Failure:
-            continue
-        if answer.status == 200:
-            address, details = parse_lookup(answer.text)
+        except Failure as e:
+            why = str(e).partition(': ')[2] or str(e)   # the step's name is the caller's to say
+        else:
+            address, details = parse_lookup(answer.text) if answer.status == 200 else (None, {})
             if address:
                 return address, details, url
+            why = 'HTTP %d' % answer.status if answer.status != 200 else \
+                'no IPv6 address in the answer: %s' % http.snippet(answer.text, 60)
+        if refused is not None:
+            refused.append((url, why))
     return None, {}, None
 
 
@@ -68,30 +73,3 @@ def geolocate(geoip_url, address, timeout=10, ca_file=None):
     if not isinstance(data, dict):
         return {}
     return {k: str(data[k]) for k in ('isp', 'region', 'country') if data.get(k)}
-
-
-def parse_argv(argv, options=(), switches=()):
-    """(positionals, {option: [values in order]}, {switches on}) from argv; None when --help is asked.
-
-    `options` take a value and may repeat (`--lookup-url A --lookup-url B`); no argparse (start-up cost)."""
-    from ddkit import UsageError
-    positional, values, on, args = [], {}, set(), list(argv)
-    while args:
-        arg = args.pop(0)
-        if arg == '--help':
-            return None
-        if not arg.startswith('-') or arg == '-':
-            positional.append(arg)
-            continue
-        name, eq, value = arg.partition('=')
-        if name in options:
-            if not eq:
-                if not args:
-                    raise UsageError('option %s needs a value; see --help' % name)
-                value = args.pop(0)
-            values.setdefault(name, []).append(value)
-        elif name in switches and not eq:
-            on.add(name)
-        else:
-            raise UsageError('unknown option %s; see --help' % arg)
-    return positional, values, on

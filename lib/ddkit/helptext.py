@@ -15,12 +15,12 @@ def usage(prog, summary, settings, switches, uci_name=None, words='[options]', a
           epilog=None):
     """The --help text, built from the settings table so it never disagrees with the code.
 
-    summary: paragraphs (blank-line separated); arguments: (name, help) of the bare words; epilog:
+    summary: paragraphs (blank-line separated; one with line breaks of its own is kept as written); arguments: (name, help) of the bare words; epilog:
     the closing paragraph (by default, where settings come from and the exit statuses)."""
     import textwrap
     lines = ['usage: %s %s' % (prog, words), '']
     for paragraph in summary.split('\n\n'):
-        lines += textwrap.wrap(paragraph, 80) + ['']
+        lines += (paragraph.split('\n') if '\n' in paragraph else textwrap.wrap(paragraph, 80)) + ['']
     if arguments:
         lines.append('arguments:')
         for name, text in arguments:

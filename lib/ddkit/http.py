@@ -16,6 +16,22 @@ BACKOFF = 1.0            # seconds before the first retry, doubled each time
 MAX_RETRY_AFTER = 30     # a Retry-After longer than this is not waited for: the answer stands
 
 
+class NoAnswer(Failure):
+    """No answer came from url (refused, unreachable, timed out, TLS failed)."""
+
+    def __init__(self, text, url):
+        super().__init__(text)
+        self.url = url
+
+
+class NotJson(Failure):
+    """The answer was no JSON: often the wrong URL (an HTML page, a 404 of another path)."""
+
+    def __init__(self, text, answer):
+        super().__init__(text)
+        self.url, self.status = answer.url, answer.status
+
+
 class TooLarge(Failure):
     """The answer was larger than the caller's cap: a broken or hostile server, or an HTML page."""
 
@@ -36,8 +52,8 @@ class Response:
         try:
             return jsontext.loads(self.body.decode('utf-8'))
         except ValueError:  # jsontext also refuses numbers out of range and deep nesting
-            raise Failure('%s: %s answered HTTP %d with no JSON: %s'
-                          % (self.step, _where(self.url), self.status, snippet(self.text)))
+            raise NotJson('%s: %s answered HTTP %d with no JSON: %s'
+                          % (self.step, _where(self.url), self.status, snippet(self.text)), self)
 
 
 def snippet(text, limit=200):
@@ -83,7 +99,7 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
                           'opkg install python3-openssl' % (step, _where(url), e.name))
         except OSError as e:  # refused, reset, timed out, TLS, and wire.ProtocolError
             if last or not _transient(e):
-                raise Failure('%s: no answer from %s: %s' % (step, _where(url), _reason(e)))
+                raise NoAnswer('%s: no answer from %s: %s' % (step, _where(url), _reason(e)), url)
             time.sleep(delay)
             delay *= 2
             continue

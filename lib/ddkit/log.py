@@ -10,6 +10,9 @@ from ddkit import UNRESERVED
 LOG_MAX = 64 * 1024
 LOG_KEEP = 32 * 1024
 MASK = '***'
+# a secret shorter than this is masked only where it stands as a whole value ("wrong", =wrong&,
+# ': wrong'): a password "wrong" must not rewrite the provider's "The username or password is wrong."
+WHOLE_ONLY = 8
 LOG_MODE = 0o644    # the most a log may allow: readable by others by the owner's choice, never writable
 
 
@@ -37,7 +40,7 @@ class Log:
         text = str(message)
         forms = self.masks(text)
         for form in forms:
-            text = text.replace(form, MASK)
+            text = text.replace(form, MASK) if len(form) >= WHOLE_ONLY else _whole(text, form)
         for form in forms if '...' in text else ():  # an excerpt cut in a secret (http.snippet)
             for end in range(min(len(form), 200), 2, -1):
                 text = text.replace(form[:end] + '...', MASK + '...')
@@ -91,6 +94,21 @@ class Log:
             # a full or read-only disk must not stop the DNS update itself
             print('[%s] - cannot write log file %s: %s' % (
                 time.strftime('%Y-%m-%d %H:%M:%S'), self.path, e.strerror), file=sys.stderr)
+
+
+def _whole(text, form):
+    """text with form masked where it stands as a whole value: after a quote, "=" or ": ", and with no
+    letter or digit after it (a short secret in prose is a word, not a value)."""
+    parts, start = [], 0
+    at = text.find(form)
+    while at >= 0:
+        end = at + len(form)
+        value = text[at - 1:at] in ('"', "'", '=') or text[max(at - 2, 0):at] in (': ', '= ')
+        if value and not (end < len(text) and text[end].isalnum()):
+            parts += [text[start:at], MASK]
+            start = end
+        at = text.find(form, end if start == end else at + 1)
+    return ''.join(parts) + text[start:]
 
 
 def printable(text):

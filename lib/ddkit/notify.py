@@ -121,7 +121,8 @@ def run_hook(log, tool, command, event):
                   % (name, HOOK_TIMEOUT))
         return None
     except OSError as e:
-        log.error('on_change: cannot run %s: %s' % (name, e.strerror or e))
+        fix = '; fix: chmod +x %s' % path if isinstance(e, PermissionError) and not os.access(path, os.X_OK) else ''
+        log.error('on_change: cannot run %s: %s%s' % (path, e.strerror or e, fix))
         return None
     line = first_line(out) or first_line(err)
     said = ': %s' % line if line else ' (no output)'

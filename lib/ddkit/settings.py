@@ -290,8 +290,9 @@ def read_config(path, known, records=None):
     from ddkit.state import refuse_foreign
     refuse_foreign('config file', path, st)
     if os.name == 'posix' and st.st_mode & 0o077:
-        print('warning: config file %s is readable by other users; run: chmod 600 %s' % (path, path),
-              file=sys.stderr)
+        tool = os.path.basename(sys.argv[0] or 'ddkit')
+        print('%s: warning: config file %s is readable by other users; run: chmod 600 %s'
+              % (tool[:-3] if tool.endswith('.py') else tool, path, path), file=sys.stderr)
     values = shared = {}
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()

@@ -1,0 +1,132 @@
+"""What a new user meets first: names outside the zone refused before any request, internationalized
+and wildcard names, a run that could not judge sends no health-check ping, base_url as the provider's
+documents write it, --check naming the URL setting to fix, --version, short secrets in prose."""
+
+import os
+
+import pytest
+
+from conftest import RECORD, ZONE, run_tool
+from fakes.healthcheck import HealthCheck
+
+NEW = '81.2.69.10'   # what the sandbox's lookup answers
+
+
+def env_of(box, tool, state):
+    return box.env_a(str(state)) if tool == 'updater_a' else box.env_b(str(state))
+
+
+def fake_of(box, tool):
+    return box.provider_a if tool == 'updater_a' else box.provider_b
+
+
+TOOLS = ['updater_a', 'updater_b']
+
+
+@pytest.mark.parametrize('tool', TOOLS)
+@pytest.mark.parametrize('name', ['home.example.org', 'notexample.com', 'example.com.evil.net'])
+def test_a_record_outside_the_zone_is_refused_before_any_request(box, tmp_path, tool, name):
+    done = run_tool(tool, ['--record-name', name], env=env_of(box, tool, tmp_path))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert 'record_name %s is not inside zone_name %s: nothing was sent' % (name, ZONE) in done.stderr
+    assert fake_of(box, tool).calls() == [] and box.lookup.calls() == []
+    assert os.listdir(str(tmp_path)) == []
+
+
+@pytest.mark.parametrize('tool', TOOLS)
+def test_a_record_outside_the_zone_fails_its_own_record_in_an_all_run(box, tmp_path, tool):
+    conf = tmp_path / 'records.conf'
+    conf.write_text('[good]\nrecord_name=%s\n[bad]\nrecord_name=home.example.org\n' % RECORD)
+    os.chmod(str(conf), 0o600)
+    state = tmp_path / 'state'
+    env = env_of(box, tool, state)
+    del env['DDNS_RECORD_NAME']   # the environment would win over the file
+    done = run_tool(tool, ['--all', '--config', str(conf)], env=env)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert 'record bad: record_name home.example.org is not inside zone_name' in done.stderr
+    assert 'Record good: A %s:' % RECORD in done.stdout   # the good record still runs
+    assert '1 of 2 records failed: bad (exit 2)' in done.stdout + done.stderr
+    assert 'home.example.org' not in ' '.join(str(r.path) for r in fake_of(box, tool).requests)
+
+
+def test_the_apex_is_a_valid_record_name(box, tmp_path):
+    done = run_tool('updater_a', ['--record-name', ZONE], env=box.env_a(str(tmp_path)))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [r['content'] for r in box.provider_a.records.values() if r['name'] == ZONE] == [NEW]
+
+
+@pytest.mark.parametrize('tool', TOOLS)
+def test_an_internationalized_name_is_sent_in_its_xn_form_and_logged_both_ways(box, tmp_path, tool):
+    done = run_tool(tool, ['--record-name', 'bücher.' + ZONE], env=env_of(box, tool, tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    ascii_name = 'xn--bcher-kva.' + ZONE
+    assert 'xn--bcher-kva.%s (bücher.%s)' % (ZONE, ZONE) in done.stdout
+    sent = [r.body for r in fake_of(box, tool).requests if r.method in ('POST', 'PUT') and b'records' in r.body
+            or r.method in ('POST', 'PUT') and b'"content"' in r.body]
+    assert sent and all(ascii_name.encode() in body and 'bücher'.encode() not in body for body in sent)
+    pattern = '.cf-wan_ip_%s.txt' if tool == 'updater_a' else '.hw-wan_ip_%s.txt'
+    assert os.path.exists(os.path.join(str(tmp_path), pattern % ascii_name))
+
+
+def test_a_wildcard_record_works(box, tmp_path):
+    done = run_tool('updater_a', ['--record-name', '*.' + ZONE], env=box.env_a(str(tmp_path)))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [r['content'] for r in box.provider_a.records.values() if r['name'] == '*.' + ZONE] == [NEW]
+
+
+@pytest.mark.parametrize('name, says', [
+    ('home..example.com', 'has an empty label'),
+    ('a.*.example.com', '"*" only as the whole first label'),
+    ('-home.example.com', 'not at the start or end of a label'),
+])
+def test_bad_names_say_what_is_wrong(box, tmp_path, name, says):
+    done = run_tool('updater_a', ['--record-name', name], env=box.env_a(str(tmp_path)))
+    assert done.returncode == 2 and says in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr
+
+
+@pytest.fixture
+def check():
+    server = HealthCheck().start()
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize('source', ['iface:eth9', 'url'])
+def test_a_run_without_a_valid_ip_sends_no_ping(box, tmp_path, check, source):
+    env = dict(box.env_a(str(tmp_path)), DDNS_HEALTHCHECK_URL=check.check_url, DDNS_IP_SOURCE=source)
+    box.lookup.answer = '192.168.1.2'   # a private address: not valid either
+    done = run_tool('updater_a', [], env=env)
+    assert done.returncode == 0 and 'No valid IP' in done.stdout, done.stdout + done.stderr
+    assert check.pings == []
+    box.lookup.answer = NEW
+    done = run_tool('updater_a', [], env=dict(env, DDNS_IP_SOURCE='url'))
+    assert done.returncode == 0 and check.pings == ['success'], done.stdout + done.stderr
+
+
+def test_base_url_with_the_api_path_is_taken_as_the_base(box, tmp_path):
+    env = dict(box.env_a(str(tmp_path)), DDNS_BASE_URL=box.provider_a.url + '/client/v4')
+    done = run_tool('updater_a', [], env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert all(not r.path.startswith('/client/v4/client/v4') for r in box.provider_a.requests)
+
+
+def test_check_names_the_url_setting_when_nothing_answers(box, tmp_path):
+    env = dict(box.env_a(str(tmp_path)), DDNS_BASE_URL='http://127.0.0.1:1')
+    done = run_tool('updater_a', ['--check'], env=env)
+    assert done.returncode == 1
+    failed = [line for line in done.stdout.splitlines() if line.startswith('FAIL  credentials accepted')]
+    assert failed and 'fix: check base_url (http://127.0.0.1:1) and that this host reaches it' in failed[0]
+
+
+@pytest.mark.parametrize('tool', ['updater_a', 'updater_b', 'egress6', 'egress6_win'])
+def test_every_tool_says_its_version(tool):
+    done = run_tool(tool, ['--version'])
+    assert done.returncode == 0 and done.stdout.split() == [tool, '1.0.0'], done.stdout + done.stderr
+
+
+def test_a_short_password_is_not_masked_in_the_providers_words(box, tmp_path):
+    box.provider_b.password = 'wrong'
+    env = dict(box.env_b(str(tmp_path)), DDNS_PASSWORD='wronG')   # refused: the fake says why
+    done = run_tool('updater_b', [], env=env)
+    assert done.returncode == 1
+    assert 'wronG' not in done.stdout + done.stderr
