@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Choose which IPv6 address this Linux host leaves with: one source-NAT rule to the operator's address.
 
-Flow (service.md 4.4): list interfaces; pick the operator's address on a running one; none: exit 1;
-fall back to any address, else disable IPv6 on the interface; apply the NAT rule state table; verify
-with the lookup chain. Without an operator code: report the rule and the effective address only.
+Flow, in steps the code names: 1. list the running interfaces; 2. pick the operator's address on one;
+3. none: exit 1; 4. fall back to any address of the interface, else disable IPv6 on it; 5. apply the
+NAT rule state table (no rule: insert; one rule of the same address: keep; of another: flush, insert;
+several: leave them, exit 1); 6. verify with the lookup chain. Without an operator code: report the
+rule and the effective address only.
 """
 
 import os
@@ -16,7 +18,7 @@ from ddkit.settings import Setting, Switch, check_command, check_url  # noqa: E4
 
 TOOL = 'egress6'
 # test-ipv6.com answers JSON with ip and asn_name; USTC's LibreSpeed answers processedString;
-# icanhazip answers plain text: the three shapes of service.md 4.3, tried in this order.
+# icanhazip answers plain text: the three answer shapes, tried in this order.
 GEOIP_URL = 'https://api.ip.sb/geoip'   # GET <url>/<ip> -> isp, region, country
 BACKENDS = ('auto', 'iptables', 'nft')
 SAFE = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:/=@+,%')
@@ -119,14 +121,14 @@ def parse_args(argv):
 
 
 def require_root():
-    """Section 5: changing the firewall and the interface settings needs root; stop before anything."""
+    """Changing the firewall and the interface settings needs root; stop before anything."""
     raise Failure('must run as root to change the IPv6 NAT rules and interface settings: run it with sudo, '
                   'or as root on the router (nothing was changed); without root, --dry-run shows what it '
                   'would do and a run without a code reports the addresses')
 
 
 def select(opts, backend, root):
-    """Procedure 4.4 for one operator code (without root: a dry run only, main checked)."""
+    """Steps 1-6 for one operator code (without root: a dry run only, main checked)."""
     prefix = egress.OPERATORS[opts.code]
     running = list_interfaces()                                          # step 1
     chosen = choose_address(running, prefix, opts.code, opts.dry_run)    # steps 2 to 4
@@ -248,7 +250,7 @@ def disable_ipv6(name, prefix, held, dry_run):
     return None
 
 
-# --- step 5: the NAT rule state table (service.md 3) -----------------------------------------------
+# --- step 5: the NAT rule state table --------------------------------------------------------------
 
 def apply_nat_rule(backend, chosen, dry_run):
     """Step 5: no rule -> insert; one rule, same address -> keep; other address -> flush, insert.
@@ -329,14 +331,14 @@ class Rule:
 
 
 class Ip6tables:
-    """The nat table's POSTROUTING chain, exactly as service.md 4.4 writes the rule."""
+    """The nat table's POSTROUTING chain, the rule written exactly as the original tool wrote it."""
 
     name = 'ip6tables'
     where = 'ip6tables nat POSTROUTING'
     LIST = ['ip6tables', '-t', 'nat', '-vnL', 'POSTROUTING', '--line-number']
 
     def rules(self):
-        """The rules, counted as service.md 3 counts them: lines of the listing past the 2 headers."""
+        """The rules, counted as the original tool counted them: lines of the listing past the 2 headers."""
         lines = [line for line in run(self.LIST, 'list the NAT rules').splitlines() if line.strip()]
         found = []
         for line in lines[2:]:

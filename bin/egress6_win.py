@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Make this Windows host leave over one operator's IPv6 line: keep that operator's addresses on the
-interface, delete the others (service.md 4.4). netsh, ipconfig and tracert run by name through PATH;
+interface, delete the others. Steps, as the code names them: 1. the interface; 2. its addresses
+(renewed first when asked); 3. keep or delete; 4. check the address in use; 5. trace the route.
+netsh, ipconfig and tracert run by name through PATH;
 their output is decoded with the console's OEM code page and read by numbers, addresses and columns.
 """
 
@@ -14,7 +16,7 @@ from ddkit.log import printable  # noqa: E402
 from ddkit.settings import Setting, Switch, check_url  # noqa: E402
 
 TOOL = 'egress6_win'
-CODES = ('ct', 'cm', 'cu')  # the order of service.md 1 and egress6.py (the usage line is interface.md's)
+CODES = ('ct', 'cm', 'cu')  # the order of egress6 and every message (the usage line keeps [ct|cu|cm])
 YES_NO = ('y', 'n')
 HOPS = 5
 LOOPBACK_MTU = '4294967295'                      # the loopback pseudo-interface's MTU, any language

@@ -1,9 +1,9 @@
-"""What both egress selectors share: the operator table and the effective-IPv6 lookup chain (4.3)."""
+"""What both egress selectors share: the operator table and the effective-IPv6 lookup chain."""
 
 from ddkit import Failure, http
 
 OPERATORS = {'ct': '240e', 'cm': '2409', 'cu': '2408'}
-# Default IPv6 lookup chain of 4.3, tried in order (--lookup-url overrides): JSON `ip` (and asn_name),
+# Default IPv6 lookup chain, tried in order (--lookup-url overrides): JSON `ip` (and asn_name),
 # LibreSpeed's `processedString`, plain text
 LOOKUP_URLS = ('https://ipv6.lookup.test-ipv6.com/ip/', 'https://test6.ustc.edu.cn/backend/getIP.php',
                'https://ipv6.icanhazip.com')

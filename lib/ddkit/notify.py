@@ -9,7 +9,7 @@ ping is one GET, no retry, a short timeout, no credential; its failure is logged
 
 import os
 
-HOOK_TIMEOUT = 30        # seconds: well inside the shortest schedule (5 minutes, service.md 8)
+HOOK_TIMEOUT = 30        # seconds: well inside the shortest schedule (every 5 minutes)
 PING_TIMEOUT = 5         # seconds: the ping must not make a run noticeably longer
 OUTPUT_KEEP = 4096       # bytes of the hook's output read into memory; the rest is read away
 LINE_MAX = 200           # characters of its first output line that go to the log
