@@ -12,7 +12,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir, 'lib'))  # ddkit-path
 
 from ddkit import Failure, decimal, http, updater  # noqa: E402
-from ddkit.provider import Record, Stale, Zone, listing, safe_id  # noqa: E402
+from ddkit.provider import PAGE, Record, Stale, Zone, listing, safe_id, whole_zone  # noqa: E402
 from ddkit.settings import Setting, check_header, check_url  # noqa: E402
 
 TOOL = 'updater_a'
@@ -108,11 +108,28 @@ def choose_zone(job, zones):
 def find_record(job, zone_id, strict=False):
     """The record of this name and type, or None (a failed lookup is a Failure, strict or not)."""
     cfg = job.cfg
+    if job.run.several:   # one listing of the zone for every name of the run, unless it is large
+        listed = job.shared(('zone records', account(cfg), zone_id), lambda: whole_zone(
+            lambda page: zone_page(job, zone_id, page)))
+        if listed is not None:
+            return first(listed, cfg)
     # several records in a run list a name once for both families (the API's older variant)
     query = 'name=%s' % cfg.record_name + ('' if job.run.several else '&type=%s' % cfg.record_type)
     data = job.shared(('records', account(cfg), zone_id, query), lambda: call(
         job, 'GET', '/zones/%s/dns_records?%s' % (zone_id, query), 'find record'))
-    records = [r for r in listing(data, 'result', 'find record') if safe_id(r.get('id'))
+    return first(listing(data, 'result', 'find record'), cfg)
+
+
+def zone_page(job, zone_id, page):
+    """(records, number of pages) of one page of the zone's listing."""
+    data = call(job, 'GET', '/zones/%s/dns_records?per_page=%d&page=%d' % (zone_id, PAGE, page), 'find record')
+    info = data.get('result_info')
+    return listing(data, 'result', 'find record'), info.get('total_pages') if isinstance(info, dict) else None
+
+
+def first(records, cfg):
+    """The first listed record of this name and type, or None."""
+    records = [r for r in records if safe_id(r.get('id')) and r.get('name') == cfg.record_name
                and r.get('type') == cfg.record_type]
     return as_record(records[0]) if records else None
 

@@ -15,7 +15,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir, 'lib'))  # ddkit-path
 
 from ddkit import Failure, decimal, http, updater  # noqa: E402
-from ddkit.provider import Absent, Exists, Record, Stale, Zone, listing, safe_id  # noqa: E402
+from ddkit.provider import PAGE, Absent, Exists, Record, Stale, Zone, listing, safe_id, whole_zone  # noqa: E402
 from ddkit.settings import Setting, check_text, check_url  # noqa: E402
 
 TOOL = 'updater_b'
@@ -95,6 +95,14 @@ def find_record(job, zone_id, strict=False):
     """The recordset of this name and type, or None; not strict, a failed lookup is None too, so that
     creation follows (what the original tool did)."""
     cfg = job.cfg
+    if job.run.several and not strict:   # one listing of the zone for every name of the run
+        try:
+            listed = job.shared(('zone records', account(cfg), zone_id), lambda: whole_zone(
+                lambda page: zone_page(job, zone_id, page)))
+        except Failure:
+            listed = None   # a large zone, or a failed listing: this name alone, as below
+        if listed is not None:
+            return first(listed, cfg)
     # several records in a run list a name once for both families; a strict lookup is fresh
     query = 'name=%s' % cfg.record_name + ('' if job.run.several else '&type=%s' % cfg.record_type)
     try:
@@ -102,8 +110,24 @@ def find_record(job, zone_id, strict=False):
             job, 'GET', '/v2/zones/%s/recordsets?%s' % (zone_id, query), 'find record', tolerate=not strict))
     except Absent:
         return None
-    records = [r for r in listing(data or {}, 'recordsets', 'find record') if safe_id(r.get('id'))
-               and str(r.get('name', '')).rstrip('.') == cfg.record_name and r.get('type') == cfg.record_type]
+    return first(listing(data or {}, 'recordsets', 'find record'), cfg)
+
+
+def zone_page(job, zone_id, page):
+    """(recordsets, number of pages) of one page of the zone's listing."""
+    try:
+        data = call(job, 'GET', '/v2/zones/%s/recordsets?limit=%d&offset=%d' % (zone_id, PAGE, (page - 1) * PAGE),
+                    'find record')
+    except Absent:   # an empty zone
+        return [], 0
+    total = total_count(data)
+    return listing(data, 'recordsets', 'find record'), None if total is None else -(-total // PAGE)
+
+
+def first(records, cfg):
+    """The first listed recordset of this name and type, or None."""
+    records = [r for r in records if safe_id(r.get('id')) and str(r.get('name', '')).rstrip('.') == cfg.record_name
+               and r.get('type') == cfg.record_type]
     if not records:
         return None
     held = records[0].get('records')

@@ -98,8 +98,9 @@ def test_all_updates_every_enabled_record_and_names_the_one_that_failed(box, dua
     assert done.stdout.count('IP has been updated to:') == 3
     assert '1 of 4 records failed: broken: A x.wrong.example (exit 1)' in done.stdout
     assert 'Record @updater_a[2]: AAAA %s:' % NAS in done.stdout and 'off.example.com' not in done.stdout
-    # one zone lookup per zone, one listing per name (both families), one IP lookup per family
-    assert sorted(fake.calls()) == ['list_records'] * 2 + ['list_zones'] * 2 + ['update_record'] * 3
+    # one zone lookup per zone, one listing of the zone for every name and family, one IP lookup per family
+    assert sorted(fake.calls()) == ['list_records'] + ['list_zones'] * 2 + ['update_record'] * 3
+    assert 'name' not in fake.calls('list_records')[0].query
     assert [c.query['name'] for c in fake.calls('list_zones')] == ['example.com', 'wrong.example']
     assert len(dual.calls()) == 2
     files = sorted(os.listdir(str(state)))
@@ -275,7 +276,9 @@ def test_b_all_gets_one_token_and_one_zone_lookup_and_survives_a_wrong_zone(box,
     assert [fake.recordsets[r]['records'] for r in ids] == [[NEW4], [NEW6], [NEW6]]
     assert '1 of 4 records failed: broken: A x.wrong.example (exit 1)' in done.stdout
     assert fake.calls('get_token') and len(fake.calls('get_token')) == 1
-    assert len(fake.calls('list_zones')) == 2 and len(fake.calls('list_records')) == 2
+    # one listing of the zone for every name of the run
+    assert len(fake.calls('list_zones')) == 2 and len(fake.calls('list_records')) == 1
+    assert fake.calls('list_records')[0].query.get('limit') == '500'
     assert len(fake.calls('update_record')) == 3
     assert fake.password not in done.stdout + done.stderr
     assert all(token not in done.stdout for token in fake.issued)

@@ -147,6 +147,25 @@ def missing(provider, cfg):
     return found + list(getattr(provider, 'missing_credentials', lambda cfg: [])(cfg))
 
 
+# A run of several records lists a zone once, page by page, instead of once per name
+PAGE = 500    # records a page: an answer of ~200 KiB at most, under what ddkit.http reads
+PAGES = 4     # a zone of more pages is looked up name by name
+
+
+def whole_zone(fetch):
+    """Every record of a zone: fetch(page) gives (the page's records, the number of pages or None);
+    None when the zone has more than PAGES pages, so that each name is looked up on its own."""
+    found, page = [], 1
+    while True:
+        records, pages = fetch(page)
+        found += records
+        if not isinstance(pages, int) or isinstance(pages, bool) or page >= pages:
+            return found
+        if pages > PAGES:
+            return None
+        page += 1
+
+
 def listing(data, key, step):
     """The objects listed under key in a provider's answer ([] when absent); not a list: a Failure."""
     items = data.get(key)
