@@ -124,9 +124,38 @@ def test_every_tool_says_its_version(tool):
     assert done.returncode == 0 and done.stdout.split() == [tool, '1.0.0'], done.stdout + done.stderr
 
 
-def test_a_short_password_is_not_masked_in_the_providers_words(box, tmp_path):
-    box.provider_b.password = 'wrong'
-    env = dict(box.env_b(str(tmp_path)), DDNS_PASSWORD='wronG')   # refused: the fake says why
+@pytest.mark.parametrize('password, shown', [
+    ('wrong', 'The username or password is wrong.'),     # a word in the provider's prose stays a word
+    ('Wrong', 'The username or password is wrong.'),
+])
+def test_a_short_password_is_not_masked_in_the_providers_words(box, tmp_path, password, shown):
+    env = dict(box.env_b(str(tmp_path)), DDNS_PASSWORD=password)   # refused: the fake says why
     done = run_tool('updater_b', [], env=env)
     assert done.returncode == 1
-    assert 'wronG' not in done.stdout + done.stderr
+    assert shown in done.stdout + done.stderr
+
+
+def test_a_short_secret_is_masked_where_it_stands_as_a_value():
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'lib'))
+    from ddkit.log import Log
+    log = Log(secrets=['k3y'])
+    assert log.clean('sent key=k3y&x; "k3y"; auth: k3y') == 'sent key=***&x; "***"; auth: ***'
+    assert log.clean('a k3y word, k3ys') == 'a k3y word, k3ys'
+
+
+def test_the_config_file_warning_names_the_tool(box, tmp_path):
+    conf = tmp_path / 'conf'
+    conf.write_text('zone_name=%s\n' % ZONE)
+    os.chmod(str(conf), 0o644)
+    done = run_tool('updater_a', ['--config', str(conf), '--check'], env=box.env_a(str(tmp_path)))
+    assert 'updater_a: warning: config file %s is readable by other users; run: chmod 600' % conf in done.stderr
+
+
+def test_a_hook_that_cannot_run_names_its_path_and_the_fix(box, tmp_path):
+    hook = tmp_path / 'notify.sh'
+    hook.write_text('#!/bin/sh\necho hi\n')
+    os.chmod(str(hook), 0o644)
+    env = dict(box.env_a(str(tmp_path / 'state')), DDNS_ON_CHANGE=str(hook))
+    done = run_tool('updater_a', [], env=env)
+    assert 'on_change: cannot run %s: Permission denied; fix: chmod +x %s' % (hook, hook) in done.stdout + done.stderr
