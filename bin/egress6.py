@@ -44,9 +44,8 @@ def check_backend(value):
 
 
 SETTINGS = [
-    Setting('lookup_url', help='IPv6 lookup service, repeatable: tried in order until one answers (JSON "ip", '
-            'JSON "processedString" or plain text); default: %s' % ', '.join(egress.LOOKUP_URLS),
-            check=check_url, repeat=True, metavar='URL'),
+    egress.lookup_setting('IPv6 lookup service, repeatable: tried in order until one answers (JSON "ip", '
+                          'JSON "processedString" or plain text)'),
     Setting('geoip_url', GEOIP_URL, help='geolocation service, asked GET URL/<ip>', check=check_url,
             metavar='URL'),
     Setting('backend', 'auto', help='auto (ip6tables when present, else nft), iptables or nft',

@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), os.
 
 from ddkit import Failure, UsageError, egress, settings  # noqa: E402
 from ddkit.log import printable  # noqa: E402
-from ddkit.settings import Setting, Switch, check_url  # noqa: E402
+from ddkit.settings import Setting, Switch  # noqa: E402
 
 TOOL = 'egress6_win'
 CODES = ('ct', 'cm', 'cu')  # the order of egress6 and every message (the usage line keeps [ct|cu|cm])
@@ -37,9 +37,8 @@ def check_trace_host(value):
 
 
 SETTINGS = [
-    Setting('lookup_url', help='service answering, over IPv6, with the address this host leaves with; repeat '
-            'for fallbacks, tried in order (default, in order: %s)' % ', '.join(egress.LOOKUP_URLS),
-            check=check_url, repeat=True, metavar='URL'),
+    egress.lookup_setting('service answering, over IPv6, with the address this host leaves with; repeat for '
+                          'fallbacks, tried in order'),
     Setting('trace_host', help='host for `tracert -6 -h %d` (default: the first lookup service\'s host)' % HOPS,
             check=check_trace_host, metavar='HOST'),
 ]

@@ -9,6 +9,13 @@ LOOKUP_URLS = ('https://ipv6.lookup.test-ipv6.com/ip/', 'https://test6.ustc.edu.
                'https://ipv6.icanhazip.com')
 
 
+def lookup_setting(help):
+    """The --lookup-url setting both selectors take: repeatable, the fallbacks tried in order."""
+    from ddkit.settings import Setting, check_url
+    return Setting('lookup_url', help='%s (default, in order: %s)' % (help, ', '.join(LOOKUP_URLS)),
+                   check=check_url, repeat=True, metavar='URL')
+
+
 def first_group(address):
     """The first group of an IPv6 address, lower-case hex ('' when it is not IPv6-looking)."""
     head = (address or '').strip().lower().split(':', 1)

@@ -5,7 +5,7 @@ tables, and the did-you-mean of a misspelt name. Imported only for --help and on
 def option_lines(flag, text, width=80):
     """One option of --help: the flag in a column of 24, its text wrapped to width beside it."""
     import textwrap  # each of these loads more modules: only where it is used
-    lines = textwrap.wrap(text, width - 24)
+    lines = textwrap.wrap(text, width - 24, break_on_hyphens=False)
     if len(flag) > 21:
         return ['  ' + flag] + [' ' * 24 + line for line in lines]
     return ['  %-21s %s' % (flag, lines[0])] + [' ' * 24 + line for line in lines[1:]]
