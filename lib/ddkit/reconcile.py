@@ -176,7 +176,7 @@ def update_record(job, zone_id, record, ip):
     """Update the record (its id); an answer without one means the record must be created."""
     cfg, log, noun = job.cfg, job.log, job.provider.NOUN
     if cfg.dry_run:
-        held = ', '.join(record.content) if record.content else None
+        held = ', '.join(map(str, record.content))[:200] if record.content else None  # an answer's words: bounded
         log.info('Dry run: would update %s %s%s to %s.' % (noun, cfg.record_name,
                                                            ' from %s' % held if held else '', ip))
         return record.id
