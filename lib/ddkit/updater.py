@@ -97,7 +97,8 @@ def about(provider, table, args):
 
 def usable(provider, cfg, label):
     """A UsageError when the record cannot be run: settings missing (all named at once), the record
-    outside its zone, a LAN source on an A record. --check reports these as FAIL lines instead."""
+    outside its zone (--check reports these two as FAIL lines instead), a LAN source on an A record."""
+    settings.check_source_type(cfg.ip_source, cfg.record_type)
     if cfg.check:
         return
     from ddkit.provider import missing
@@ -113,7 +114,6 @@ def usable(provider, cfg, label):
     problem = settings.outside_zone(cfg.record_name, cfg.zone_name)
     if problem:
         raise UsageError('%s: nothing was sent; fix: %s' % problem)
-    settings.check_source_type(cfg.ip_source, cfg.record_type)
 
 
 def make_job(provider, cfg, family, run):
