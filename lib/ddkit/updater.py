@@ -13,7 +13,8 @@ COMMON = [
     Setting('zone_name', help='root domain of the zone, e.g. example.com', short='-z',
             check=settings.check_name),
     Setting('record_name', help='the record to keep updated, e.g. home.example.com (an internationalized '
-            'name is sent in its xn-- form; a wildcard as *.example.com)', short='-h', check=settings.check_name),
+            'name is sent in its xn-- form; a wildcard as *.example.com). -h is this setting, as in the '
+            'original script: help is --help', short='-h', check=settings.check_name),
     Setting('record_type', 'A', help='A (IPv4) or AAAA (IPv6)', short='-t', check=settings.check_record_type),
     Setting('doh_url', 'https://dns.google', help='DNS-over-HTTPS resolver (/resolve is appended)',
             check=settings.check_url),
