@@ -16,7 +16,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 ROUTER_TOOLS = ('updater_a', 'updater_b', 'egress6')
 LIBRARY = 'ddkit'                      # the package of the shared library, which every tool needs
-PACKAGES = (LIBRARY,) + ROUTER_TOOLS
+DDNS_LIBRARY = 'ddkit-ddns'            # the updaters' loop, which only they need
+PACKAGES = (LIBRARY, DDNS_LIBRARY) + ROUTER_TOOLS
+
+
+def libraries(tool):
+    """The library packages a tool's package pulls in, the first one first."""
+    return (LIBRARY, DDNS_LIBRARY) if tool.startswith('updater') else (LIBRARY,)
 EPOCH = '1700000000'
 
 # /lib/functions.sh: the UCI helpers the scripts use. A UCI file is shell (that is how OpenWrt's

@@ -18,8 +18,8 @@ import pytest
 from apk_reader import Adb, Refused, key_id, read_index, read_package
 from apk_root import Router, tree
 from conftest import RECORD, ROOT, run_tool
-from openwrt_env import (EPOCH, LIBRARY, PACKAGES, ROUTER_TOOLS, feed, ipk_path,  # noqa: F401
-                         members, quoted, records, signify_key, standins)
+from openwrt_env import (DDNS_LIBRARY, EPOCH, LIBRARY, PACKAGES, ROUTER_TOOLS, feed, ipk_path,  # noqa: F401
+                         libraries, members, quoted, records, signify_key, standins)
 from test_packaging import bench, files_of, gunzip, stanzas, tar_entries
 
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
@@ -167,7 +167,7 @@ def test_package_holds_the_ipk_files_and_openwrts_apk_lists(feed, apk_feed, name
     listed = sorted('/' + p for p, (_, data) in ipk.items() if data is not None)
     expected = {p: (mode, data) for p, (mode, data) in ipk.items() if data is not None}
     expected[meta + '.list'] = (0o644, ''.join(p + '\n' for p in listed).encode())
-    if name != LIBRARY:
+    if name not in (LIBRARY, DDNS_LIBRARY):
         config = '/etc/config/' + name
         expected[meta + '.conffiles'] = (0o644, (config + '\n').encode())
         expected[meta + '.conffiles_static'] = (0o644, ('%s %s\n' % (config, hashlib.sha256(
@@ -207,7 +207,7 @@ def test_scripts_are_openwrts_with_the_package_steps_inline(apk_feed, name):
     assert 'export pkgname="%s"\ndefault_prerm\n' % name in scripts['pre-deinstall']
     assert scripts['post-upgrade'].startswith('#!/bin/sh\nexport PKG_UPGRADE=1\n')
     assert scripts['post-upgrade'].split('\n', 2)[2] == scripts['post-install'].split('\n', 1)[1]
-    if name != LIBRARY:
+    if name not in (LIBRARY, DDNS_LIBRARY):
         assert 'chmod 0600 "${IPKG_INSTROOT}/etc/config/%s"' % name in scripts['post-install']
         assert '/etc/init.d/%s stop' % name in scripts['pre-deinstall']
     for script in scripts.values():
@@ -381,7 +381,7 @@ def test_tool_installs_from_the_signed_feed_runs_and_leaves_nothing(apk_feed, ap
                                                                     tool, tmp_path):
     root, env, before = offline
     router = Router(root, [system_repo, os.path.join(apk_feed, 'packages.adb')], keys_dir=apk_key[1], env=env)
-    assert router.order([tool]) == sorted(SYSTEM) + [LIBRARY, tool]
+    assert router.order([tool]) == sorted(SYSTEM) + list(libraries(tool)) + [tool]
     router.add(tool)
     for name in SYSTEM:
         assert (root / 'usr' / 'share' / name / 'marker').exists()
@@ -393,12 +393,13 @@ def test_tool_installs_from_the_signed_feed_runs_and_leaves_nothing(apk_feed, ap
     assert os.readlink(str(root / 'etc' / 'rc.d' / link)) == '../init.d/' + tool
     done = run_tool(str(root / 'usr' / 'bin' / tool), ['--help'], env={'TMPDIR': str(tmp_path)})
     assert done.returncode == 0 and done.stdout.startswith('usage: %s ' % tool), done.stderr
-    with pytest.raises(Refused, match='still needed'):
-        router.delete(LIBRARY)
+    for library in libraries(tool):
+        with pytest.raises(Refused, match='still needed'):
+            router.delete(library)
     router.delete(tool)
     assert ['default_prerm', tool] in records(env['STANDIN_LOG'])
     assert os.listdir(str(root / 'etc' / 'rc.d')) == []
-    router.delete(LIBRARY, *SYSTEM)
+    router.delete(*libraries(tool)[::-1] + SYSTEM)
     assert tree(root) == before
 
 
@@ -422,7 +423,7 @@ def test_installed_updater_updates_a_record_and_is_removed_with_its_state_kept_o
         assert done.returncode == 0 and said in done.stdout, done.stdout + done.stderr
     assert box.provider_a.find(RECORD)[0]['content'] == '81.2.69.10'
     assert tree(root) == installed
-    router.delete('updater_a', LIBRARY, *SYSTEM)
+    router.delete('updater_a', DDNS_LIBRARY, LIBRARY, *SYSTEM)
     assert tree(root) == dict(before, **{'etc/config': installed['etc/config'],
                                          'etc/config/updater_a': installed['etc/config/updater_a']})
 
@@ -435,7 +436,7 @@ def test_unsigned_feed_installs_only_when_allowed(apk_unsigned, apk_key, system_
     router = Router(root, [system_repo, index], keys_dir=apk_key[1], allow_untrusted=True, env=env)
     router.add('updater_b')
     assert (root / 'usr' / 'lib' / 'ddkit' / 'updater_b.py').exists()
-    router.delete('updater_b', LIBRARY, *SYSTEM)
+    router.delete('updater_b', DDNS_LIBRARY, LIBRARY, *SYSTEM)
     assert tree(root) == before
 
 

@@ -14,8 +14,8 @@ import sys
 import pytest
 
 from conftest import GUARD_DIR, GUARD_MARK, RECORD, ROOT, package_depends, run_tool
-from openwrt_env import (EPOCH, LIBRARY, PACKAGES, ROUTER_TOOLS, build_feed, feed, install,  # noqa: F401
-                         install_all, ipk_path, members, quoted, signify_key, tar_entries)
+from openwrt_env import (DDNS_LIBRARY, EPOCH, LIBRARY, PACKAGES, ROUTER_TOOLS, build_feed, feed, install,  # noqa: F401
+                         install_all, ipk_path, libraries, members, quoted, signify_key, tar_entries)
 
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
 import bench  # noqa: E402
@@ -76,10 +76,14 @@ def test_recipe_matches_the_library_version_and_the_sdk_shape():
         assert recipe.fields(name)['PKGARCH'] == 'all'
     for tool in ROUTER_TOOLS:
         assert recipe.text('Package/%s/conffiles' % tool).split() == ['/etc/config/' + tool]
-        # the SDK's own way to an exact version: DEPENDS selects ddkit, EXTRA_DEPENDS pins it
-        assert recipe.fields(tool)['DEPENDS'] == '+ddkit'
-        assert recipe.fields(tool)['EXTRA_DEPENDS'] == 'ddkit (=$(VERSION))'
-    assert recipe.text('Package/ddkit/conffiles') is None
+        # the SDK's own way to an exact version: DEPENDS selects the library, EXTRA_DEPENDS pins it;
+        # the updaters need the update loop (ddkit-ddns), which needs ddkit
+        library = DDNS_LIBRARY if tool.startswith('updater') else LIBRARY
+        assert recipe.fields(tool)['DEPENDS'] == '+' + library
+        assert recipe.fields(tool)['EXTRA_DEPENDS'] == '%s (=$(VERSION))' % library
+        assert recipe.needs(tool)[-1] == LIBRARY
+    assert recipe.fields(DDNS_LIBRARY)['EXTRA_DEPENDS'] == 'ddkit (=$(VERSION))'
+    assert recipe.text('Package/ddkit/conffiles') is None and recipe.text('Package/ddkit-ddns/conffiles') is None
     # the SDK builds what tools/feed.py builds: the same command writes the installed files
     assert 'tools/standalone.py --installed $(PKG_BUILD_DIR)/installed' in makefile
 
@@ -180,11 +184,21 @@ def test_data_holds_the_stub_the_code_config_init_and_hotplug_with_directories(f
     assert 'def main(' in code
 
 
-def test_library_package_holds_the_stripped_modules_several_tools_use(feed):
-    entries, raw = data_entries(feed, LIBRARY)
+UPDATERS = {'updater_a', 'updater_b'}
+
+
+@pytest.mark.parametrize('name', [LIBRARY, DDNS_LIBRARY])
+def test_library_packages_hold_the_stripped_modules_several_tools_use(feed, name):
+    """ddkit: what several tools use, egress6 among them; ddkit-ddns: what only the updaters share."""
+    entries, raw = data_entries(feed, name)
     lib = os.path.join(ROOT, 'lib', 'ddkit')
-    modules = sorted(['__init__'] + [m for m, tools in importers().items() if len(tools) > 1])
-    assert 'settings' in modules and 'wire' in modules and 'egress' not in modules
+    shared = {m: tools for m, tools in importers().items() if len(tools) > 1}
+    if name == LIBRARY:
+        modules = sorted(['__init__'] + [m for m, tools in shared.items() if not tools <= UPDATERS])
+        assert 'settings' in modules and 'wire' in modules and 'egress' not in modules and 'reconcile' not in modules
+    else:
+        modules = sorted(m for m, tools in shared.items() if tools <= UPDATERS)
+        assert 'reconcile' in modules and 'check' in modules and 'settings' not in modules
     expected = {'./usr/lib/ddkit/ddkit/%s.py' % m: (0o644, b'0') for m in modules}
     directories = {d: (0o755, b'5') for d in ('.', './usr', './usr/lib', './usr/lib/ddkit', './usr/lib/ddkit/ddkit')}
     assert entries == dict(expected, **directories)
@@ -209,6 +223,7 @@ def test_modules_only_one_tool_imports_ship_in_its_package(feed):
     package, and each tool finds every module it imports in its own package or in ddkit."""
     shipped = {name: modules_of(feed, name) for name in PACKAGES}
     assert 'egress' not in shipped[LIBRARY] and 'proc' in shipped[LIBRARY]
+    assert 'reconcile' not in shipped[LIBRARY] and 'reconcile' in shipped[DDNS_LIBRARY]
     assert sorted(shipped['egress6']) == ['egress'] == own_modules('egress6')
     assert shipped['updater_a'] == shipped['updater_b'] == {}
     everywhere = [m for name in PACKAGES for m in shipped[name]]
@@ -216,7 +231,7 @@ def test_modules_only_one_tool_imports_ship_in_its_package(feed):
     for tool in ROUTER_TOOLS:
         with open(os.path.join(ROOT, 'bin', tool + '.py')) as f:
             used = standalone.used_modules(f.read())
-        assert used <= set(shipped[LIBRARY]) | set(shipped[tool]), tool
+        assert used <= set().union(*[shipped[name] for name in libraries(tool) + (tool,)]), tool
     for module, code in shipped['egress6'].items():
         with open(os.path.join(ROOT, 'lib', 'ddkit', module + '.py')) as f:
             assert code.decode() == standalone.strip(f.read()), module
@@ -232,7 +247,7 @@ def test_feed_stops_when_the_recipe_states_another_split(tmp_path, change):
     if change == 'another split':
         changed = makefile.replace('OWN_MODULES_egress6:=egress', 'OWN_MODULES_egress6:=egress proc')
     else:
-        changed = makefile.replace(' $(OWN_MODULES_egress6),', ',')
+        changed = makefile.replace(' $(OWN_MODULES_egress6) ', ' ')
     assert changed != makefile
     (tmp_path / 'Makefile').write_text(changed)
     with pytest.raises(SystemExit) as stopped:
@@ -321,7 +336,7 @@ def test_control_fields_conffiles_and_maintainer_scripts(feed, tool):
     assert [k for k, _ in fields] == FIELDS
     values = dict(fields)
     assert values['Package'] == tool and values['Architecture'] == 'all'
-    assert values['Depends'] == 'ddkit (=%s)' % VERSION   # the library of the very same build
+    assert values['Depends'] == '%s (=%s)' % (libraries(tool)[-1], VERSION)   # the library of the very same build
     assert values['SourceDateEpoch'] == EPOCH and values['SourceName'] == 'ddkit'
     assert int(values['Installed-Size']) == len(gunzip(parts['./data.tar.gz']))
     assert values['Description'].startswith(' ') and len(values['Description']) > 40
@@ -526,9 +541,9 @@ def test_cache_directory_others_could_write_is_not_used(router, tmp_path, case):
 @pytest.mark.parametrize('tool', ('updater_a', 'updater_b'))
 def test_installed_updater_updates_from_a_uci_section(feed, box, tmp_path, tool):
     """Every setting in the UCI section (option names = setting names), nothing in the environment;
-    only ddkit and the updater's package installed, so no egress code on the router."""
+    only the libraries and the updater's package installed, so no egress code on the router."""
     router = tmp_path / 'root'
-    install_all(feed, str(router), (LIBRARY, tool))
+    install_all(feed, str(router), libraries(tool) + (tool,))
     assert 'egress.py' not in os.listdir(str(router / 'usr' / 'lib' / 'ddkit' / 'ddkit'))
     env = (box.env_a if tool == 'updater_a' else box.env_b)(str(tmp_path / 'state'))
     if tool == 'updater_a':
@@ -612,11 +627,13 @@ def run_guarded(tool, depends, env, log):
 
 
 def test_every_router_tool_declares_the_https_depends():
-    """Through the library package: ddkit declares them, every tool depends on ddkit."""
+    """Through the library package: ddkit declares them, every tool depends on ddkit (the updaters
+    through ddkit-ddns)."""
     assert package_depends() == {name: HTTPS_DEPENDS for name in PACKAGES}
     recipe = feed_tool.Recipe()
     assert {tool: recipe.depends(tool) for tool in ROUTER_TOOLS} == {
-        tool: 'ddkit (=%s)' % VERSION for tool in ROUTER_TOOLS}
+        tool: '%s (=%s)' % (libraries(tool)[-1], VERSION) for tool in ROUTER_TOOLS}
+    assert recipe.depends(DDNS_LIBRARY) == 'ddkit (=%s)' % VERSION
     assert recipe.depends(LIBRARY) == ', '.join(HTTPS_DEPENDS)
 
 

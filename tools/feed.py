@@ -160,11 +160,15 @@ class Recipe:
             digest.update(repr((name, fields, files)).encode() + b'\0')
         return digest.hexdigest()
 
+    def used(self):
+        """{tool: the library modules it imports}."""
+        return {tool: standalone.used_modules(standalone.tool_code(path)[2])
+                for tool, path in self.tool_paths().items()}
+
     def own_modules(self):
         """{tool: [library modules that no other tool imports]}: they ship in the tool's package. Stops
         when openwrt/Makefile states another split (OWN_MODULES_<tool>, which its install blocks use)."""
-        used = {tool: standalone.used_modules(standalone.tool_code(path)[2])
-                for tool, path in self.tool_paths().items()}
+        used = self.used()
         own = {tool: sorted(modules.difference(*[used[other] for other in used if other != tool]))
                for tool, modules in used.items()}
         stated = {tool: sorted(self.variables.get('OWN_MODULES_' + tool, '').split()) for tool in used}
@@ -176,20 +180,58 @@ class Recipe:
                      '$(OWN_MODULES_<tool>) of every tool' % (own, self.library()))
         return own
 
+    def shared_modules(self):
+        """{library package but the first: [modules]}: the modules more than one tool imports, all of
+        them tools that depend on that package (ddkit-ddns: the updaters' loop). Stops when
+        openwrt/Makefile states another split (MODULES_<package>, which the install blocks use)."""
+        used, found = self.used(), {}
+        for name in self.libraries()[1:]:
+            served = {tool for tool in used if name in self.needs(self.package_of(tool))}
+            modules = set().union(*[used[t] for t in served]) if served else set()
+            found[name] = sorted(m for m in modules if sum(m in used[t] for t in served) > 1
+                                 and not any(m in used[t] for t in used if t not in served))
+            variable = 'MODULES_' + name.replace('-', '_')
+            first = '\n'.join(self.blocks.get('Package/%s/install' % self.library(), []))
+            if sorted(self.variables.get(variable, '').split()) != found[name] or '$(%s)' % variable not in first:
+                sys.exit('feed: openwrt/Makefile disagrees with the imports: the modules that only the tools '
+                         'depending on %s share are %s (say so in %s:=, and leave them out of Package/%s/install)'
+                         % (name, found[name], variable, self.library()))
+        return found
+
     def library(self):
-        """The package of the library: the one that is no tool."""
-        (name,) = [p for p in self.packages if not self.tool(p)]
+        """The package of the library every tool needs: the first that is no tool."""
+        return self.libraries()[0]
+
+    def libraries(self):
+        """The library packages, in the order of openwrt/Makefile: every package that is no tool."""
+        return [p for p in self.packages if not self.tool(p)]
+
+    def needs(self, name):
+        """The packages of this feed that name depends on, directly or through another."""
+        found = []
+        for d in self.depends(name).split(', '):
+            d = d.split()[0] if d else d
+            if d in self.packages and d not in found:
+                found += [d] + [p for p in self.needs(d) if p not in found]
+        return found
+
+    def package_of(self, tool):
+        (name,) = [p for p in self.packages if self.tool(p) and self.tool(p)[0] == tool]
         return name
 
     def files(self, name, installed, own):
         """The data of a package as [(path, mode, bytes or None for a directory)], from its
-        install block: the library (LIB_DIR/ddkit/ but the tools' own modules), or install-tool
-        (the tool's code, own modules and stub, its UCI file, init and hotplug)."""
+        install block: the library (LIB_DIR/ddkit/ but the tools' own modules and those of the other
+        library packages), another library package (its MODULES_), or install-tool (the tool's code,
+        own modules and stub, its UCI file, init and hotplug)."""
         install = '\n'.join(self.blocks.get('Package/%s/install' % name, []))
+        shared = self.shared_modules()
         if self.tool(name):
             wanted = self.tool_files(*self.tool(name), installed=installed, own=own)
+        elif name in shared:
+            wanted = [(module_path(m),) + installed[module_path(m)] for m in shared[name]]
         elif '/%s/ddkit' % standalone.LIB_DIR in install:
-            elsewhere = {module_path(m) for modules in own.values() for m in modules}
+            elsewhere = {module_path(m) for modules in list(own.values()) + list(shared.values()) for m in modules}
             wanted = [(path, mode, data) for path, (mode, data) in sorted(installed.items())
                       if path.startswith(standalone.LIB_DIR + '/ddkit/') and path not in elsewhere]
         else:
