@@ -37,8 +37,10 @@ def sample():
             yield ipaddress.IPv6Address(number).exploded
 
 
-# where Python versions disagree (the registry was revised in 3.11.10, 3.12.4 and 3.13): pinned below
-REVISED = [ipaddress.ip_network(n) for n in ('2001::/23', '2002::/16', '64:ff9b:1::/48', '192.0.0.0/24')]
+# where Python versions disagree (the registry was revised in 3.11.10, 3.12.4 and 3.13; 3fff::/20, the
+# documentation prefix of RFC 9637, in 3.14): pinned below
+REVISED = [ipaddress.ip_network(n) for n in ('2001::/23', '2002::/16', '64:ff9b:1::/48', '192.0.0.0/24',
+                                             '3fff::/20')]
 
 
 def test_same_verdict_as_ipaddress_for_ipv4_and_global_unicast():
@@ -61,6 +63,8 @@ def test_same_verdict_as_ipaddress_for_ipv4_and_global_unicast():
     ('ff02::1', 'AAAA', 'not a public address (multicast)'),
     ('fec0::1', 'AAAA', 'not a public address (reserved)'),     # ipaddress calls these global
     ('2001:db8::1', 'AAAA', 'not a public address (private)'),
+    ('3fff:234::1', 'AAAA', 'not a public address (private)'),   # documentation, RFC 9637 (3fff::/20)
+    ('3fff:0fff:ffff::1', 'AAAA', 'not a public address (private)'),
     ('2001:2::1', 'AAAA', 'not a public address (private)'),     # the revised registry's verdicts
     ('2002:5102:450a::1', 'AAAA', 'not a public address (private)'),
     ('64:ff9b:1::1', 'AAAA', 'not a public address (private)'),

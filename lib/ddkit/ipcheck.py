@@ -25,6 +25,7 @@ SPECIAL6 = [('::1', 128, 'loopback'), ('fe80::', 10, 'link-local'), ('::', 128, 
             ('2001:1::1', 128, None), ('2001:1::2', 128, None), ('2001:3::', 32, None),
             ('2001:4:112::', 48, None), ('2001:20::', 28, None), ('2001:30::', 28, None),
             ('2001::', 23, 'private'), ('2001:db8::', 32, 'private'), ('2002::', 16, 'private'),
+            ('3fff::', 20, 'private'),   # documentation (RFC 9637), as 2001:db8::/32; Python 3.14 agrees
             ('fc00::', 7, 'private'), ('ff00::', 8, 'multicast'),
             ('2000::', 3, None), ('::', 0, 'reserved')]   # only 2000::/3 is global unicast
 
