@@ -75,6 +75,17 @@ def until(predicate, what, limit=30):
         time.sleep(0.05)
 
 
+def line_written(path):
+    """True once a stand-in's `echo ... >> path` has written its whole line: the shell creates the file
+    before echo writes to it, so the file existing is not the line being there (the race a fast
+    machine never showed, Python 3.14's slower start did)."""
+    try:
+        with open(path) as f:
+            return f.read().endswith('\n')
+    except FileNotFoundError:
+        return False
+
+
 def uci_a(box, state, sections):
     """An /etc/config/updater_a pointing at the sandbox; sections: {name: {option: value}}, or
     [(name or None for an anonymous section, {option: value})]."""
@@ -283,7 +294,7 @@ def test_hotplug_runs_every_record_that_depends_on_the_event_in_one_process(root
     logged = [c for c in records(str(root / 'standin.log')) if c[0] == 'logger']
     assert logged == [['logger', '-t', 'updater_a', '-p', 'daemon.info',
                        'lan ifupdate: updating nas @updater_a[1] cam']]
-    until(lambda: os.path.exists(started), 'the background run')
+    until(lambda: line_written(started), 'the background run')
     assert open(started).read().splitlines() == ['--uci nas --uci @updater_a[1] --uci cam --quiet']
 
 
@@ -302,7 +313,7 @@ def test_hotplug_and_init_read_config_defaults_as_the_tool_does(root, tmp_path):
     enable(root, 'updater_a', env)
     done = hotplug(root, 'updater_a', env, ACTION='ifup', INTERFACE='wan', DEVICE='pppoe-wan')
     assert done.returncode == 0 and done.stdout == '' and done.stderr == ''
-    until(lambda: os.path.exists(started), 'the background run')
+    until(lambda: line_written(started), 'the background run')
     assert open(started).read().splitlines() == ['--uci router --quiet']
     assert init(root, 'updater_a', 'start', env).returncode == 0
     found = instances(records(str(root / 'standin.log')))
@@ -355,7 +366,7 @@ def test_hotplug_returns_while_the_update_still_runs(root, tmp_path):
     enable(root, 'updater_a', env)
     done = hotplug(root, 'updater_a', env, ACTION='ifup', INTERFACE='wan')
     assert done.returncode == 0
-    until(lambda: os.path.exists(started), 'the background run')
+    until(lambda: line_written(started), 'the background run')
     assert open(started).read().split() == ['--uci', 'home', '--quiet']
     with open(fifo, 'w') as f:   # the stand-in still waits: release it
         f.write('go\n')
