@@ -229,6 +229,40 @@ def test_egress6_loop_runs_the_tool_with_the_section_arguments(root):
             loop.kill()
 
 
+@pytest.mark.parametrize('tool', ['egress6', 'updater_a'])
+def test_stopping_the_service_during_a_held_run_ends_the_run_too(root, tmp_path, tool):
+    """procd sends TERM to the loop and kills it 5 s later; the run under way must end with the loop,
+    not go on orphaned (egress6's prerm removes the rule right after the stop)."""
+    held = str(tmp_path / 'held')
+    (root / 'usr' / 'bin' / tool).write_text('#!/bin/sh\necho $$ > %s.tmp && mv %s.tmp %s\nexec sleep 600\n'
+                                            % (held, held, held))
+    (root / 'etc' / 'config' / tool).write_text(
+        "config %s 'main'\n\toption enabled '1'\n\toption operator 'ct'\n\toption interval '3600'\n" % tool)
+    env = environment(root, tool)
+    assert init(root, tool, 'start', env).returncode == 0
+    command = instances(records(str(root / 'standin.log')))[
+        'main' if tool == 'egress6' else 'all'][0][1:]
+    loop = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        until(lambda: os.path.exists(held), 'the run to start')
+        run = int(open(held).read())
+        loop.send_signal(signal.SIGTERM)
+        assert loop.wait(timeout=4) == 0   # at once: well inside procd's 5 s
+        until(lambda: not alive(run), 'the held run to end')
+    finally:
+        if loop.poll() is None:
+            loop.kill()
+
+
+def alive(pid):
+    """True while pid runs (a zombie counts as ended)."""
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            return f.read().rsplit(')', 1)[1].split()[0] != 'Z'
+    except FileNotFoundError:
+        return False
+
+
 # --- hotplug ------------------------------------------------------------------------------------
 
 def enable(root, tool, env):
