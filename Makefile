@@ -45,6 +45,9 @@ dist/%.py: bin/%.py $(wildcard lib/ddkit/*.py) tools/standalone.py
 # Packages with that signify/usign secret key. The same packages for apk (OpenWrt 25.12 and later) go
 # to dist/apk/ with packages.adb; `make feed APK_KEY=key.pem` signs them with that EC P-256 key.
 feed:
+	@# both keys first: a missing or wrong one stops the build before anything is written
+	$(if $(KEY),$(PYTHON) tools/feed.py --check --key $(KEY))
+	$(if $(APK_KEY),$(PYTHON) tools/apkfeed.py --check --key $(APK_KEY))
 	$(PYTHON) tools/feed.py --out dist/feed $(if $(KEY),--key $(KEY))
 	$(PYTHON) tools/apkfeed.py --out dist/apk $(if $(APK_KEY),--key $(APK_KEY))
 

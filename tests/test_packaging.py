@@ -3,6 +3,7 @@ tar, gzip and signify as opkg would see them; reproducibility; the packages inst
 temporary root and run from there; Depends exactly what the tools import; which package ships
 which library module (the one tool that imports it, else ddkit), the same in an SDK build."""
 
+import base64
 import hashlib
 import os
 import re
@@ -706,3 +707,49 @@ def test_package_contents_change_with_a_file_or_a_field_but_not_with_the_release
     installed[path] = (installed[path][0], installed[path][1] + b'\n')   # one byte more in one module
     recipe.installed = lambda: installed
     assert recipe.contents() != feed_tool.Recipe().contents()
+
+
+# --- make feed: what it says about signatures, and a bad key stops it before anything is written ----
+
+def feed_tool_run(*args):
+    return subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'feed.py')] + list(args),
+                          capture_output=True, text=True, env=dict(os.environ, SOURCE_DATE_EPOCH=EPOCH))
+
+
+def test_a_signed_feed_says_how_the_router_trusts_it(signify_key, tmp_path):
+    _, key, pub = signify_key
+    done = feed_tool_run('--out', str(tmp_path / 'feed'), '--key', key)
+    assert done.returncode == 0, done.stderr
+    with open(pub) as f:
+        number = base64.b64decode(f.read().splitlines()[1])[2:10].hex()
+    assert 'feed: signed; trust it on the router: copy %s to /etc/opkg/keys/%s' % (
+        tmp_path / 'feed' / 'ddkit.pub', number) in done.stdout
+    assert (tmp_path / 'feed' / 'Packages.sig').exists()
+
+
+def test_an_unsigned_feed_says_so(tmp_path):
+    done = feed_tool_run('--out', str(tmp_path / 'feed'))
+    assert done.returncode == 0 and 'feed: UNSIGNED' in done.stdout and 'KEY=' in done.stdout
+
+
+@pytest.mark.parametrize('tool, key', [('feed.py', 'missing.sec'), ('feed.py', 'not-a-key'),
+                                       ('apkfeed.py', 'missing.pem'), ('apkfeed.py', 'not-a-key')])
+def test_a_bad_key_stops_the_feed_before_anything_is_written(tmp_path, tool, key):
+    if key == 'not-a-key':
+        key = str(tmp_path / 'not-a-key')
+        with open(key, 'w') as f:
+            f.write('not a key\n')
+    out = tmp_path / 'out'
+    done = subprocess.run([sys.executable, os.path.join(ROOT, 'tools', tool), '--out', str(out), '--key', key],
+                          capture_output=True, text=True)
+    assert done.returncode != 0 and ('nothing was written' in done.stderr or 'is not an EC P-256 key' in done.stderr
+                                     or 'could not read the private key' in done.stderr), done.stderr
+    assert not out.exists()
+
+
+def test_make_feed_checks_both_keys_before_it_builds():
+    done = subprocess.run(['make', '-s', '-n', '-C', ROOT, 'feed', 'KEY=k.sec', 'APK_KEY=k.pem'],
+                          capture_output=True, text=True)
+    lines = [line for line in done.stdout.splitlines() if 'feed.py' in line]
+    assert [('--check' in line, 'apkfeed' in line) for line in lines] == [
+        (True, False), (True, True), (False, False), (False, True)], done.stdout

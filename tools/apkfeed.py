@@ -6,7 +6,7 @@ out (see shared/spec/apk-v3.md and docs/apk.md). Given an EC P-256 private key (
 and the index carry an apk v3 signature made by the openssl command; without one the feed is
 unsigned and the same bytes every time for the same input.
 
-usage: apkfeed.py [--out DIR] [--key EC_PRIVATE_KEY_PEM]
+usage: apkfeed.py [--out DIR] [--key EC_PRIVATE_KEY_PEM] [--check]
 """
 
 import functools
@@ -321,18 +321,25 @@ def build(out, key=None):
 
 
 def main(argv):
-    opts = {'--out': os.path.join(feed.ROOT, 'dist', 'apk'), '--key': None}
+    opts = {'--out': os.path.join(feed.ROOT, 'dist', 'apk'), '--key': None, '--check': None}
     args = list(argv[1:])
     while args:
         name = args.pop(0)
+        if name == '--check':   # only check the key: make feed checks both feeds' keys first
+            opts[name] = True
+            continue
         if name not in opts or not args:
             print(__doc__.strip().splitlines()[-1], file=sys.stderr)
             return 2
         opts[name] = args.pop(0)
     key = opts['--key'] or None
     if key and not os.path.isfile(key):
-        print('apkfeed: no key file %s' % key, file=sys.stderr)
+        print('apkfeed: no key file %s; nothing was written' % key, file=sys.stderr)
         return 2
+    if key:
+        key_id(key)   # stops on a key that is not EC P-256, before anything is written
+    if opts['--check']:
+        return 0
     for filename in build(opts['--out'], key):
         print('apk feed: %s' % os.path.join(opts['--out'], filename))
     if key:

@@ -10,7 +10,7 @@ they install come from bin/ and lib/ through tools/standalone.py (installed()), 
 library module that only one tool imports goes in that tool's package, not in ddkit (own_modules()).
 tools/apkfeed.py builds the same packages for apk (OpenWrt 25.12 and later) from the same Recipe.
 
-usage: feed.py [--out DIR] [--key SECRET_KEY [--pub PUBLIC_KEY]] | feed.py --contents
+usage: feed.py [--out DIR] [--key SECRET_KEY [--pub PUBLIC_KEY]] [--check] | feed.py --contents
 """
 
 import gzip
@@ -376,6 +376,36 @@ def source_date_epoch():
         return 0
 
 
+def check_key(key, pub):
+    """Stop before anything is written unless key is a usign secret key signify can sign with."""
+    import tempfile
+    signify = shutil.which('signify-openbsd') or shutil.which('signify')
+    if not signify:
+        sys.exit('feed: signify-openbsd is needed to sign (apt-get install signify-openbsd); nothing was written')
+    if not os.path.isfile(key) or not os.access(key, os.R_OK):
+        sys.exit('feed: no readable key file %s; nothing was written (make one with '
+                 '"signify-openbsd -G -n -p ddkit.pub -s ddkit.sec")' % key)
+    with tempfile.TemporaryDirectory() as tmp:
+        probe = os.path.join(tmp, 'probe')
+        write(probe, b'probe\n')
+        if subprocess.run([signify, '-S', '-s', key, '-m', probe, '-x', probe + '.sig'],
+                          stdin=subprocess.DEVNULL, capture_output=True).returncode != 0:
+            sys.exit('feed: %s is not a secret key signify can sign with (it must be unencrypted: '
+                     '"signify-openbsd -G -n"); nothing was written' % key)
+
+
+def fingerprint(pub):
+    """usign's name for a public key on the router (/etc/opkg/keys/<fingerprint>): the 8-byte key
+    number after the algorithm, in hex."""
+    import base64
+    with open(pub, encoding='ascii', errors='replace') as f:
+        lines = [line for line in f.read().splitlines() if line and not line.startswith('untrusted comment')]
+    try:
+        return base64.b64decode(lines[0])[2:10].hex()
+    except (IndexError, ValueError):
+        return None
+
+
 def sign(out, key, pub):
     """Packages.sig with signify-openbsd: usign on the router accepts its signatures."""
     signify = shutil.which('signify-openbsd') or shutil.which('signify')
@@ -423,17 +453,33 @@ def main(argv):
     if argv[1:] == ['--contents']:
         print('PKG_CONTENTS:=%s' % Recipe().contents())
         return
-    opts = {'--out': os.path.join(ROOT, 'dist', 'feed'), '--key': None, '--pub': None}
+    opts = {'--out': os.path.join(ROOT, 'dist', 'feed'), '--key': None, '--pub': None, '--check': None}
     args = list(argv[1:])
     while args:
         name = args.pop(0)
+        if name == '--check':   # only check the key: make feed checks both feeds' keys first
+            opts[name] = True
+            continue
         if name not in opts or not args:
             sys.exit(__doc__.strip().splitlines()[-1])
         opts[name] = args.pop(0)
     key = opts['--key'] or None
     pub = opts['--pub'] or (key[:-4] + '.pub' if key and key.endswith('.sec') else None)
+    if key:
+        check_key(key, pub)
+    if opts['--check']:
+        return
     for filename in build(opts['--out'], key, pub):
         print('feed: %s' % os.path.join(opts['--out'], filename))
+    if key and pub and os.path.isfile(pub):
+        print('feed: signed; trust it on the router: copy %s to /etc/opkg/keys/%s (or opkg-key add it)'
+              % (os.path.join(opts['--out'], 'ddkit.pub'), fingerprint(pub) or '<fingerprint>'))
+    elif key:
+        print('feed: signed; trust it on the router: copy the public key of %s to /etc/opkg/keys/<its '
+              'fingerprint> (or opkg-key add it)' % key)
+    else:
+        print('feed: UNSIGNED (opkg update drops an unsigned list unless the router has '
+              '"option check_signature" off; make feed KEY=ddkit.sec signs it)')
 
 
 if __name__ == '__main__':
