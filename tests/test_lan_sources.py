@@ -258,3 +258,33 @@ def test_check_reports_the_lan_sources(lab, tmp_path):
     assert ('FAIL  current IP: no valid IPv6 address from prefix of interface wan0 + EUI-64 of %s: '
             'interface wan0 has no stable global IPv6 prefix -- fix: name the LAN interface' % NAS_MAC) in out, out
     assert os.listdir(tmp_path) == []
+
+
+def test_several_neigh_records_share_one_dump_of_the_table(lab, tmp_path):
+    """Three LAN hosts on br-lan, each a record: the run asks the kernel for the table once (counted
+    by strace at the system call), and each record still finds its own host among 500 others."""
+    lan(lab, [LAN + '1/64'])
+    macs = ['02:00:00:00:aa:%02x' % i for i in range(3)]
+    batch = tmp_path / 'neigh.batch'
+    batch.write_text(''.join('neigh replace %s%x lladdr 02:00:00:00:%02x:%02x dev br-lan nud stale\n'
+                             % (LAN, i, i >> 8, i & 255) for i in range(0x100, 0x100 + 500))
+                     + ''.join('neigh replace %sa%d lladdr %s dev br-lan nud reachable\n' % (LAN, i, mac)
+                               for i, mac in enumerate(macs)))
+    lab.in_host(['ip', '-batch', str(batch)])
+    conf = tmp_path / 'records.conf'
+    conf.write_text('record_type=AAAA\n' + ''.join('[host%d]\nrecord_name=h%d.example.com\nip_source=neigh:br-lan/%s\n'
+                                                   % (i, i, mac) for i, mac in enumerate(macs)))
+    os.chmod(str(conf), 0o600)
+    for i in range(3):   # each record's previous IP is its current one: nothing to send
+        (tmp_path / ('.cf-wan_ip_h%d.example.com_AAAA.txt' % i)).write_text('%sa%d\n' % (LAN, i))
+    trace = str(tmp_path / 'trace')
+    env = {k: v for k, v in updater_env('updater_a', tmp_path).items() if k not in ('DDNS_RECORD_NAME',
+                                                                                   'DDNS_IP_SOURCE')}
+    done = run_tool('updater_a', ['--all', '--config', str(conf)], env=env,
+                    prefix=lab.prefix() + ['strace', '-f', '-qq', '-e', 'trace=sendto,sendmsg', '-o', trace])
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [line for line in done.stdout.splitlines() if 'IP has not changed' in line] == [
+        line for line in done.stdout.splitlines() if 'has not changed: %sa' % LAN in line]
+    assert done.stdout.count('IP has not changed') == 3, done.stdout
+    with open(trace) as f:
+        assert f.read().count('RTM_GETNEIGH') == 1

@@ -8,6 +8,9 @@ from ddkit import ipcheck
 # neighbour states (include/uapi/linux/neighbour.h) with a known link-layer address: reachable,
 # stale, delay, probe, permanent (set by the administrator); stale: not confirmed lately
 NUD_KNOWN, NUD_STALE = 0x9e, 0x04
+# the neighbour tables of this run (a run is one process): {interface: entries or the OSError}, so
+# ten neigh: records on one LAN cost one dump of its table, not ten
+DUMPS = {}
 
 
 def from_prefix(cfg, spec):
@@ -35,10 +38,9 @@ def from_neighbour(cfg, spec):
     mac = ipcheck.mac(text)
     source = 'neighbour %s on interface %s' % (text, name)
     try:
-        table = neighbours(name)
+        own = [(address, state) for address, _, state in neighbours(name, mac) if state & NUD_KNOWN]
     except OSError as e:
         return '', source, 'cannot read the IPv6 neighbour table of %s: %s' % (name, e.strerror or e)
-    own = [(address, state) for address, lladdr, state in table if lladdr == mac and state & NUD_KNOWN]
     slaac = ipcheck.eui64(mac)
     ranked = sorted((ipcheck.join(address, 64, slaac) != address, bool(state & NUD_STALE), address)
                     for address, state in own if ipcheck.valid_ip(address, 'AAAA')[0])
@@ -48,11 +50,28 @@ def from_neighbour(cfg, spec):
         name, text, ' (only %s)' % ', '.join(sorted(a for a, _ in own)) if own else '')
 
 
-def neighbours(ifname):
-    """The IPv6 neighbour table of ifname: [(address, MAC bytes, state)], from the kernel over netlink.
+def neighbours(ifname, mac=None):
+    """The IPv6 neighbour table of ifname, or its entries of one MAC: [(address, MAC bytes, state)].
+    Dumped once a run (DUMPS); the addresses are made only of the entries asked for. OSError when the
+    interface or the table is not there."""
+    import sys
+    if ifname not in DUMPS:
+        try:
+            DUMPS[ifname] = dump(ifname)
+        except OSError as e:
+            DUMPS[ifname] = e
+    if isinstance(DUMPS[ifname], OSError):
+        raise DUMPS[ifname]
+    return [(_address(message, sys.byteorder), lladdr, state) for lladdr, state, message in DUMPS[ifname]
+            if mac is None or lladdr == mac]
+
+
+def dump(ifname):
+    """The raw table of ifname, from the kernel over netlink: [(MAC bytes, state, the ndmsg)] of the
+    entries with an address and a MAC, nothing decoded further (most are other hosts').
 
     Netlink, not `ip -6 neigh`: no program to start (a router may have none, or busybox's), no text
-    format to trust, and what `ip` itself asks. OSError when the interface or the table is not there."""
+    format to trust, and what `ip` itself asks."""
     import _socket
     import sys
     order = sys.byteorder
@@ -84,7 +103,7 @@ def neighbours(ifname):
                 # an RTM_NEWNEIGH (28) of AF_INET6 (10) on ifname, with an address
                 if kind == (28).to_bytes(2, order) and data[at + 16] == 10 and data[at + 20:at + 24] == index:
                     entry = _neighbour(data[at + 16:at + length], order)
-                    found += [entry] if entry[0] else []
+                    found += [entry] if entry[2] is not None else []
                 at += (length + 3) & ~3
         raise OSError('the neighbour table did not end')
     finally:
@@ -115,17 +134,31 @@ def _error(data, at, order, texts=None):
 
 
 def _neighbour(message, order):
-    """(address, MAC, state) of one ndmsg and its attributes NDA_DST (1) and NDA_LLADDR (2)."""
-    from ddkit.ipcheck import address_text
-    address, lladdr, at = None, None, 12
+    """(MAC, state, message) of one ndmsg: its NDA_LLADDR (2) attribute found, the address (NDA_DST)
+    left as bytes until asked for; the ndmsg is None when it carries no address."""
+    lladdr, has_address, at = None, False, 12
     while at + 4 <= len(message):
         length = int.from_bytes(message[at:at + 2], order)
         kind = int.from_bytes(message[at + 2:at + 4], order) & 0x3fff   # without the nested/byte-order bits
         if length < 4:
             break
         if kind == 1 and length == 20:
-            address = address_text(6, int.from_bytes(message[at + 4:at + 20], 'big'))
+            has_address = True
         elif kind == 2:
             lladdr = message[at + 4:at + length]
         at += (length + 3) & ~3
-    return address, lladdr, int.from_bytes(message[8:10], order)
+    return lladdr, int.from_bytes(message[8:10], order), message if has_address else None
+
+
+def _address(message, order):
+    """The text of an ndmsg's NDA_DST (1) address."""
+    from ddkit.ipcheck import address_text
+    at = 12
+    while at + 4 <= len(message):
+        length = int.from_bytes(message[at:at + 2], order)
+        if length < 4:
+            break
+        if int.from_bytes(message[at + 2:at + 4], order) & 0x3fff == 1 and length == 20:
+            return address_text(6, int.from_bytes(message[at + 4:at + 20], 'big'))
+        at += (length + 3) & ~3
+    return None
