@@ -123,8 +123,10 @@ def find_record(job, zone_id, strict=False):
 def zone_page(job, zone_id, page):
     """(records, number of pages) of one page of the zone's listing."""
     data = call(job, 'GET', '/zones/%s/dns_records?per_page=%d&page=%d' % (zone_id, PAGE, page), 'find record')
-    info = data.get('result_info')
-    return listing(data, 'result', 'find record'), info.get('total_pages') if isinstance(info, dict) else None
+    info = data.get('result_info') if isinstance(data.get('result_info'), dict) else {}
+    total = info.get('total_count')
+    pages = -(-total // PAGE) if isinstance(total, int) and not isinstance(total, bool) and total >= 0 else None
+    return listing(data, 'result', 'find record'), pages
 
 
 def first(records, cfg):

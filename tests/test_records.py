@@ -308,3 +308,31 @@ def test_all_pings_each_healthcheck_url_once_fail_when_a_record_failed(box, dual
         assert done.returncode == 0 and hc.pings == ['success'], done.stdout + done.stderr
     finally:
         hc.stop()
+
+
+# --- one listing of the zone for the names of a run ----------------------------------------------
+
+@pytest.mark.parametrize('tool', ['updater_a', 'updater_b'])
+@pytest.mark.parametrize('others, listings', [
+    (0, 1),        # a small zone: one page for every name
+    (700, 2),      # more than one page (500 records a page): each page once, whatever the names
+    (2100, 1 + 20),  # more than 4 pages: the first page, then each name on its own
+], ids=['one-page', 'two-pages', 'large-zone'])
+def test_a_first_run_of_many_names_lists_the_zone_once(box, tmp_path, tool, others, listings):
+    fake = box.provider_a if tool == 'updater_a' else box.provider_b
+    zone = box.zone_a if tool == 'updater_a' else box.zone_b
+    for i in range(others):   # the zone's other records, listed before ours
+        fake.add_record(zone, 'other%d.example.com' % i, 'TXT', 'x' if tool == 'updater_a' else ['"x"'])
+    names = ['host%d.example.com' % i for i in range(20)]
+    for name in names:
+        box.doh.names[(name, 'A')] = [OLD4]
+    conf = tmp_path / 'records.conf'
+    conf.write_text(''.join('[r%d]\nrecord_name=%s\n' % (i, name) for i, name in enumerate(names)))
+    os.chmod(str(conf), 0o600)
+    env = box.env_a(str(tmp_path / 'state')) if tool == 'updater_a' else box.env_b(str(tmp_path / 'state'))
+    del env['DDNS_RECORD_NAME']
+    done = run_tool(tool, ['--all', '--config', str(conf)], env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(fake.calls('list_records')) == listings
+    assert len(fake.calls('create_record')) == 20 and done.stdout.count('IP has been updated to: %s' % NEW4) == 20
+    assert len(fake.calls('list_zones')) == 1

@@ -98,8 +98,15 @@ class ProviderA(FakeServer):
         if denied:
             return denied
         q = req.query
-        return envelope([_public(r) for r in self.records.values() if r['zone_id'] == zone_id
-                         and q.get('name', r['name']) == r['name'] and q.get('type', r['type']) == r['type']])
+        found = [_public(r) for r in self.records.values() if r['zone_id'] == zone_id
+                 and q.get('name', r['name']) == r['name'] and q.get('type', r['type']) == r['type']]
+        # pages as the API makes them: per_page 1 to 5,000,000 (default 100), page from 1
+        per_page, page = int(q.get('per_page', 100)), int(q.get('page', 1))
+        if not 1 <= per_page <= 5000000 or page < 1:
+            return failure(400, (1004, 'DNS Validation Error'))
+        shown = found[(page - 1) * per_page:page * per_page]
+        return Reply(200, {'success': True, 'errors': [], 'messages': [], 'result': shown, 'result_info': {
+            'page': page, 'per_page': per_page, 'count': len(shown), 'total_count': len(found)}})
 
     def get_record(self, req, zone_id, record_id):
         denied = self._zone(req, zone_id)

@@ -199,8 +199,15 @@ class ProviderB(FakeServer):
         name, rtype = req.query.get('name', '').rstrip('.'), req.query.get('type')
         found = [r for r in self.recordsets.values() if r['zone_id'] == zone_id and name in r['name']
                  and rtype in (None, r['type'])]
-        return Reply(200, {'links': {'self': '%s/v2/zones/%s/recordsets' % (self.url, zone_id)},
-                           'recordsets': found, 'metadata': {'total_count': len(found)}})
+        # pages as the API makes them: limit 0 to 500 (default 500), offset from 0
+        limit, offset = int(req.query.get('limit', 500)), int(req.query.get('offset', 0))
+        if not 0 <= limit <= 500 or offset < 0:
+            return dns_error(400, 'DNS.0204', 'The limit or offset is invalid.')
+        shown = found[offset:offset + limit]
+        links = {'self': '%s/v2/zones/%s/recordsets' % (self.url, zone_id)}
+        if offset + limit < len(found):
+            links['next'] = '%s?limit=%d&offset=%d' % (links['self'], limit, offset + limit)
+        return Reply(200, {'links': links, 'recordsets': shown, 'metadata': {'total_count': len(found)}})
 
     def get_record(self, req, zone_id, record_id):
         denied = self._zone(req, zone_id)
