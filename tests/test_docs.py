@@ -44,3 +44,19 @@ def test_readme_is_for_users_and_links_the_moved_material():
     for doc in ('docs/fault-matrix.md', 'docs/benchmarks.md', 'docs/design.md'):
         assert '](%s)' % doc in text
     assert '### Network and provider' not in text   # the fault matrix lives in docs/ now
+
+
+def test_readme_is_a_front_page():
+    lines = read('README.md').splitlines()
+    assert len(lines) <= 400, len(lines)
+    text = '\n'.join(lines)
+    assert "Cloudflare's API" in text and 'Huawei Cloud' in text   # what providers A and B are
+    for doc in ('docs/install.md', 'docs/config.md', 'docs/troubleshooting.md', 'docs/security.md',
+                'docs/check.md', 'docs/schedule.md', 'docs/egress6.md'):
+        assert '](%s)' % doc in text, doc
+    assert 'tests/test_updater_a.py' in text and 'make test-full' in text   # one file; the full tables
+
+
+@pytest.mark.parametrize('name', DOCS + ['BENCHMARKS.md', os.path.join('windows', 'README.md')])
+def test_no_tracker_numbers_in_the_documents(name):
+    assert not re.search(r'\bissues? \d+', read(name), re.I), name

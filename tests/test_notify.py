@@ -3,6 +3,7 @@ fake Healthchecks.io: the hook's environment (the details, never a setting or a 
 (updated, created, failed), a hook that fails, hangs or could be another user's, the ping's path."""
 
 import os
+import time
 import sys
 
 import pytest
@@ -199,11 +200,16 @@ def test_hanging_hook_is_stopped_with_its_children(tmp_path, monkeypatch):
     assert notify.run_hook(log, 'updater_a', str(script), {'outcome': 'updated'}) is None
     assert 'on_change: hang.sh did not finish within 1 s: stopped' in (tmp_path / 'run.log').read_text()
     child = int((script.parent / 'hang.sh.child').read_text())
-    try:
-        with open('/proc/%d/stat' % child) as f:
-            state = f.read().rsplit(')', 1)[1].split()[0]
-    except FileNotFoundError:
-        state = 'gone'
+    deadline = time.monotonic() + 5   # SIGKILL is sent; the kernel ends the process a moment later
+    while True:
+        try:
+            with open('/proc/%d/stat' % child) as f:
+                state = f.read().rsplit(')', 1)[1].split()[0]
+        except FileNotFoundError:
+            state = 'gone'
+        if state in ('gone', 'Z') or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
     assert state in ('gone', 'Z'), state  # killed (a zombie until its new parent reaps it)
 
 
