@@ -15,6 +15,20 @@ sys.path.insert(0, HERE)
 from sandbox import RECORD, ZONE, Sandbox  # noqa: E402
 
 
+# `make test-full` (CI) runs every row of the slow tables; `make test` a sample of each (sampled)
+FULL = os.environ.get('DDKIT_TESTS') == 'full'
+
+
+def sampled(rows, keep=2):
+    """The rows of a slow table: all of them under `make test-full`; else `keep` of them spread
+    evenly, the first and the last among them (the same ones every run)."""
+    rows = list(rows)
+    if FULL or len(rows) <= keep:
+        return rows
+    step = (len(rows) - 1) / (keep - 1)
+    return [rows[round(i * step)] for i in range(keep)]
+
+
 def tool_path(name):
     return os.path.join(ROOT, 'bin', name + '.py')
 

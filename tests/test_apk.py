@@ -17,7 +17,7 @@ import pytest
 
 from apk_reader import Adb, Refused, key_id, read_index, read_package
 from apk_root import Router, tree
-from conftest import RECORD, ROOT, run_tool
+from conftest import RECORD, ROOT, run_tool, sampled
 from openwrt_env import (DDNS_LIBRARY, EPOCH, LIBRARY, PACKAGES, ROUTER_TOOLS, feed, ipk_path,  # noqa: F401
                          libraries, members, quoted, records, signify_key, standins)
 from test_packaging import bench, files_of, gunzip, stanzas, tar_entries
@@ -269,7 +269,7 @@ def test_unsigned_feed_is_the_same_bytes_on_a_second_build(apk_unsigned, tmp_pat
     same_files(apk_unsigned[0], build_apk(tmp_path / 'again')[0])
 
 
-@pytest.mark.parametrize('python', pythons() or ['none'])
+@pytest.mark.parametrize('python', sampled(pythons()) or ['none'])   # the oldest and newest; all: test-full
 def test_both_feeds_are_the_same_bytes_under_every_python(apk_unsigned, tmp_path, python):
     """Python 3.8 to 3.13 build the same unsigned .apk files and the same .ipk files (3.8 used to
     write device numbers into the tar headers, 3.8-3.10 and 3.13 another OS byte into gzip's)."""
