@@ -166,27 +166,8 @@ def recordset(job, ip, what):
 
 def previous_ip(job):
     """The previous IP's last resort: the address one ping of the record name shows."""
-    cfg, log = job.cfg, job.log
-    import subprocess
-    from ddkit import ipcheck
-    count = '-n' if os.name == 'nt' else '-c'
-    argv = ['ping'] + (['-6'] if cfg.record_type == 'AAAA' else []) + [count, '1', cfg.record_name]
-    try:
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, timeout=cfg.timeout + 5)
-    except (OSError, subprocess.SubprocessError) as e:
-        log.info('No previous IP from ping: %s.' % e)
-        return None
-    # "PING name (addr) ...", "Pinging name [addr] ...", "64 bytes from addr: ...": no reply needed,
-    # the name resolving is what tells the previous IP
-    text = done.stdout[:8192].decode('utf-8', 'replace')
-    for word in text.replace('(', ' ').replace(')', ' ').replace('[', ' ').replace(']', ' ').split():
-        for candidate in (word, word.rstrip(',:')):
-            ip, _ = ipcheck.valid_ip(candidate, cfg.record_type)
-            if ip:
-                return ip
-    log.info('No previous IP from ping: no %s address in its output.' % cfg.record_type)
-    return None
+    from ddkit import lookup
+    return lookup.by_ping(job.cfg, job.log)
 
 
 def call(job, method, path, step, body=None, tolerate=False, create=False, zones=False):
@@ -299,7 +280,7 @@ def new_token(job):
         'scope': {'project': {'name': cfg.project_name}}}}
     answer = http.request('POST', cfg.auth_url + '/v3/auth/tokens', 'get token', json_body=body,
                           headers={'Content-Type': 'application/json;charset=utf8'},
-                          timeout=cfg.timeout, ca_file=cfg.ca_file)
+                          timeout=cfg.timeout, ca_file=cfg.ca_file, repeatable=True)   # asks, changes nothing
     token = answer.headers.get('x-subject-token', '').strip()
     log.add_secret(token)
     if answer.status >= 300 or not _clean_token(token):
@@ -311,7 +292,7 @@ def new_token(job):
         else:
             why = 'HTTP %d without a token: %s' % (answer.status, http.snippet(answer.text))
         raise Failure('get token: %s (check username, password and project_name)' % why)
-    expiry = int(_http_date(answer.headers.get('date')) or time.time()) + TOKEN_DAYS * 86400
+    expiry = int(http.date(answer.headers.get('date')) or time.time()) + TOKEN_DAYS * 86400
     job.save(job.files['auth_file'], ['%d %s' % (expiry, token)], private=True)
     log.info('get token: OK.')
     job.token, job.token_cached = token, False
@@ -331,23 +312,6 @@ def drop_token(job):
 def _clean_token(token):
     # it goes into a header line and the one-line auth file
     return 0 < len(token) < TOKEN_MAX and all(33 <= ord(c) < 127 for c in token)
-
-
-def _http_date(text):
-    """Epoch seconds of an HTTP Date header ("Sun, 06 Nov 1994 08:49:37 GMT"), or None."""
-    months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
-    try:
-        _, day, month, year, clock = (text or '').split()[:5]
-        hour, minute, second = (decimal(x) if len(x) == 2 else None for x in clock.split(':'))
-        day, year = (decimal(day) if len(day) <= 2 else None), (decimal(year) if len(year) == 4 else None)
-    except ValueError:
-        return None
-    # bounded before use: a year 10^20 or an hour 1e999 is no date (calendar would overflow)
-    if None in (day, year, hour, minute, second) or month.title() not in months or not 1 <= day <= 31 \
-            or year < 1970 or hour > 23 or minute > 59 or second > 60:
-        return None
-    import calendar
-    return calendar.timegm((year, months.index(month.title()) + 1, day, hour, minute, second))
 
 
 def _json(answer):

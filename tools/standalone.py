@@ -179,8 +179,14 @@ except (OSError, TypeError):
         _code = _f.read()
     if not _code.endswith('\\n# --- the end of the single file ---\\n'):
         sys.exit('%s: this single file is incomplete (its end is missing): copy it again' % __file__)
-    exec(compile(''.join(line[3:] + '\\n' for line in _code.split('\\n') if line.startswith('#>')),
-                 '<ddkit:loader>', 'exec', dont_inherit=True))
+    _boot = ''.join(line[3:] for line in _code.split('\\n') if line.startswith('#<'))
+    if _boot:  # packed: the first run decompresses the library too
+        import base64
+        import zlib
+        _boot = zlib.decompress(base64.b85decode(_boot)).decode('utf-8')
+    else:
+        _boot = ''.join(line[3:] + '\\n' for line in _code.split('\\n') if line.startswith('#>'))
+    exec(compile(_boot, '<ddkit:loader>', 'exec', dont_inherit=True))
     _DIR = _ddkit_unpack()
     if not _DIR:
         _ddkit_run()  # nowhere to unpack: the modules from this file, compiled on every run
@@ -305,7 +311,9 @@ def assemble(name, version, digest, docstring, code, modules, sources, packed):
         table.append('%s %d %d' % (m, at, at + len(sources[m])))
         at += len(sources[m])
     lib = ''.join(sources[m] for m in modules)
-    data = [DATA, '# the loader (#>):'] + comments('#>', strip(LOADER))
+    loader = strip(LOADER)  # needed by a first run only, which unpacks the library as well
+    data = [DATA] + (['# the loader, zlib and base85 (#<):'] + ['#< ' + line for line in pack(loader).splitlines()]
+                     if packed else ['# the loader (#>):'] + comments('#>', loader))
     data += ['# the tool, bin/%s.py without comments and docstrings (#|):' % name] + comments('#|', code)
     data += ['# where each module is in the library: name, start, end (#%):'] + ['#% ' + t for t in table]
     data += ['# the library, lib/ddkit/ without comments and docstrings%s:'

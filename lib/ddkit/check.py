@@ -37,7 +37,7 @@ def run(job):
     report.settings_complete(job.missing())
     report.state_dir_writable()
     report.tls_working([getattr(cfg, name) for name in provider.URLS] +
-                       [cfg.ip_lookup_url if cfg.ip_source == 'url' else None])
+                       (cfg.ip_lookup_url if cfg.ip_source == 'url' else []))
     current = report.current_ip()
     report.step('credentials accepted', lambda: provider.login(job), lambda said: 'credentials accepted' + said)
     zone = report.step('zone found', lambda: provider.choose_zone(job, provider.list_zones(job)), describe_zone)
@@ -217,15 +217,15 @@ class Report:
             if missing and 'not trusted' in problem:
                 problem, fix = 'certificate not trusted: %s' % missing, CA_PACKAGE + ', or set ca_file'
             self.fail('TLS with %s: %s' % (_host(url), problem), fix)
-        if self.tls_failed - {self.cfg.ip_lookup_url}:
+        if self.tls_failed - set(self.cfg.ip_lookup_url):
             self.blocked = self.blocked or 'TLS working'
 
     def current_ip(self):
         """The current IP and where it came from; a FAIL says why it was rejected. Returns it or None."""
         from ddkit import lookup
         cfg = self.cfg
-        if cfg.ip_source == 'url' and cfg.ip_lookup_url in self.tls_failed:
-            self.line(SKIP, 'current IP: not asked (TLS with %s failed)' % _host(cfg.ip_lookup_url))
+        if cfg.ip_source == 'url' and set(cfg.ip_lookup_url) <= self.tls_failed:
+            self.line(SKIP, 'current IP: not asked (TLS with %s failed)' % ', '.join(map(_host, cfg.ip_lookup_url)))
             return None
         try:
             ip, source, why = lookup.current_ip(cfg)
@@ -260,15 +260,18 @@ class Report:
 
 
 def ca_store(ca_file):
-    """(description, problem) of the CA certificates https will trust; problem None when found."""
-    if ca_file:  # settings.check_file made sure it is a readable file
-        return 'ca_file ' + ca_file, None
+    """(description, problem) of the CA certificates https will trust (ddkit.wire.ca_locations);
+    problem None when found."""
+    from ddkit import wire
+    where = wire.ca_locations(ca_file)
+    if ca_file:  # settings made sure it is a readable file or directory
+        return 'ca_file %s' % ca_file, None
     if os.name == 'nt':
         return 'the Windows certificate store', None
+    if where and (where[0] == 'capath' or os.path.exists(where[1])):
+        return 'system store %s (%s)' % (where[1], 'hashed directory' if where[0] == 'capath' else 'bundle'), None
     import ssl
     paths = ssl.get_default_verify_paths()
-    if paths.cafile or (paths.capath and os.listdir(paths.capath)):
-        return 'system store %s' % (paths.cafile or paths.capath), None
     return 'system store', 'no CA bundle at %s or in %s' % (paths.openssl_cafile, paths.openssl_capath)
 
 

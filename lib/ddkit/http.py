@@ -67,10 +67,12 @@ def _where(url):
 
 
 def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file=None,
-            family=None, source=None, retries=RETRIES, max_body=MAX_BODY):
+            family=None, source=None, retries=RETRIES, max_body=MAX_BODY, repeatable=None):
     """Make one request and return its Response, whatever its status (providers explain errors in
     the body); retry what is transient (refused, reset, timeout, 5xx, 429) a bounded number of
-    times; raise Failure naming the step when no answer came or a redirect was offered."""
+    times; raise Failure naming the step when no answer came or a redirect was offered. repeatable:
+    safe to send again on a new connection when a kept one turns out closed (GET, PUT, DELETE, and a
+    POST whose caller says so; a create is never sent twice)."""
     from ddkit import wire
     scheme, host, port, path = split_url(url)
     body = None
@@ -84,11 +86,13 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
             del sent[old]
         sent[name] = value
     delay = BACKOFF
+    safe = method != 'POST' if repeatable is None else repeatable
     for attempt in range(retries + 1):
         last = attempt == retries
         try:
             status, got, data = wire.exchange(scheme, host, port, method, '/' + path, sent, body,
-                                              timeout, ca_file, family, source, max_body)
+                                              timeout, ca_file, family, source, max_body,
+                                              safe)
         except LookupError as e:  # "unknown encoding: idna": the router lacks python3-codecs
             raise Failure('%s: cannot use %s: %s; on OpenWrt: opkg install python3-codecs'
                           % (step, _where(url), e))
@@ -98,7 +102,8 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
             raise Failure('%s: cannot use %s: this Python has no TLS (no module %s); on OpenWrt: '
                           'opkg install python3-openssl' % (step, _where(url), e.name))
         except OSError as e:  # refused, reset, timed out, TLS, and wire.ProtocolError
-            if last or not _transient(e):
+            # a create is tried again only when it surely never arrived (the connection was refused)
+            if last or not _transient(e) or not safe and not isinstance(e, ConnectionRefusedError):
                 raise NoAnswer('%s: no answer from %s: %s' % (step, _where(url), _reason(e)), url)
             time.sleep(delay)
             delay *= 2
@@ -118,6 +123,23 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
             delay *= 2
             continue
         return answer
+
+
+def date(text):
+    """Epoch seconds of an HTTP Date header ("Sun, 06 Nov 1994 08:49:37 GMT"), or None."""
+    months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
+    try:
+        _, day, month, year, clock = (text or '').split()[:5]
+        hour, minute, second = (decimal(x) if len(x) == 2 else None for x in clock.split(':'))
+        day, year = (decimal(day) if len(day) <= 2 else None), (decimal(year) if len(year) == 4 else None)
+    except ValueError:
+        return None
+    # bounded before use: a year 10^20 or an hour 1e999 is no date (calendar would overflow)
+    if None in (day, year, hour, minute, second) or month.title() not in months or not 1 <= day <= 31 \
+            or year < 1970 or hour > 23 or minute > 59 or second > 60:
+        return None
+    import calendar
+    return calendar.timegm((year, months.index(month.title()) + 1, day, hour, minute, second))
 
 
 def split_url(url):

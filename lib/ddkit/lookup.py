@@ -4,18 +4,23 @@ previous one from DoH."""
 from ddkit import Failure, Reason, ipcheck
 
 DOH_TYPES = {'A': 1, 'AAAA': 28}
-# ip_lookup_url's default by record type
-LOOKUP = {'A': 'https://ipv4.icanhazip.com', 'AAAA': 'https://ipv6.icanhazip.com'}
+# ip_lookup_url's default by record type, tried in order: a service by name, then one reached at an
+# IP address over HTTPS (its certificate names the address), so a broken resolver costs no update
+LOOKUP = {'A': ('https://ipv4.icanhazip.com', 'https://1.1.1.1/cdn-cgi/trace'),
+          'AAAA': ('https://ipv6.icanhazip.com', 'https://[2606:4700:4700::1111]/cdn-cgi/trace')}
 
 
 def current_ip(cfg):
-    """Return (address, source, why-not): from the router's kernel (no request) or from ip_lookup_url."""
+    """Return (address, source, why-not): from the router's kernel (no request) or from the first
+    lookup service of ip_lookup_url that answers with a valid one."""
     kind, _, spec = cfg.ip_source.partition(':')
+    if kind == 'url':
+        return from_urls(cfg)
     if kind in ('prefix', 'eui64', 'neigh'):
         from ddkit import lan  # a LAN host's address: only on those runs
         text, source, why = (lan.from_neighbour if kind == 'neigh' else lan.from_prefix)(cfg, spec)
     else:
-        text, source, why = from_iface(cfg, spec) if kind == 'iface' else from_url(cfg)
+        text, source, why = from_iface(cfg, spec)
     if why:
         return None, source, why
     ip, why = ipcheck.valid_ip(text, cfg.record_type)
@@ -36,21 +41,73 @@ def from_iface(cfg, name):
         name, 'stable global IPv6' if cfg.record_type == 'AAAA' else 'IPv4'), 'interface')
 
 
-def from_url(cfg):
-    """The lookup service's answer: the address this host is seen with."""
+def from_urls(cfg):
+    """(address, the URL that gave it, None), or (None, where, why): each lookup service in order, each
+    within the timeout, until one answers with a valid address. Every one without an answer: the
+    Failure (no connectivity, exit 1); a single service: its own words, as they were."""
+    urls, refused, failures = cfg.ip_lookup_url, [], []
+    for number, url in enumerate(urls):
+        try:
+            text = from_url(cfg, url, retries=None if number == len(urls) - 1 else 0)
+        except Failure as e:
+            if len(urls) == 1:
+                raise
+            failures.append(e)
+            refused.append('%s: %s' % (url, str(e).partition(': ')[2] or e))
+            continue
+        ip, why = ipcheck.valid_ip(text, cfg.record_type)
+        if ip or len(urls) == 1:
+            return ip, url, why
+        refused.append('%s: %s' % (url, why))
+        last = why
+    if len(failures) == len(urls):
+        raise Failure('get current IP: no lookup service answered (%s)' % '; '.join(refused))
+    return None, 'the lookup services', Reason('; '.join(refused), last.kind)
+
+
+def from_url(cfg, url, retries=None):
+    """What one lookup service answers: the address this host is seen with (a /cdn-cgi/trace page:
+    its ip= line)."""
     from ddkit import http  # not on the kernel paths: they make no request
     family = 6 if cfg.record_type == 'AAAA' else 4
     try:
-        answer = http.request('GET', cfg.ip_lookup_url, 'get current IP', timeout=cfg.timeout,
-                              ca_file=cfg.ca_file, family=family, max_body=4096)
+        answer = http.request('GET', url, 'get current IP', timeout=cfg.timeout, ca_file=cfg.ca_file,
+                              family=family, max_body=4096, **({} if retries is None else {'retries': retries}))
         text = answer.text if answer.status == 200 else '<HTTP %d>' % answer.status
     except http.TooLarge:
         text = '<an answer of more than 4096 bytes: a web page, not an address>'
     except Failure as e:
         if type(e.__context__).__name__ == 'gaierror':  # the name did not resolve in that family
-            wrong_family(cfg, http.split_url(cfg.ip_lookup_url)[1], family)
+            wrong_family(cfg, http.split_url(url)[1], family)
         raise
-    return text, cfg.ip_lookup_url, None
+    for line in text.split('\n') if 'ip=' in text else ():
+        if line.startswith('ip='):
+            return line[3:].strip()
+    return text
+
+
+def by_ping(cfg, log):
+    """The address one ping of the record name shows, or None (logged): a previous IP's last resort."""
+    import os
+    import subprocess
+    count = '-n' if os.name == 'nt' else '-c'
+    argv = ['ping'] + (['-6'] if cfg.record_type == 'AAAA' else []) + [count, '1', cfg.record_name]
+    try:
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, timeout=cfg.timeout + 5)
+    except (OSError, subprocess.SubprocessError) as e:
+        log.info('No previous IP from ping: %s.' % e)
+        return None
+    # "PING name (addr) ...", "Pinging name [addr] ...", "64 bytes from addr: ...": no reply needed,
+    # the name resolving is what tells the previous IP
+    text = done.stdout[:8192].decode('utf-8', 'replace')
+    for word in text.replace('(', ' ').replace(')', ' ').replace('[', ' ').replace(']', ' ').split():
+        for candidate in (word, word.rstrip(',:')):
+            ip, _ = ipcheck.valid_ip(candidate, cfg.record_type)
+            if ip:
+                return ip
+    log.info('No previous IP from ping: no %s address in its output.' % cfg.record_type)
+    return None
 
 
 def wrong_family(cfg, host, family):
@@ -68,7 +125,7 @@ def wrong_family(cfg, host, family):
             return  # no address at all: the request's own error says it
     raise Failure('get current IP: %s has no IPv%d address, and %s records are looked up over IPv%d: set '
                   'ip_lookup_url to a service reachable over IPv%d (default %s)'
-                  % (host, family, cfg.record_type, family, family, LOOKUP[cfg.record_type]))
+                  % (host, family, cfg.record_type, family, family, ' '.join(LOOKUP[cfg.record_type])))
 
 
 def resolve(cfg, name):
@@ -116,4 +173,4 @@ def fix(cfg, why):
     if kind_of == 'not an address':
         return ('the lookup service did not answer with a bare address (an HTML page?): set '
                 'ip_lookup_url to a service that answers with the address as plain text')
-    return 'try again later, or set ip_lookup_url to another service (e.g. %s)' % LOOKUP[cfg.record_type]
+    return 'try again later, or set ip_lookup_url to another service (e.g. %s)' % LOOKUP[cfg.record_type][0]

@@ -73,9 +73,11 @@ def get_current_ip(job):
     """The current public IP, or None (logged) when there is no valid one."""
     from ddkit import lookup
     cfg = job.cfg
-    url = cfg.ip_lookup_url if cfg.ip_source == 'url' else None
-    ip, source, why = job.run.shared(('current ip', cfg.ip_source, cfg.record_type, url),
+    urls = tuple(cfg.ip_lookup_url) if cfg.ip_source == 'url' else None
+    ip, source, why = job.run.shared(('current ip', cfg.ip_source, cfg.record_type, urls),
                                      lambda: lookup.current_ip(cfg))
+    if ip and urls and source != urls[0]:
+        job.log.info('Current IP %s from %s: the lookup services before it gave none.' % (ip, source))
     if ip is None:
         job.log.info('No valid IP from %s: %s. Nothing changed; %s.' % (source, why, lookup.fix(cfg, why)))
     return ip

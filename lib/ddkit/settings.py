@@ -135,11 +135,11 @@ def check_path(value):
     return os.path.expanduser(check_text(value))
 
 
-def check_file(value):
-    """An existing, readable file."""
+def check_ca(value):
+    """A readable CA bundle, or a directory of hashed CA certificates (c_rehash)."""
     path = check_path(value)
-    if not os.path.isfile(path) or not os.access(path, os.R_OK):
-        raise ValueError('%s is not a readable file' % path)
+    if not (os.path.isfile(path) or os.path.isdir(path)) or not os.access(path, os.R_OK):
+        raise ValueError('%s is not a readable file or directory' % path)
     return path
 
 
@@ -335,6 +335,9 @@ def uci_settings(path, ref, options, known):
             continue
         if isinstance(value, list) and key == 'record_type':
             value = ' '.join(value)
+        if isinstance(value, list) and known.get(key) is not None and known[key].repeat:
+            values[key] = value   # a list of its own (ip_lookup_url, lookup_url)
+            continue
         if key not in known:
             from ddkit.helptext import did_you_mean  # only on this error
             raise UsageError('UCI section %s in %s: %r is not an option of this tool%s (see --help)'

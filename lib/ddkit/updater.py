@@ -18,8 +18,11 @@ COMMON = [
     Setting('record_type', 'A', help='A (IPv4) or AAAA (IPv6)', short='-t', check=settings.check_record_type),
     Setting('doh_url', 'https://dns.google', help='DNS-over-HTTPS resolver (/resolve is appended)',
             check=settings.check_url),
-    Setting('ip_lookup_url', help='public IP lookup (default https://ipv4.icanhazip.com for A, '
-            'https://ipv6.icanhazip.com for AAAA)', check=settings.check_url),
+    Setting('ip_lookup_url', help='public IP lookup services, tried in order until one answers with an address '
+            '(repeat the flag; blanks between them elsewhere; a UCI list). Default for A: '
+            'https://ipv4.icanhazip.com https://1.1.1.1/cdn-cgi/trace; for AAAA: https://ipv6.icanhazip.com '
+            'https://[2606:4700:4700::1111]/cdn-cgi/trace (reached without DNS)', check=settings.check_url,
+            repeat=True, metavar='URL'),
     Setting('ip_source', 'url', help='"url" asks ip_lookup_url; "iface:<name>" reads the interface; a LAN '
             'host (AAAA): "prefix:<iface>/<interface id>", "eui64:<iface>/<MAC>", "neigh:<iface>/<MAC>"',
             check=settings.check_ip_source),
@@ -27,7 +30,8 @@ COMMON = [
             check=settings.check_path),
     Setting('log_file', help='log file (default: <state_dir>/<tool>_<record_name>.log)',
             check=settings.check_path),
-    Setting('ca_file', help='CA bundle for https (default: the system store)', check=settings.check_file),
+    Setting('ca_file', help='CA bundle, or directory of hashed CA certificates, for https (default: the '
+            'system\'s hashed directory when it has one, else its bundle)', check=settings.check_ca),
     Setting('timeout', '10', help='seconds per request', check=settings.check_timeout),
     Setting('on_change', help='command run (no shell) after the record changed or an update failed; '
             'details in its DDNS_HOOK_* environment', check=settings.check_command),
@@ -79,9 +83,10 @@ def main(provider, argv=None):
             if run.several:
                 heading(job, 'Record %s:' % name)
             outcomes.append((name, one_record(job)))
-    if not run.several:
-        return outcomes[0][1]
-    return finish(tool, args, outcomes, run)
+    status = outcomes[0][1] if not run.several else finish(tool, args, outcomes, run)
+    if 'ddkit.wire' in sys.modules:   # only a run that made a request loaded it
+        sys.modules['ddkit.wire'].close_all()
+    return status
 
 
 def about(provider, table, args):
@@ -126,7 +131,7 @@ def make_job(provider, cfg, family, run):
     own.__dict__.update(cfg.__dict__)
     own.record_type = family
     own.dry_run = cfg.dry_run or cfg.check  # belt and braces: --check writes no file, as a dry run
-    own.ip_lookup_url = cfg.ip_lookup_url or LOOKUP[family]
+    own.ip_lookup_url = cfg.ip_lookup_url or list(LOOKUP[family])
     own.state_dir = cfg.state_dir or os.path.expanduser('~')
     key = '%s_AAAA' % cfg.record_name if family == 'AAAA' else cfg.record_name
     own.log_file = cfg.log_file or os.path.join(own.state_dir, '%s_%s.log' % (provider.TOOL, key))

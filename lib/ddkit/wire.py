@@ -1,8 +1,10 @@
-"""HTTP/1.1 on a bare socket: one request, one answer, then the connection is closed.
+"""HTTP/1.1 on a bare socket, the connections kept open for the rest of the run.
 
 http.client brings the email package, socket, selectors, ssl and more: on a router that triples the
 start-up of a cron run and adds 7 MiB, for one GET. This is the part of HTTP the tools use; ssl is
-imported only for https:// (BENCHMARKS.md).
+imported only for https:// (docs/benchmarks.md). A run keeps one connection per (scheme, host, port,
+family, source, CA) while the server keeps it open, and one TLS context per CA setting: a router's
+CPU pays one handshake per host and one reading of its CA certificates per run (docs/https.md).
 """
 
 import _socket
@@ -12,6 +14,9 @@ from ddkit import decimal
 MAX_HEAD = 64 * 1024     # status line and headers; more is not an HTTP server we can talk to
 MAX_DIGITS = 15          # of a Content-Length or chunk size: a petabyte
 ANSWER_TIMEOUTS = 3      # the whole answer must come within this many timeouts, however it drips
+
+POOL = {}                # (scheme, host, port, family, source, ca_file) -> a connection kept open
+CONTEXTS = {}            # ca_file -> the TLS context of this run, made at the first https:// request
 
 
 class ProtocolError(OSError):
@@ -31,18 +36,43 @@ class BadStatusLine(ProtocolError):
 
 
 def exchange(scheme, host, port, method, target, headers, body=None, timeout=10, ca_file=None,
-             family=None, source=None, max_body=256 * 1024):
+             family=None, source=None, max_body=256 * 1024, repeatable=True):
     """Send one request; return (status, {lower-case name: value}, body), the body cut at max_body + 1
-    bytes (so the caller sees that it was larger)."""
-    sock = connect(host, port, timeout, family, source)
-    try:
-        if scheme == 'https':
-            sock = tls(sock, host, timeout, ca_file)
-        sock.sendall(_head(method, target, host, port, 443 if scheme == 'https' else 80, headers, body)
-                     + (body or b''))
-        return _answer(_Deadline(sock, timeout), method, max_body)
-    finally:
-        sock.close()
+    bytes (so the caller sees that it was larger). The connection a request of this run left open to
+    the same place is used again. On one the server had closed meanwhile the request fails before any
+    byte of the answer: then it is sent once more on a new connection, when it is safe to send twice
+    (repeatable; never a create: the server may have taken it before it closed)."""
+    key = (scheme, host, port, family, source, ca_file)
+    sock = POOL.pop(key, None)
+    reused = sock is not None
+    data = _head(method, target, host, port, 443 if scheme == 'https' else 80, headers, body) + (body or b'')
+    while True:
+        if sock is None:
+            sock = connect(host, port, timeout, family, source)
+            if scheme == 'https':
+                sock = tls(sock, host, timeout, ca_file)
+        reader = _Deadline(sock, timeout)
+        try:
+            sock.sendall(data)
+            status, got, answer, keep = _answer(reader, method, max_body)
+        except OSError as e:
+            sock.close()
+            sock = None
+            if reused and repeatable and not reader.received and isinstance(e, (ConnectionError, RemoteDisconnected)):
+                reused = False   # the server closed the idle connection: once more, on a new one
+                continue
+            raise
+        if keep:
+            POOL[key] = sock
+        else:
+            sock.close()
+        return status, got, answer
+
+
+def close_all():
+    """Close the connections this run kept open (at its end)."""
+    while POOL:
+        POOL.popitem()[1].close()
 
 
 def connect(host, port, timeout, family=None, source=None):
@@ -68,10 +98,12 @@ def connect(host, port, timeout, family=None, source=None):
 
 
 def tls(sock, host, timeout, ca_file):
-    """Wrap a connected socket in TLS verified against ca_file (or the system store) and host."""
+    """Wrap a connected socket in TLS verified against the CA certificates and host (a name, or an IP
+    address checked against the certificate's IP addresses)."""
     import socket
-    import ssl
-    context = ssl.create_default_context(cafile=ca_file)
+    context = CONTEXTS.get(ca_file)
+    if context is None:
+        context = CONTEXTS[ca_file] = make_context(ca_file)
     plain = socket.socket(fileno=sock.detach())  # ssl wraps socket.socket objects only
     plain.settimeout(timeout)
     try:
@@ -79,6 +111,50 @@ def tls(sock, host, timeout, ca_file):
     except BaseException:
         plain.close()
         raise
+
+
+def make_context(ca_file):
+    """A client TLS context that verifies certificates and host names, with the CA certificates of
+    ca_locations (once a run: reading a bundle of 145 certificates costs a router's CPU the most)."""
+    import ssl
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)   # CERT_REQUIRED, host names checked
+    where = ca_locations(ca_file)
+    if where:
+        context.load_verify_locations(**{where[0]: where[1]})
+    else:
+        context.load_default_certs()   # Windows: its certificate store
+    return context
+
+
+def ca_locations(ca_file):
+    """('capath' or 'cafile', path) of the CA certificates https trusts, or None (the system's own
+    store, Windows). ca_file may name a bundle or a hashed directory (c_rehash, <hash>.0 links). Unset:
+    the system's hashed directory when it has one, where OpenSSL reads only the issuer it needs,
+    else its bundle, which it reads whole; OpenSSL's defaults, SSL_CERT_DIR and SSL_CERT_FILE honoured."""
+    import os
+    if ca_file:
+        return ('capath' if os.path.isdir(ca_file) else 'cafile'), ca_file
+    import ssl
+    paths = ssl.get_default_verify_paths()
+    if paths.capath and hashed(paths.capath):
+        return 'capath', paths.capath
+    if paths.cafile:
+        return 'cafile', paths.cafile
+    return None
+
+
+def hashed(directory):
+    """True when directory holds OpenSSL's hash links (<8 hex digits>.<n>)."""
+    import os
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                name, _, number = entry.name.partition('.')
+                if len(name) == 8 and not name.strip('0123456789abcdef') and number.isdigit():
+                    return True
+    except OSError:
+        pass
+    return False
 
 
 class _Deadline:
@@ -89,6 +165,7 @@ class _Deadline:
         import time
         self.sock, self.timeout, self.clock = sock, timeout, time.monotonic
         self.end = self.clock() + ANSWER_TIMEOUTS * timeout
+        self.received = 0   # bytes of the answer so far: none, and a kept connection may be retried
 
     def recv(self, size):
         left = self.end - self.clock()
@@ -96,7 +173,9 @@ class _Deadline:
             raise TimeoutError('timed out: the answer took longer than %g seconds'
                                % (ANSWER_TIMEOUTS * self.timeout))
         self.sock.settimeout(min(left, self.timeout))
-        return self.sock.recv(size)
+        data = self.sock.recv(size)
+        self.received += len(data)
+        return data
 
 
 def _head(method, target, host, port, default_port, headers, body):
@@ -110,7 +189,6 @@ def _head(method, target, host, port, default_port, headers, body):
         lines.append('%s: %s' % (name, value))
     if body is not None or method in ('POST', 'PUT', 'PATCH'):
         lines.append('Content-Length: %d' % len(body or b''))
-    lines.append('Connection: close')
     return ('\r\n'.join(lines) + '\r\n\r\n').encode('latin-1')
 
 
@@ -139,17 +217,20 @@ def _answer(sock, method, max_body):
         name, colon, value = line.partition(':')
         if colon:
             headers[name.strip().lower()] = value.strip()
+    # the connection may carry the next request: HTTP/1.1 not closed, and this answer read to its end
+    keep = parts[0] == 'HTTP/1.1' and 'close' not in headers.get('connection', '').lower()
     if method == 'HEAD' or status in (204, 304):
-        return status, headers, b''
+        return status, headers, b'', keep and not buf
     if 'chunked' in headers.get('transfer-encoding', '').lower():
-        return status, headers, _chunked(sock, buf, max_body)
+        body, rest = _chunked(sock, buf, max_body)
+        return status, headers, body, keep and rest == b''
     length = headers.get('content-length')
     if length is not None:
         size = decimal(length) if len(length) <= MAX_DIGITS else None
         if size is None:
             raise BadStatusLine('bad Content-Length %r' % length[:20])
-        return status, headers, _read(sock, buf, size, max_body + 1)
-    return status, headers, _read(sock, buf, None, max_body + 1)
+        return status, headers, _read(sock, buf, size, max_body + 1), keep and size <= max_body and len(buf) <= size
+    return status, headers, _read(sock, buf, None, max_body + 1), False   # its end was the close
 
 
 def _read(sock, buf, length, cap):
@@ -168,23 +249,19 @@ def _read(sock, buf, length, cap):
 
 
 def _chunked(sock, buf, max_body):
+    """(body, what followed it), or (the first max_body + 1 bytes, None) for a larger body."""
     body = b''
     while True:
-        while b'\r\n' not in buf:
-            chunk = sock.recv(65536)
-            if not chunk:
-                raise IncompleteRead('%d bytes read, the chunked answer ended early' % len(body))
-            buf += chunk
-            if len(buf) > MAX_HEAD:
-                raise BadStatusLine('bad chunk size line')
-        line, _, buf = buf.partition(b'\r\n')
+        line, buf = _line(sock, buf, len(body))
         digits = line.split(b';', 1)[0].strip()
         # not int(x, 16) alone: it takes "-5", "0x5" and "5_0"
         if not digits or len(digits) > MAX_DIGITS or digits.strip(b'0123456789abcdefABCDEF'):
             raise BadStatusLine('bad chunk size %r' % line[:20])
         size = int(digits, 16)
         if size == 0:
-            return body
+            while line:   # the trailer lines, if any, up to the empty line that ends the answer
+                line, buf = _line(sock, buf, len(body))
+            return body, buf
         over = size > max_body - len(body)
         want = max_body + 1 - len(body) if over else size + 2  # the chunk and its CRLF
         while len(buf) < want:
@@ -193,5 +270,18 @@ def _chunked(sock, buf, max_body):
                 raise IncompleteRead('%d bytes read, the chunked answer ended early' % (len(body) + len(buf)))
             buf += chunk
         if over:
-            return body + buf[:want]  # larger than max_body: the caller refuses it
+            return body + buf[:want], None  # larger than max_body: the caller refuses it
         body, buf = body + buf[:size], buf[size + 2:]
+
+
+def _line(sock, buf, read):
+    """(the next CRLF-ended line of a chunked answer, what follows it)."""
+    while b'\r\n' not in buf:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise IncompleteRead('%d bytes read, the chunked answer ended early' % read)
+        buf += chunk
+        if len(buf) > MAX_HEAD:
+            raise BadStatusLine('bad chunk size line')
+    line, _, buf = buf.partition(b'\r\n')
+    return line, buf

@@ -53,6 +53,9 @@ class FakeServer:
         self.host = host
         self.httpd = None
         self.clock_offset = 0     # seconds added to the Date header (a server clock that is off)
+        self.connections = 0      # TCP connections accepted (a kept-alive one counts once)
+        self.close_quietly = False  # close each connection after one answer without saying so, as a
+        # server whose keep-alive timeout has passed does
 
     # --- set-up --------------------------------------------------------------------------------
     def route(self, name, method, pattern, handler):
@@ -83,6 +86,8 @@ class FakeServer:
 
             def handle_one(self):
                 server._dispatch(self)
+                if server.close_quietly:
+                    self.close_connection = True
 
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = handle_one
 
@@ -91,6 +96,12 @@ class FakeServer:
         class Server(ThreadingHTTPServer):
             address_family = family
             daemon_threads = True
+
+            def get_request(self):
+                accepted = super().get_request()
+                with server.lock:
+                    server.connections += 1
+                return accepted
 
         self.httpd = Server((self.host, 0), Handler)
         if self.tls_cert is not None:
