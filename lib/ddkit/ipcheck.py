@@ -178,10 +178,16 @@ def _hex(value):
     return digits.lstrip('0') or '0'
 
 
+_NETWORKS = {}   # version -> [(the network's top bits, how many to shift, kind)]: parsed once a run
+
+
 def _special(version, number):
     """The kind of a non-global address ('private', 'loopback', ...), or None when it is global."""
-    bits = 32 if version == 4 else 128
-    for network, length, kind in (SPECIAL4 if version == 4 else SPECIAL6):
-        if number >> (bits - length) == _parse(network)[1] >> (bits - length):
+    if version not in _NETWORKS:   # a run of many records checks many addresses: parse the table once
+        bits = 32 if version == 4 else 128
+        _NETWORKS[version] = [(_parse(network)[1] >> (bits - length), bits - length, kind)
+                              for network, length, kind in (SPECIAL4 if version == 4 else SPECIAL6)]
+    for top, shift, kind in _NETWORKS[version]:
+        if number >> shift == top:
             return kind
     return None

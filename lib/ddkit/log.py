@@ -71,7 +71,7 @@ class Log:
         self._emit(message, error=True)
 
     def _emit(self, message, error):
-        line = '[%s] - %s' % (time.strftime('%Y-%m-%d %H:%M:%S'), self.clean(message))
+        line = '[%s] - %s' % (stamp(), self.clean(message))
         if error or not self.quiet:
             say(line)
         if self.path:
@@ -109,6 +109,18 @@ def _whole(text, form):
             start = end
         at = text.find(form, end if start == end else at + 1)
     return ''.join(parts) + text[start:]
+
+
+_STAMP = [None, '']   # the second of the last log line, and its text: a run of many records logs
+# hundreds of lines within a few seconds
+
+
+def stamp():
+    """The time of a log line, '2026-11-24 01:02:03'."""
+    now = int(time.time())
+    if _STAMP[0] != now:
+        _STAMP[:] = [now, time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(now))]
+    return _STAMP[1]
 
 
 def printable(text):

@@ -399,10 +399,17 @@ def load(args, settings, switches, environ=None, uci_values=None, file_values=No
     return cfg
 
 
+CHECKED = {}   # (setting, value) -> checked value: the records of a run share most of their values
+
+
 def checked(s, value, source, env, config_path, from_file, by_flag=False):
     """s.check(value) (each value of a repeated setting); a UsageError saying where a bad one came from."""
+    key = (s.name, value if isinstance(value, str) else tuple(value))
+    if key in CHECKED:
+        return list(CHECKED[key]) if s.repeat else CHECKED[key]
     try:
-        return [s.check(v) for v in value] if s.repeat else s.check(value)
+        CHECKED[key] = [s.check(v) for v in value] if s.repeat else s.check(value)
+        return list(CHECKED[key]) if s.repeat else CHECKED[key]
     except ValueError as e:
         line = from_file.get('line:' + s.name)
         where = {'flag': s.flag, 'environment': env, 'default': 'default',

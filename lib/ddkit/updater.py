@@ -67,9 +67,10 @@ def main(provider, argv=None):
     if args is None or 'version' in args.on:
         return about(provider, table, args)
     run, outcomes = Run(several), []
+    environ = dict(os.environ)   # read once: each record's settings look every name up in it
     for label, values in planned:
         try:
-            cfg = settings.load(args, table, SWITCHES, **values())
+            cfg = settings.load(args, table, SWITCHES, environ=environ, **values())
             usable(provider, cfg, label)
         except UsageError as e:
             print('%s: %s%s' % (tool, 'record %s: ' % label if label else '', e), file=sys.stderr)
