@@ -159,3 +159,25 @@ def test_a_hook_that_cannot_run_names_its_path_and_the_fix(box, tmp_path):
     env = dict(box.env_a(str(tmp_path / 'state')), DDNS_ON_CHANGE=str(hook))
     done = run_tool('updater_a', [], env=env)
     assert 'on_change: cannot run %s: Permission denied; fix: chmod +x %s' % (hook, hook) in done.stdout + done.stderr
+
+
+def test_all_check_prints_plain_lines_only(box, tmp_path):
+    conf = tmp_path / 'records.conf'
+    conf.write_text('[one]\nrecord_name=%s\n[two]\nrecord_name=two.%s\n' % (RECORD, ZONE))
+    os.chmod(str(conf), 0o600)
+    env = box.env_a(str(tmp_path / 'state'))
+    del env['DDNS_RECORD_NAME']
+    done = run_tool('updater_a', ['--all', '--check', '--config', str(conf)], env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert 'Record one: A %s:' % RECORD in done.stdout.splitlines()
+    assert not [line for line in done.stdout.splitlines() if line.startswith('[')]   # no log lines
+    assert done.stdout.rstrip().endswith('All 2 records done.')
+
+
+def test_a_dry_run_says_it_would_update_not_that_it_is_updating(box, tmp_path):
+    box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
+    done = run_tool('updater_a', ['--dry-run'], env=box.env_a(str(tmp_path)))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert 'a real run would update A %s' % RECORD in done.stdout and 'updating A' not in done.stdout
+    assert 'Dry run: would create A record %s with %s.' % (RECORD, NEW) in done.stdout or \
+        'Dry run: would update record %s' % RECORD in done.stdout
