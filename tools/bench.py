@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make bench: what one cron run of each tool costs, side by side with its references (issue 9).
+"""make bench: what one cron run of each tool costs, side by side with its references.
 
 Method (BENCHMARKS.md explains it): every path and every reference is run in the same rounds, in a
 rotating order, after a warm-up; medians; wall time is time.perf_counter() around the bare command
@@ -28,7 +28,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, 'tests'))
 
 PY = '/usr/bin/python3'
-ISOLATED = ['-I', '-S']              # how the project starts the tools (issue 19): no site, no PYTHON*
+ISOLATED = ['-I', '-S']              # how the project starts the tools: no site, no PYTHON*
 GNU_TIME = '/usr/bin/time'
 IFACE = 'bench0'                      # inside the namespace
 IFACE_V4, IFACE_V6 = '81.2.69.2', '240e::2'
@@ -40,7 +40,10 @@ SEEN, SEEN_NEXT = '81.2.69.10', '81.2.69.11'   # what the loopback lookup answer
 MiB = 1024.0
 KB = 1000                            # size budgets in the stricter reading: 64 KB = 64,000 bytes
 SINGLE_BUDGET, IPK_BUDGET = 64 * KB, 32 * KB   # a single file (dist/<tool>.py), an .ipk
-RECORDS = 10                         # the records of the --all rows (issue 14)
+RECORDS = 10                         # the records of the --all rows
+MANY = 100                           # the records of the rows of how a run grows
+BUSY = 1000                          # the neighbour entries of a busy LAN (the kernel's gc_thresh3: 1024)
+BUSY_IFACE = 'bench1'                # the device with the busy neighbour table (IFACE's veth peer)
 TMPDIR = [tempfile.gettempdir()]     # the tools' TMPDIR (the single files keep compiled code there)
 BEGIN, END = '<!-- bench: begin -->', '<!-- bench: end -->'
 
@@ -71,11 +74,18 @@ class Netns:
                  ['ip', '-n', n, 'link', 'set', 'lo', 'up'],
                  ['ip', '-n', n, 'link', 'set', 'bench1', 'up'],
                  ['ip', '-n', n, 'link', 'set', IFACE, 'up']]
+        # permanent: the busy table of one row (below) must not make the kernel's garbage collector
+        # evict these between runs
         steps += [['ip', '-n', n, '-6', 'neigh', 'replace', address, 'lladdr', LAN_MAC, 'dev', IFACE, 'nud',
-                   'stale'] for address in (NEIGH_OTHER, NEIGH_V6)]
+                   'permanent'] for address in (NEIGH_OTHER, NEIGH_V6)]
+        # the hosts of the neigh rows that scale: each of RECORDS hosts on IFACE (a quiet LAN) and on
+        # BUSY_IFACE (where the busy row adds BUSY - RECORDS others before each of its runs)
+        batch = ''.join('neigh replace %s lladdr %s dev %s nud permanent\n' % (scale_address(i), scale_mac(i), dev)
+                        for i in range(RECORDS) for dev in (IFACE, BUSY_IFACE))
         try:
             for step in steps:
                 subprocess.run(step, check=True, capture_output=True)
+            subprocess.run(['ip', '-n', n, '-batch', '-'], input=batch.encode(), check=True, capture_output=True)
         except BaseException:
             self.__exit__()
             raise
@@ -86,6 +96,25 @@ class Netns:
 
     def __exit__(self, *exc):
         subprocess.run(['ip', 'netns', 'del', self.name], capture_output=True)
+
+
+def busy_table(on):
+    """Before and after each run of the busy row: BUSY_IFACE's table with BUSY - RECORDS other hosts,
+    or without them (the dump of a neighbour table has every device's entries: the other rows must
+    not pay for these)."""
+    verb = 'replace' if on else 'del'
+    batch = ''.join('neigh %s 240e::f:%x lladdr 02:00:00:01:%02x:%02x dev %s%s\n'
+                    % (verb, i, i >> 8, i & 255, BUSY_IFACE, ' nud permanent' if on else '')
+                    for i in range(BUSY - RECORDS))
+    subprocess.run(['ip', '-force', '-batch', '-'], input=batch.encode(), capture_output=True)
+
+
+def scale_address(i):
+    return '240e::e:%x' % i
+
+
+def scale_mac(i):
+    return '02:00:00:00:aa:%02x' % i
 
 
 def tool_files(tool):
@@ -147,6 +176,7 @@ class Path:
         self.budget, self.before, self.missing, self.reference = budget, before, missing, reference
         self.walls, self.rss, self.requests, self.modules, self.errors = [], [], [], None, []
         self.forbid = None     # text that must not show in its output
+        self.after = None      # what to undo after each run
         self.isolated = False   # run under python3 -I -S
 
     def once(self, servers, mode):
@@ -155,6 +185,8 @@ class Path:
         for server in servers:
             server.reset_log()
         result = run(self.cmd, self.env, mode)
+        if self.after:
+            self.after()
         calls = []
         for server in servers:
             calls += server.calls()
@@ -207,7 +239,7 @@ class Bench:
         self.record = RECORD
         self.box = Sandbox()
         from fakes.healthcheck import HealthCheck
-        self.healthcheck = HealthCheck().start()   # the ping of the 'notify' rows (issue 18)
+        self.healthcheck = HealthCheck().start()   # the ping of the 'notify' rows
         self.servers = list(self.box.servers) + [self.healthcheck]
         self.paths = []
         self.notes = []
@@ -367,6 +399,64 @@ class Bench:
             self.records_path(tool, label, variant, cmd, why)
         if variant == 'bin' and not isolated:
             self.both_changed_path(tool, label, cmd, why)
+        if variant == 'bin' and not isolated and label == 'A':
+            self.scale_paths(tool, label, cmd, why)
+
+    def scale_paths(self, tool, label, cmd, why):
+        """How a run's cost grows: MANY unchanged prefix: records; RECORDS neigh: records on a quiet
+        and on a busy neighbour table; the first run of MANY names in one zone (its listings)."""
+        rows = [('prefix', Path('%s unchanged, %d records, prefix (--all)' % (label, MANY), budget=(
+                    'many', label, 'bin'))),
+                ('quiet', Path('%s unchanged, %d neigh records, %d-entry table (--all)' % (label, RECORDS, RECORDS + 2),
+                               budget=('neigh-quiet', label, 'bin'))),
+                ('busy', Path('%s unchanged, %d neigh records, %d-entry table (--all)' % (label, RECORDS, BUSY),
+                              budget=('neigh-busy', label, 'bin'))),
+                ('first', Path('%s first run, %d names in one zone (--all)' % (label, MANY), budget=(
+                    'listings', label, 'bin')))]
+        for kind, path in rows:
+            self.paths.append(path)
+            if cmd is None or not self.iface_ok:
+                path.missing = why if cmd is None else 'skipped: %s' % self.why_no_iface
+                continue
+            state = self.state('%s-scale-%s' % (tool, kind))
+            shared = {k[5:].lower(): v for k, v in self.settings(tool, state).items() if k != 'DDNS_RECORD_NAME'}
+            count = RECORDS if kind in ('quiet', 'busy') else MANY
+            names = [('%s-%s-%d.%s' % (label, kind, i, shared['zone_name'])).lower() for i in range(count)]
+            text = ''.join('[r%d]\nrecord_name=%s\n' % (i, name) for i, name in enumerate(names))
+            if kind == 'prefix':
+                shared.update(record_type='AAAA', ip_source='prefix:%s/::1a2b:%x' % (IFACE, 0))
+                text = ''.join('[r%d]\nrecord_name=%s\nip_source=prefix:%s/::1a2b:%x\n' % (i, name, IFACE, i + 1)
+                               for i, name in enumerate(names))
+                path.seed = {(name, 'AAAA'): ['240e::1a2b:%x' % (i + 1)] for i, name in enumerate(names)}
+            elif kind in ('quiet', 'busy'):
+                shared['record_type'] = 'AAAA'
+                device = IFACE if kind == 'quiet' else BUSY_IFACE
+                text = ''.join('[r%d]\nrecord_name=%s\nip_source=neigh:%s/%s\n' % (i, name, device, scale_mac(i))
+                               for i, name in enumerate(names))
+                path.seed = {(name, 'AAAA'): [scale_address(i)] for i, name in enumerate(names)}
+                if kind == 'busy':
+                    path.before, path.after = (lambda: busy_table(True)), (lambda: busy_table(False))
+            else:
+                shared['ip_source'] = 'iface:' + IFACE
+                path.seed = {}
+                path.before = self.first_run(tool, state, names)
+            config = os.path.join(state, 'records.conf')
+            fd = os.open(config, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, 'w') as f:
+                f.write(''.join('%s=%s\n' % kv for kv in sorted(shared.items())) + text)
+            path.expect = 'All %d records done.' % count
+            path.cmd, path.env = cmd + ['--all', '--config', config], clean_env()
+
+    def first_run(self, tool, state, names):
+        """Before each run of the first-run row: no record at the provider, no state file."""
+        def before():
+            fake = self.box.provider_a
+            for rid in [rid for rid, r in fake.records.items() if r['name'] in names]:
+                del fake.records[rid]
+            for name in os.listdir(state):
+                if name.startswith('.'):
+                    os.unlink(os.path.join(state, name))
+        return before
 
     def records_path(self, tool, label, variant, cmd, why):
         """RECORDS records (names of A and AAAA) in one --all run, all unchanged, iface sources: the
@@ -603,6 +693,28 @@ def verdict(path, bench, rtt):
                           else 'no one-record row')
         if any(path.requests):
             missed.append('requests')
+    elif kind == 'many':
+        one = next(p for p in bench.paths if p.name == '%s unchanged, prefix IPv6 (LAN host)' % label)
+        text = 'wall <= 2.0x one record\'s (prefix row); 0 requests'
+        if one.wall is None or path.wall > 2.0 * one.wall:
+            missed.append('wall %.2fx one record' % (path.wall / one.wall) if one.wall else 'no one-record row')
+        if any(path.requests):
+            missed.append('requests')
+    elif kind == 'neigh-busy':
+        quiet = next(p for p in bench.paths if p.budget and p.budget[0] == 'neigh-quiet')
+        text = 'wall <= 1.3x the same on a %d-entry table; 0 requests' % (RECORDS + 2)
+        if quiet.wall is None or path.wall > 1.3 * quiet.wall:
+            missed.append('wall %.2fx the quiet table' % (path.wall / quiet.wall) if quiet.wall else 'no quiet row')
+        if any(path.requests):
+            missed.append('requests')
+    elif kind == 'neigh-quiet':
+        text = '0 requests'
+        if any(path.requests):
+            missed.append('requests')
+    elif kind == 'listings':
+        text = '<= 10 record listings'
+        if any(c.count('list_records') > 10 for c in path.requests):
+            missed.append('%d listings' % max(c.count('list_records') for c in path.requests))
     elif kind == 'both':
         text = 'requests: 1 zone lookup, 1 listing, 2 updates%s' % (', no token' if label == 'B' else '')
         if any(c != ('list_records', 'list_zones', 'update_record', 'update_record') for c in path.requests):
