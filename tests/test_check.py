@@ -7,9 +7,10 @@ import shutil
 import pytest
 
 from conftest import RECORD, run_tool
+from providers import TOOLS, of  # noqa: E402
 
 IP_FILE = {'updater_a': '.cf-wan_ip_%s.txt' % RECORD, 'updater_b': '.hw-wan_ip_%s.txt' % RECORD}
-BOTH = pytest.mark.parametrize('tool', ['updater_a', 'updater_b'])
+BOTH = pytest.mark.parametrize('tool', TOOLS)
 
 
 def run_check(env, state_dir, tool='updater_a', prefix=(), **extra):
@@ -32,11 +33,11 @@ def marks(out):
 
 
 def env_of(box, tool, state_dir):
-    return (box.env_a if tool == 'updater_a' else box.env_b)(str(state_dir))
+    return of(tool).env(box, state_dir)
 
 
 def provider(box, tool):
-    return box.provider_a if tool == 'updater_a' else box.provider_b
+    return of(tool).fake(box)
 
 
 @pytest.fixture
@@ -61,7 +62,7 @@ def test_all_ok_exits_0_and_changes_nothing(ready, tmp_path, tool):
     assert status == 0, out
     assert marks(out) == ['ok'] * 8
     assert 'current IP 81.2.69.10 (from %s)' % ready.lookup.url in out
-    assert line(out, 'ok', 'A record' if tool == 'updater_a' else 'A recordset')
+    assert line(out, 'ok', 'A %s %s found' % (of(tool).noun, RECORD))
     assert 'record holds 81.2.69.1, the current IP is 81.2.69.10: the next run updates it' in out
     assert out.rstrip().endswith('check: all ok; an update would succeed.')
     # read-only: only read calls (and B's token request), no state, lock, log or auth file
@@ -317,7 +318,7 @@ def test_b_dns_errors_carry_the_fix(ready, tmp_path, route, reply, step, words):
 
 # --- TLS ----------------------------------------------------------------------------------------------
 def hosts(box, tool):
-    return [s.url.split('://')[1] for s in ([box.provider_a] if tool == 'updater_a' else [box.provider_b])]
+    return [of(tool).fake(box).url.split('://')[1]]
 
 
 @BOTH

@@ -13,6 +13,7 @@ import pytest
 
 from conftest import RECORD, ROOT
 from openwrt_env import quoted
+from providers import TOOLS, of  # noqa: E402
 
 PY = '/usr/bin/python3'
 FIRST_LINE = '#!/usr/bin/python3 -IS'
@@ -137,16 +138,13 @@ config {tool} 'home'
 
 
 @needs_python3
-@pytest.mark.parametrize('tool', ['updater_a', 'updater_b'])
+@pytest.mark.parametrize('tool', TOOLS)
 @pytest.mark.parametrize('form', FORMS)
 def test_every_form_updates_from_a_uci_file_read_as_libuci_reads_it(built, box, tmp_path, tool, form):
     """A comment mid-word, an empty option (the default), an option with no value, two statements
     on a line: what uci makes of them, each form alike."""
-    env = (box.env_a if tool == 'updater_a' else box.env_b)(str(tmp_path / 'state'))
-    if tool == 'updater_a':
-        box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
-    else:
-        box.provider_b.add_record(box.zone_b, RECORD, 'A', ['81.2.69.1'])
+    env = of(tool).env(box, tmp_path / 'state')
+    of(tool).add(box, RECORD, 'A', '81.2.69.1')
     box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
     config = tmp_path / tool
     config.write_text(QUIRKS.format(tool=tool, zone=env.pop('DDNS_ZONE_NAME'),

@@ -10,21 +10,22 @@ import pytest
 
 from conftest import RECORD, run_tool
 from fakes.helpers import DoH, IpLookup
+from providers import TOOLS, of  # noqa: E402
 
 NEW = '81.2.69.10'
 
 
 def env_of(box, tool, state, **extra):
-    env = box.env_a(str(state)) if tool == 'updater_a' else box.env_b(str(state))
+    env = of(tool).env(box, state)
     env.update(extra)
     return env
 
 
 def fake_of(box, tool):
-    return box.provider_a if tool == 'updater_a' else box.provider_b
+    return of(tool).fake(box)
 
 
-@pytest.mark.parametrize('tool', ['updater_a', 'updater_b'])
+@pytest.mark.parametrize('tool', TOOLS)
 def test_a_first_run_opens_one_connection_per_host(tls_box, tmp_path, tool):
     done = run_tool(tool, [], env=env_of(tls_box, tool, tmp_path, DDNS_CA_FILE=tls_box.ca_file))
     assert done.returncode == 0, done.stdout + done.stderr

@@ -9,6 +9,7 @@ import os
 import pytest
 
 from conftest import RECORD, run_tool
+from providers import of
 
 STABLE = '2408:1::7'
 
@@ -21,10 +22,7 @@ def updater_env(tool, state):
            'DDNS_IP_SOURCE': 'iface:wan0', 'DDNS_BASE_URL': 'http://127.0.0.1:9',
            'DDNS_DOH_URL': 'http://127.0.0.1:9', 'DDNS_DNS_URL': 'http://127.0.0.1:9',
            'DDNS_AUTH_URL': 'http://127.0.0.1:9', 'DDNS_IP_LOOKUP_URL': 'http://127.0.0.1:9'}
-    if tool == 'updater_a':
-        env.update(DDNS_AUTH_EMAIL='a@example.com', DDNS_AUTH_KEY='k' * 37)
-    else:
-        env.update(DDNS_USERNAME='user', DDNS_PASSWORD='pw-secret', DDNS_PROJECT_NAME='cn-north-4')
+    env.update(of(tool).credentials)
     return env
 
 

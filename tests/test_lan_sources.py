@@ -14,6 +14,7 @@ import pytest
 
 import netns
 from conftest import RECORD, ROOT, run_tool
+from providers import TOOLS, of  # noqa: E402
 from test_iface_source import updater_env
 
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
@@ -67,7 +68,7 @@ def test_not_an_interface_id(text):
     ('neigh:br/lan/' + NAS_MAC, 'AAAA', "is not a device's MAC address"),
     ('neigh:a-name-of-16-chars/' + NAS_MAC, 'AAAA', 'must be url'),
 ])
-@pytest.mark.parametrize('tool', ['updater_a', 'updater_b'])
+@pytest.mark.parametrize('tool', TOOLS)
 def test_bad_lan_source_is_one_line_exit_2_and_nothing_written(tmp_path, tool, source, rtype, says):
     env = dict(updater_env(tool, tmp_path), DDNS_IP_SOURCE=source, DDNS_RECORD_TYPE=rtype)
     for args in ([], ['--check']):
@@ -133,13 +134,13 @@ def run(lab, tmp_path, source, previous=None, tool='updater_a', args=()):
     ('2408:8000:1:10::1/64', 'eui64:br-lan/' + NAS_MAC.upper(), NAS_SLAAC),
     ('2408:8000:1:100::1/56', 'eui64:br-lan/' + NAS_MAC, '2408:8000:1:100:216:3eff:fe44:5566'),
 ])
-@pytest.mark.parametrize('tool', ['updater_a', 'updater_b'])
+@pytest.mark.parametrize('tool', TOOLS)
 def test_prefix_sources_join_the_global_prefix_of_the_interface(lab, tmp_path, tool, address, source,
                                                                  expected):
     # beside the global prefix: a ULA, and a prefix the ISP took away (deprecated): neither is used
     lan(lab, ['fd00:1::1/64', '2409:8a00:9:10::1/64', address])
     lab.in_host(['ip', '-6', 'addr', 'change', '2409:8a00:9:10::1/64', 'dev', 'br-lan', 'preferred_lft', '0'])
-    ip_file = IP_FILE if tool == 'updater_a' else '.hw-wan_ip_%s_AAAA.txt' % RECORD
+    ip_file = of(tool).ip_file(RECORD + '_AAAA')
     (tmp_path / ip_file).write_text(expected + '\n')
     done = run(lab, tmp_path, source, tool=tool)
     assert done.returncode == 0, done.stdout + done.stderr

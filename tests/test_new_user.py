@@ -8,19 +8,19 @@ import pytest
 
 from conftest import RECORD, ZONE, run_tool
 from fakes.healthcheck import HealthCheck
+from providers import TOOLS, of  # noqa: E402
 
 NEW = '81.2.69.10'   # what the sandbox's lookup answers
 
 
 def env_of(box, tool, state):
-    return box.env_a(str(state)) if tool == 'updater_a' else box.env_b(str(state))
+    return of(tool).env(box, state)
 
 
 def fake_of(box, tool):
-    return box.provider_a if tool == 'updater_a' else box.provider_b
+    return of(tool).fake(box)
 
 
-TOOLS = ['updater_a', 'updater_b']
 
 
 @pytest.mark.parametrize('tool', TOOLS)
@@ -64,8 +64,7 @@ def test_an_internationalized_name_is_sent_in_its_xn_form_and_logged_both_ways(b
     sent = [r.body for r in fake_of(box, tool).requests if r.method in ('POST', 'PUT') and b'records' in r.body
             or r.method in ('POST', 'PUT') and b'"content"' in r.body]
     assert sent and all(ascii_name.encode() in body and 'bücher'.encode() not in body for body in sent)
-    pattern = '.cf-wan_ip_%s.txt' if tool == 'updater_a' else '.hw-wan_ip_%s.txt'
-    assert os.path.exists(os.path.join(str(tmp_path), pattern % ascii_name))
+    assert os.path.exists(os.path.join(str(tmp_path), of(tool).ip_file(ascii_name)))
 
 
 def test_a_wildcard_record_works(box, tmp_path):

@@ -17,6 +17,7 @@ import pytest
 from conftest import GUARD_DIR, GUARD_MARK, RECORD, ROOT, package_depends, run_tool
 from openwrt_env import (DDNS_LIBRARY, EPOCH, LIBRARY, PACKAGES, ROUTER_TOOLS, build_feed, feed, install,  # noqa: F401
                          install_all, ipk_path, libraries, members, quoted, signify_key, tar_entries)
+from providers import TOOLS, of  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
 import bench  # noqa: E402
@@ -539,18 +540,15 @@ def test_cache_directory_others_could_write_is_not_used(router, tmp_path, case):
     assert tree(router) == before
 
 
-@pytest.mark.parametrize('tool', ('updater_a', 'updater_b'))
+@pytest.mark.parametrize('tool', TOOLS)
 def test_installed_updater_updates_from_a_uci_section(feed, box, tmp_path, tool):
     """Every setting in the UCI section (option names = setting names), nothing in the environment;
     only the libraries and the updater's package installed, so no egress code on the router."""
     router = tmp_path / 'root'
     install_all(feed, str(router), libraries(tool) + (tool,))
     assert 'egress.py' not in os.listdir(str(router / 'usr' / 'lib' / 'ddkit' / 'ddkit'))
-    env = (box.env_a if tool == 'updater_a' else box.env_b)(str(tmp_path / 'state'))
-    if tool == 'updater_a':
-        box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
-    else:
-        box.provider_b.add_record(box.zone_b, RECORD, 'A', ['81.2.69.1'])
+    env = of(tool).env(box, tmp_path / 'state')
+    of(tool).add(box, RECORD, 'A', '81.2.69.1')
     box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
     config = router / 'etc' / 'config' / tool
     config.write_text("config %s 'home'\n\toption enabled '1'\n\toption interface 'wan'\n" % tool + ''.join(
@@ -559,34 +557,25 @@ def test_installed_updater_updates_from_a_uci_section(feed, box, tmp_path, tool)
     done = run_installed(router, tool, ['--uci', 'home'], tmp_path, env={'DDNS_UCI_FILE': str(config)})
     assert done.returncode == 0, done.stdout + done.stderr
     assert 'IP has been updated to: 81.2.69.10' in done.stdout
-    if tool == 'updater_a':
-        assert box.provider_a.find(RECORD)[0]['content'] == '81.2.69.10'
-    else:
-        assert box.provider_b.find(RECORD)[0]['records'] == ['81.2.69.10']
+    assert of(tool).held(box, RECORD) == of(tool).content('81.2.69.10')
     assert compiled(cache_dir(tmp_path))   # the cron run after it starts from compiled code
     again = run_installed(router, tool, ['--uci', 'home'], tmp_path, env={'DDNS_UCI_FILE': str(config)})
     assert again.returncode == 0 and 'IP has not changed' in again.stdout, again.stdout + again.stderr
     assert tree(router) == before
 
 
-@pytest.mark.parametrize('tool', ('updater_a', 'updater_b'))
+@pytest.mark.parametrize('tool', TOOLS)
 def test_shipped_sample_section_is_valid_and_the_environment_wins(router, box, tmp_path, tool):
     """The sample /etc/config file parses; its disabled section runs once given credentials and
     URLs by environment (which wins over the UCI section), like a user filling it in."""
-    env = box.env_a(str(tmp_path / 'state')) if tool == 'updater_a' else box.env_b(str(tmp_path / 'state'))
+    env = of(tool).env(box, tmp_path / 'state')
     env.update({'DDNS_UCI_FILE': str(router / 'etc' / 'config' / tool)})
-    if tool == 'updater_a':
-        box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
-    else:
-        box.provider_b.add_record(box.zone_b, RECORD, 'A', ['81.2.69.1'])
+    of(tool).add(box, RECORD, 'A', '81.2.69.1')
     box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
     done = run_tool(str(router / 'usr' / 'bin' / tool), ['--uci', 'home_v4'], env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert 'IP has been updated to: 81.2.69.10' in done.stdout
-    if tool == 'updater_a':
-        assert box.provider_a.find(RECORD)[0]['content'] == '81.2.69.10'
-    else:
-        assert box.provider_b.find(RECORD)[0]['records'] == ['81.2.69.10']
+    assert of(tool).held(box, RECORD) == of(tool).content('81.2.69.10')
 
 
 def test_installed_egress6_answers_an_unsupported_code(router):
@@ -638,12 +627,12 @@ def test_every_router_tool_declares_the_https_depends():
     assert recipe.depends(LIBRARY) == ', '.join(HTTPS_DEPENDS)
 
 
-@pytest.mark.parametrize('tool', ('updater_a', 'updater_b'))
+@pytest.mark.parametrize('tool', TOOLS)
 def test_https_run_needs_every_declared_package_and_no_other(tls_box, tmp_path, tool):
     """With its Depends the update over HTTPS works and uses each declared package; without any
     one of them it fails the way a router without that package fails."""
     def env(state):
-        full = (tls_box.env_a if tool == 'updater_a' else tls_box.env_b)(str(tmp_path / state))
+        full = of(tool).env(tls_box, tmp_path / state)
         full['DDNS_CA_FILE'] = tls_box.ca_file
         return full
     tls_box.doh.names[(RECORD, 'A')] = ['81.2.69.1']

@@ -11,6 +11,8 @@ import pytest
 from conftest import RECORD, run_tool
 from fakes.base import FakeServer, Reply
 from openwrt_env import quoted
+from providers import TOOLS, of  # noqa: E402
+import needs  # noqa: E402
 
 NAS = 'nas.example.com'
 OLD4, NEW4, OLD6, NEW6 = '81.2.69.1', '81.2.69.10', '240e:1::1', '240e:1::10'
@@ -35,9 +37,7 @@ def dual(tmp_path_factory):
     """The lookup, and `dual.prefix` for run_tool: a private mount namespace whose /etc/hosts gives
     localhost both families (this machine's names it over IPv4 only)."""
     if os.geteuid() != 0 or not shutil.which('unshare'):
-        if os.environ.get('CI') == 'true':
-            pytest.fail('CI runs as root with unshare')
-        pytest.skip('needs root and unshare for a private /etc/hosts')
+        needs.missing('needs root and unshare for a private /etc/hosts')
     hosts = tmp_path_factory.mktemp('hosts') / 'hosts'
     hosts.write_text('127.0.0.1 localhost\n::1 localhost\n')
     server = DualLookup().start()
@@ -312,24 +312,23 @@ def test_all_pings_each_healthcheck_url_once_fail_when_a_record_failed(box, dual
 
 # --- one listing of the zone for the names of a run ----------------------------------------------
 
-@pytest.mark.parametrize('tool', ['updater_a', 'updater_b'])
+@pytest.mark.parametrize('tool', TOOLS)
 @pytest.mark.parametrize('others, listings', [
     (0, 1),        # a small zone: one page for every name
     (700, 2),      # more than one page (500 records a page): each page once, whatever the names
     (2100, 1 + 20),  # more than 4 pages: the first page, then each name on its own
 ], ids=['one-page', 'two-pages', 'large-zone'])
 def test_a_first_run_of_many_names_lists_the_zone_once(box, tmp_path, tool, others, listings):
-    fake = box.provider_a if tool == 'updater_a' else box.provider_b
-    zone = box.zone_a if tool == 'updater_a' else box.zone_b
+    fake = of(tool).fake(box)
     for i in range(others):   # the zone's other records, listed before ours
-        fake.add_record(zone, 'other%d.example.com' % i, 'TXT', 'x' if tool == 'updater_a' else ['"x"'])
+        of(tool).add(box, 'other%d.example.com' % i, 'TXT', '"x"')
     names = ['host%d.example.com' % i for i in range(20)]
     for name in names:
         box.doh.names[(name, 'A')] = [OLD4]
     conf = tmp_path / 'records.conf'
     conf.write_text(''.join('[r%d]\nrecord_name=%s\n' % (i, name) for i, name in enumerate(names)))
     os.chmod(str(conf), 0o600)
-    env = box.env_a(str(tmp_path / 'state')) if tool == 'updater_a' else box.env_b(str(tmp_path / 'state'))
+    env = of(tool).env(box, tmp_path / 'state')
     del env['DDNS_RECORD_NAME']
     done = run_tool(tool, ['--all', '--config', str(conf)], env=env)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -58,8 +58,10 @@ class FakeServer:
         # server whose keep-alive timeout has passed does
 
     # --- set-up --------------------------------------------------------------------------------
-    def route(self, name, method, pattern, handler):
-        self.routes.append((name, method, re.compile(pattern + '$'), handler))
+    def route(self, name, method, pattern, handler, guard=None):
+        """handler(req, *the pattern's groups) answers; guard(req, *groups), when given, first: a Reply
+        it returns (credentials refused, no such zone) is the answer instead."""
+        self.routes.append((name, method, re.compile(pattern + '$'), handler, guard))
 
     def budget(self, **limits):
         """At most this many requests per route name; more is recorded in over_budget and refused."""
@@ -145,11 +147,11 @@ class FakeServer:
         length = int(h.headers.get('Content-Length') or 0)
         body = h.rfile.read(length) if length else b''
         query = {k: v[0] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
-        name, handler, match = 'unknown', None, None
-        for rname, method, pattern, fn in self.routes:
+        name, handler, guard, match = 'unknown', None, None, None
+        for rname, method, pattern, fn, check in self.routes:
             m = pattern.match(split.path)
             if m and method == h.command:
-                name, handler, match = rname, fn, m
+                name, handler, guard, match = rname, fn, check, m
                 break
         req = Request(name, h.command, split.path, query, {k.lower(): v for k, v in h.headers.items()},
                       body, h.client_address[0])
@@ -166,7 +168,7 @@ class FakeServer:
         if handler is None:
             return self._send(h, Reply(404, {'error': 'no route %s %s' % (h.command, split.path)}))
         try:
-            reply = handler(req, *match.groups())
+            reply = (guard and guard(req, *match.groups())) or handler(req, *match.groups())
             if fault:  # 'rewrite': the request takes effect, its answer is changed by options['answer']
                 reply = fault[1]['answer'](reply)
         except Exception as e:  # a bug in a fake must show up in the test, not hang it

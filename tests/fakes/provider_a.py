@@ -38,11 +38,16 @@ class ProviderA(FakeServer):
         self.schema_errors = []     # request bodies that did not validate against the OpenAPI schema
         self.validator = _validator()
         base = '/client/v4'
-        self.route('list_zones', 'GET', base + '/zones', self.list_zones)
-        self.route('list_records', 'GET', base + r'/zones/([^/]+)/dns_records', self.list_records)
-        self.route('create_record', 'POST', base + r'/zones/([^/]+)/dns_records', self.create_record)
-        self.route('get_record', 'GET', base + r'/zones/([^/]+)/dns_records/([^/]+)', self.get_record)
-        self.route('update_record', 'PUT', base + r'/zones/([^/]+)/dns_records/([^/]+)', self.update_record)
+        self.route('list_zones', 'GET', base + '/zones',
+                   self.list_zones, guard=self._auth)
+        self.route('list_records', 'GET', base + r'/zones/([^/]+)/dns_records',
+                   self.list_records, guard=self._zone)
+        self.route('create_record', 'POST', base + r'/zones/([^/]+)/dns_records',
+                   self.create_record, guard=self._zone)
+        self.route('get_record', 'GET', base + r'/zones/([^/]+)/dns_records/([^/]+)',
+                   self.get_record, guard=self._zone)
+        self.route('update_record', 'PUT', base + r'/zones/([^/]+)/dns_records/([^/]+)',
+                   self.update_record, guard=self._zone)
 
     # --- state ---------------------------------------------------------------------------------
     def add_zone(self, name):
@@ -77,7 +82,8 @@ class ProviderA(FakeServer):
             return failure(403, (9103, 'Unknown X-Auth-Key or X-Auth-Email'))
         return None
 
-    def _zone(self, req, zone_id):
+    def _zone(self, req, zone_id, record_id=None):
+        """The guard of a zone's routes: the credentials, then the zone."""
         denied = self._auth(req)
         if denied:
             return denied
@@ -87,16 +93,10 @@ class ProviderA(FakeServer):
         return None
 
     def list_zones(self, req):
-        denied = self._auth(req)
-        if denied:
-            return denied
         name = req.query.get('name')
         return envelope([z for z in self.zones.values() if name is None or z['name'] == name])
 
     def list_records(self, req, zone_id):
-        denied = self._zone(req, zone_id)
-        if denied:
-            return denied
         q = req.query
         found = [_public(r) for r in self.records.values() if r['zone_id'] == zone_id
                  and q.get('name', r['name']) == r['name'] and q.get('type', r['type']) == r['type']]
@@ -109,16 +109,13 @@ class ProviderA(FakeServer):
             'page': page, 'per_page': per_page, 'count': len(shown), 'total_count': len(found)}})
 
     def get_record(self, req, zone_id, record_id):
-        denied = self._zone(req, zone_id)
-        if denied:
-            return denied
         record = self.records.get(record_id)
         if not record or record['zone_id'] != zone_id:
             return failure(404, (81044, 'Record does not exist.'))
         return envelope(_public(record))
 
     def create_record(self, req, zone_id):
-        denied = self._zone(req, zone_id) or self._invalid(req)
+        denied = self._invalid(req)   # the zone: the route's guard
         if denied:
             return denied
         body = req.json
@@ -127,7 +124,7 @@ class ProviderA(FakeServer):
         return envelope(_public(self.records[rid]))
 
     def update_record(self, req, zone_id, record_id):
-        denied = self._zone(req, zone_id) or self._invalid(req)
+        denied = self._invalid(req)   # the zone: the route's guard
         if denied:
             return denied
         record = self.records.get(record_id)

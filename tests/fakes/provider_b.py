@@ -49,11 +49,16 @@ class ProviderB(FakeServer):
         self.delay = {}             # route -> seconds to wait before answering
         self.echo_token = False     # a careless provider: DNS errors quote the token they were sent
         self.route('get_token', 'POST', '/v3/auth/tokens', self.get_token)
-        self.route('list_zones', 'GET', '/v2/zones', self.list_zones)
-        self.route('list_records', 'GET', r'/v2/zones/([^/]+)/recordsets', self.list_records)
-        self.route('create_record', 'POST', r'/v2/zones/([^/]+)/recordsets', self.create_record)
-        self.route('get_record', 'GET', r'/v2/zones/([^/]+)/recordsets/([^/]+)', self.get_record)
-        self.route('update_record', 'PUT', r'/v2/zones/([^/]+)/recordsets/([^/]+)', self.update_record)
+        self.route('list_zones', 'GET', '/v2/zones',
+                   self.list_zones, guard=self._auth)
+        self.route('list_records', 'GET', r'/v2/zones/([^/]+)/recordsets',
+                   self.list_records, guard=self._zone)
+        self.route('create_record', 'POST', r'/v2/zones/([^/]+)/recordsets',
+                   self.create_record, guard=self._zone)
+        self.route('get_record', 'GET', r'/v2/zones/([^/]+)/recordsets/([^/]+)',
+                   self.get_record, guard=self._zone)
+        self.route('update_record', 'PUT', r'/v2/zones/([^/]+)/recordsets/([^/]+)',
+                   self.update_record, guard=self._zone)
 
     # --- state ---------------------------------------------------------------------------------
     def now(self):
@@ -117,7 +122,7 @@ class ProviderB(FakeServer):
 
     def _route_of(self, h):
         path = h.path.split('?', 1)[0]
-        for name, method, pattern, _ in self.routes:
+        for name, method, pattern, _, _ in self.routes:
             if method == h.command and pattern.match(path):
                 return name
         return None
@@ -171,7 +176,8 @@ class ProviderB(FakeServer):
         return None
 
     # --- DNS -----------------------------------------------------------------------------------
-    def _zone(self, req, zone_id):
+    def _zone(self, req, zone_id, record_id=None):
+        """The guard of a zone's routes: the credentials, then the zone."""
         denied = self._auth(req)
         if denied:
             return denied
@@ -183,9 +189,6 @@ class ProviderB(FakeServer):
         return None
 
     def list_zones(self, req):
-        denied = self._auth(req)
-        if denied:
-            return denied
         # the name filter matches loosely: "example.com" finds "myexample.com." and "example.com.cn."
         name = req.query.get('name', '').rstrip('.')
         zones = [z for z in self.zones.values() if name in z['name']]
@@ -193,9 +196,6 @@ class ProviderB(FakeServer):
                            'metadata': {'total_count': len(zones)}})
 
     def list_records(self, req, zone_id):
-        denied = self._zone(req, zone_id)
-        if denied:
-            return denied
         name, rtype = req.query.get('name', '').rstrip('.'), req.query.get('type')
         found = [r for r in self.recordsets.values() if r['zone_id'] == zone_id and name in r['name']
                  and rtype in (None, r['type'])]
@@ -210,16 +210,13 @@ class ProviderB(FakeServer):
         return Reply(200, {'links': links, 'recordsets': shown, 'metadata': {'total_count': len(found)}})
 
     def get_record(self, req, zone_id, record_id):
-        denied = self._zone(req, zone_id)
-        if denied:
-            return denied
         record = self.recordsets.get(record_id)
         if not record or record['zone_id'] != zone_id:
             return dns_error(404, 'DNS.0313', 'The record set does not exist.')
         return Reply(200, record)
 
     def create_record(self, req, zone_id):
-        denied = self._zone(req, zone_id) or self._invalid(req, zone_id, create=True)
+        denied = self._invalid(req, zone_id, create=True)   # the zone: the route's guard
         if denied:
             return denied
         body = req.json
@@ -231,7 +228,7 @@ class ProviderB(FakeServer):
         return Reply(202, record)
 
     def update_record(self, req, zone_id, record_id):
-        denied = self._zone(req, zone_id) or self._invalid(req, zone_id, create=False)
+        denied = self._invalid(req, zone_id, create=False)
         if denied:
             return denied
         record = self.recordsets.get(record_id)

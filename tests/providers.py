@@ -1,0 +1,51 @@
+"""The updaters as the tests see them: one adapter per provider (its tool, fake, zone, settings, state
+files, how its fake holds a record), so that a test runs for every provider through PROVIDERS
+instead of branching on the tool's name. A third provider is one more adapter here."""
+
+
+class Adapter:
+    def __init__(self, tool, letter, noun, files, credentials, content):
+        self.tool, self.letter, self.noun, self.files = tool, letter, noun, files
+        self.credentials = credentials   # DDNS_* settings that satisfy it offline (no request is made)
+        self.content = content           # a record's value as the fake holds it
+
+    def fake(self, box):
+        return getattr(box, 'provider_' + self.letter)
+
+    def zone(self, box):
+        return getattr(box, 'zone_' + self.letter)
+
+    def env(self, box, state):
+        """The DDNS_* environment that points the tool at the sandbox, state in `state`."""
+        return getattr(box, 'env_' + self.letter)(str(state))
+
+    def add(self, box, name, rtype, ip):
+        """A record at the fake, as a user's record that already exists."""
+        return self.fake(box).add_record(self.zone(box), name, rtype, self.content(ip))
+
+    def held(self, box, name):
+        """What the fake's first record of this name holds, in the form content() makes."""
+        found = self.fake(box).find(name)[0]
+        return found['content'] if 'content' in found else found['records']
+
+    def ip_file(self, name):
+        return self.files['ip_file'] % name
+
+    def __repr__(self):
+        return self.tool
+
+
+A = Adapter('updater_a', 'a', 'record', {'ip_file': '.cf-wan_ip_%s.txt', 'ids_file': '.cf-id_%s.txt'},
+            {'DDNS_AUTH_EMAIL': 'a@example.com', 'DDNS_AUTH_KEY': 'k' * 37}, lambda ip: ip)
+B = Adapter('updater_b', 'b', 'recordset', {'ip_file': '.hw-wan_ip_%s.txt', 'ids_file': '.hw-id_%s.txt',
+                                            'auth_file': '.hw-token_%s.txt'},
+            {'DDNS_USERNAME': 'user', 'DDNS_PASSWORD': 'pw-secret', 'DDNS_PROJECT_NAME': 'cn-north-4'},
+            lambda ip: [ip])
+PROVIDERS = [A, B]
+TOOLS = [p.tool for p in PROVIDERS]
+BY_TOOL = {p.tool: p for p in PROVIDERS}
+
+
+def of(tool):
+    """The adapter of an updater, by its tool name."""
+    return BY_TOOL[tool]
