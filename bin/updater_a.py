@@ -33,7 +33,7 @@ NOUN = 'record'
 API_PATH = '/client/v4'
 TTL_MAX = 86400                          # the provider's longest ttl: a longer one read back is not sent
 NOT_FOUND = {81044, 7003, 7000, 1001}   # record or zone id no longer valid: look the ids up again
-FIXES = {   # what to do about the provider's error codes users meet (README: troubleshooting)
+FIXES = {   # what to do about the provider's error codes users meet (docs/providers.md)
     6003: 'the credential headers are malformed: an API token belongs in api_token, not auth_key',
     6007: 'the provider could not read the request (usually transient): the next run retries',
     7000: 'the zone or record id is not valid for these credentials: check auth_email, auth_key and '

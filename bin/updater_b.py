@@ -39,7 +39,7 @@ TOKEN_DAYS = 1                # a token is taken as valid for a day from its Dat
 TOKEN_MAX = 64 * 1024         # real tokens are several KiB; the auth file holds one line
 ZONE_GONE = {'DNS.0302'}      # "This zone does not exist.": the stored zone id is stale
 DOESNT_EXIST = 'Doesn\'t exist.'  # what the original tool logged for a listing with total_count 0
-FIXES = {   # what to do about the provider's codes users meet (README: troubleshooting)
+FIXES = {   # what to do about the provider's codes users meet (docs/providers.md)
     'APIGW.0101': 'check dns_url and auth_url: the bare base URL, without a path',
     'APIGW.0308': 'too many requests: run at most every 5 minutes',
     'DNS.0005': 'the user lacks DNS permissions: grant it a DNS policy (e.g. DNS FullAccess)',
