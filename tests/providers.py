@@ -4,8 +4,9 @@ instead of branching on the tool's name. A third provider is one more adapter he
 
 
 class Adapter:
-    def __init__(self, tool, letter, noun, files, credentials, content):
+    def __init__(self, tool, letter, noun, files, credentials, content, store):
         self.tool, self.letter, self.noun, self.files = tool, letter, noun, files
+        self.store = store               # the fake's attribute holding its records by id
         self.credentials = credentials   # DDNS_* settings that satisfy it offline (no request is made)
         self.content = content           # a record's value as the fake holds it
 
@@ -28,6 +29,12 @@ class Adapter:
         found = self.fake(box).find(name)[0]
         return found['content'] if 'content' in found else found['records']
 
+    def remove(self, box, name):
+        """Every record of this name at the fake, gone (as if never made)."""
+        records = getattr(self.fake(box), self.store)
+        for rid in [rid for rid, r in records.items() if r['name'].rstrip('.') == name.rstrip('.')]:
+            del records[rid]
+
     def ip_file(self, name):
         return self.files['ip_file'] % name
 
@@ -36,11 +43,11 @@ class Adapter:
 
 
 A = Adapter('updater_a', 'a', 'record', {'ip_file': '.cf-wan_ip_%s.txt', 'ids_file': '.cf-id_%s.txt'},
-            {'DDNS_AUTH_EMAIL': 'a@example.com', 'DDNS_AUTH_KEY': 'k' * 37}, lambda ip: ip)
+            {'DDNS_AUTH_EMAIL': 'a@example.com', 'DDNS_AUTH_KEY': 'k' * 37}, lambda ip: ip, 'records')
 B = Adapter('updater_b', 'b', 'recordset', {'ip_file': '.hw-wan_ip_%s.txt', 'ids_file': '.hw-id_%s.txt',
                                             'auth_file': '.hw-token_%s.txt'},
             {'DDNS_USERNAME': 'user', 'DDNS_PASSWORD': 'pw-secret', 'DDNS_PROJECT_NAME': 'cn-north-4'},
-            lambda ip: [ip])
+            lambda ip: [ip], 'recordsets')
 PROVIDERS = [A, B]
 TOOLS = [p.tool for p in PROVIDERS]
 BY_TOOL = {p.tool: p for p in PROVIDERS}

@@ -27,7 +27,7 @@ import apkfeed  # noqa: E402  (only to make the stand-in python3-* repository)
 import feed as feed_tool  # noqa: E402
 
 VERSION = feed_tool.Recipe().version
-SYSTEM = ('python3-light', 'python3-openssl', 'python3-codecs')
+SYSTEM = ('python3-light', 'python3-openssl')
 APK = os.environ.get('APK')
 
 

@@ -4,6 +4,7 @@ smoke round so that it cannot rot."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -103,8 +104,10 @@ def test_unchanged_lan_host_path_loads_no_http_json_or_ipaddress(netns, box, tmp
     modules = imported(done)
     assert 'ddkit.lan' in modules  # the path under test was taken
     assert not NO_REQUEST_FORBIDDEN & set(modules), sorted(NO_REQUEST_FORBIDDEN & set(modules))
-    # the prefix comes from /proc alone; the neighbour table over a netlink socket, nothing more
-    assert '_socket' not in modules if source.startswith('prefix') else {'_socket', 'fcntl'} <= set(modules)
+    # the prefix comes from /proc alone; the neighbour table over a netlink socket, nothing more;
+    # an unchanged record takes no lock (fcntl)
+    assert '_socket' not in modules if source.startswith('prefix') else '_socket' in modules
+    assert 'ddkit.lock' not in modules and 'fcntl' not in modules
     assert [s.calls() for s in box.servers] == [[] for _ in box.servers]
 
 
@@ -148,6 +151,26 @@ def test_unchanged_plain_http_lookup_loads_no_ssl_http_client_or_json(box, tmp_p
     assert box.lookup.calls() == ['lookup']
 
 
+# HTTPS through the _ssl extension alone: the ssl module's Python layer and its companions stay out
+HTTPS_LOOKUP_FORBIDDEN = (HTTP_LOOKUP_FORBIDDEN - {'_ssl'}) | {'enum', 'base64', 'selectors', 'warnings'}
+
+
+@pytest.mark.parametrize('tool', UPDATERS)
+def test_unchanged_https_lookup_loads_the_tls_extension_alone(tls_box, tmp_path, tool):
+    env = env_for(tls_box, tool, tmp_path / 'state', TMPDIR=str(tmp_path), DDNS_CA_FILE=tls_box.ca_file)
+    tls_box.doh.names[(env['DDNS_RECORD_NAME'], 'A')] = [tls_box.lookup.answer]
+    first = run_tool(tool, env=env)
+    assert 'IP has not changed' in first.stdout, first.stdout + first.stderr
+    tls_box.lookup.reset_log()
+    before = tls_box.lookup.connections
+    done = run_tool(tool, env=env, flags=['-X', 'importtime'])
+    assert 'IP has not changed' in done.stdout, done.stdout + done.stderr
+    modules = imported(done)
+    assert env['DDNS_IP_LOOKUP_URL'].startswith('https://') and '_ssl' in modules
+    assert not HTTPS_LOOKUP_FORBIDDEN & set(modules), sorted(HTTPS_LOOKUP_FORBIDDEN & set(modules))
+    assert tls_box.lookup.calls() == ['lookup'] and tls_box.lookup.connections == before + 1
+
+
 def test_bench_smoke_round_measures_every_built_path(tmp_path):
     for need in (bench.PY, bench.GNU_TIME):
         if not os.path.exists(need):
@@ -178,7 +201,17 @@ def test_bench_smoke_round_measures_every_built_path(tmp_path):
             assert calls == {('get_record', 'lookup', 'update_record')}, (name, calls)
         elif name.startswith('B changed'):
             assert calls == {('lookup', 'update_record')}, (name, calls)
+        elif 'first run, ' in name and 'HTTPS' in name:   # no record, no state: found, then made
+            count = 6 if '6 records' in name else 1
+            want = ['create_record'] * count + ['list_records', 'list_zones', 'lookup'] + ['resolve'] * count \
+                + (['get_token'] if name.startswith('B') else [])
+            assert calls == {tuple(sorted(want))}, (name, calls)
+        if 'HTTPS' in name:   # one TCP+TLS connection per host the run talked to
+            assert row['cpu'] > 0 and all(c == h for c, h in row['connections']), (name, row['connections'])
+            assert row['connections'][-1][1] == (1 if 'unchanged' in name else 3), (name, row['connections'])
     assert not rows['A unchanged, url']['missing']
+    https = [name for name in rows if 'HTTPS' in name]
+    assert len(https) == 12 and (not shutil.which('openssl') or not any(rows[n]['missing'] for n in https))
 
 
 @pytest.mark.parametrize('tool', ['updater_a', 'updater_b', 'egress6', 'egress6_win'])

@@ -25,8 +25,9 @@ import feed as feed_tool  # noqa: E402
 import standalone  # noqa: E402
 
 # ddkit.wire speaks HTTP on a bare socket (no http.client, hence no email and urllib packages);
-# HTTPS needs _ssl, and ssl encodes the host name with the idna codec (stringprep -> unicodedata)
-HTTPS_DEPENDS = ['python3-light', 'python3-openssl', 'python3-codecs']
+# HTTPS needs _ssl (ddkit.wire sends an ASCII host name as it is: no idna codec); an internationalized
+# name needs python3-codecs (the idna codec: stringprep -> unicodedata), which only its users install
+HTTPS_DEPENDS = ['python3-light', 'python3-openssl']
 FIELDS = ['Package', 'Version', 'Depends', 'Source', 'SourceName', 'License', 'Section', 'SourceDateEpoch',
           'Maintainer', 'Architecture', 'Installed-Size', 'Description']
 VERSION = feed_tool.Recipe().version
@@ -647,6 +648,18 @@ def test_https_run_needs_every_declared_package_and_no_other(tls_box, tmp_path, 
         fewer = [p for p in HTTPS_DEPENDS if p != missing]
         done = run_guarded(tool, fewer, env('without-' + missing), log)
         assert done.returncode != 0 and GUARD_MARK in done.stdout + done.stderr, missing
+
+
+@pytest.mark.parametrize('tool', TOOLS)
+def test_an_internationalized_name_without_python3_codecs_says_what_to_install(box, tmp_path, tool):
+    """Not declared (most users never need it): a router without python3-codecs refuses an IDN
+    record name before any request, naming the package and the xn-- form to give instead."""
+    env = of(tool).env(box, tmp_path / 'state')
+    env['DDNS_RECORD_NAME'] = 'büro.example.com'
+    done = run_guarded(tool, HTTPS_DEPENDS, env, str(tmp_path / 'used.log'))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert 'opkg install python3-codecs' in done.stderr and 'xn--bro-hoa.example.com' in done.stderr, done.stderr
+    assert 'Traceback' not in done.stderr and [s.calls() for s in box.servers] == [[] for _ in box.servers]
 
 
 # --- PKG_RELEASE: a new one whenever the packages hold something new -------------------------------

@@ -1,6 +1,7 @@
 """The TLS the tools speak is verified under every Python they support (3.8 to 3.13 here): a server's
 certificate for another host, an expired one, one from an unknown CA and one for another IP address
-are refused; the right one, for a host name or for an IP address, is taken. Each interpreter runs
+are refused; the right one, for a host name or for an IP address, is taken; an answer that ends with
+the connection is read whole, whether the server closes TLS first or not. Each interpreter runs
 ddkit.wire itself against local TLS servers."""
 
 import datetime
@@ -29,9 +30,11 @@ except OSError as e:
 
 
 class TLSServer:
-    """One HTTPS answer per connection, with the given certificate."""
+    """One HTTPS answer per connection, with the given certificate; ending: how the answer ends (its
+    Content-Length; the close of the connection, with TLS's close_notify or without it)."""
 
-    def __init__(self, cert):
+    def __init__(self, cert, ending='length'):
+        self.ending = ending
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         cert.configure_cert(context)
         self.sock = socket.socket()
@@ -50,7 +53,10 @@ class TLSServer:
             try:
                 with self.context.wrap_socket(conn, server_side=True) as tls:
                     tls.recv(65536)
-                    tls.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello')
+                    length = 'Content-Length: 5\r\n' if self.ending == 'length' else ''
+                    tls.sendall(b'HTTP/1.1 200 OK\r\n%sConnection: close\r\n\r\nhello' % length.encode())
+                    if self.ending == 'close_notify':
+                        tls.unwrap().close()
             except (OSError, ssl.SSLError):
                 pass   # the client refused the certificate
 
@@ -71,6 +77,8 @@ def certs(tmp_path_factory):
     path = str(tmp_path_factory.mktemp('ca') / 'ca.pem')
     ca.cert_pem.write_to_path(path)
     servers = {name: TLSServer(cert) for name, cert in made.items()}
+    # an answer whose end is the close: taken, with TLS's close_notify and without it (as ssl does)
+    servers.update({ending: TLSServer(made['right name'], ending) for ending in ('close_notify', 'bare close')})
     yield servers, path
     for server in servers.values():
         server.stop()
@@ -81,6 +89,7 @@ def certs(tmp_path_factory):
     ('right name', 'localhost', True), ('right IP', '127.0.0.1', True),
     ('another name', 'localhost', False), ('another IP', '127.0.0.1', False),
     ('unknown CA', 'localhost', False), ('expired', 'localhost', False),
+    ('close_notify', 'localhost', True), ('bare close', 'localhost', True),
 ])
 def test_every_python_verifies_the_certificate(certs, python, case, host, taken):
     if python == 'none':

@@ -26,6 +26,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, 'tests'))
+import bench_https  # noqa: E402
 
 PY = '/usr/bin/python3'
 ISOLATED = ['-I', '-S']              # how the project starts the tools: no site, no PYTHON*
@@ -138,7 +139,8 @@ def clean_env(extra=None):
 def run(cmd, env, mode='wall'):
     """Run cmd once: mode 'wall' (perf_counter), 'rss' (under GNU time) or 'imports' (-X importtime).
 
-    Returns a dict: wall (s), rss (KiB, rss mode), modules (imports mode), rc, out, err."""
+    Returns a dict: wall (s), cpu (s: user + system), rss (KiB, rss mode), modules (imports mode),
+    rc, out, err."""
     argv = list(cmd)
     report = None
     if mode == 'rss':
@@ -147,10 +149,15 @@ def run(cmd, env, mode='wall'):
         argv = [GNU_TIME, '-f', '%e %M', '-o', report] + argv
     elif mode == 'imports' and argv[0] == PY:
         argv = [PY, '-X', 'importtime'] + argv[1:]
+    import resource
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     p = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        stdin=subprocess.DEVNULL)
-    result = {'wall': time.perf_counter() - started, 'rc': p.returncode,
+    wall = time.perf_counter() - started
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result = {'wall': wall, 'rc': p.returncode,
+              'cpu': now.ru_utime + now.ru_stime - used.ru_utime - used.ru_stime,
               'out': p.stdout.decode('utf-8', 'replace'), 'err': p.stderr.decode('utf-8', 'replace')}
     if report:
         with open(report) as f:
@@ -175,6 +182,7 @@ class Path:
         self.name, self.cmd, self.env, self.expect = name, cmd, env, expect
         self.budget, self.before, self.missing, self.reference = budget, before, missing, reference
         self.walls, self.rss, self.requests, self.modules, self.errors = [], [], [], None, []
+        self.cpus, self.connections = [], []   # CPU seconds; (connections accepted, hosts asked)
         self.forbid = None     # text that must not show in its output
         self.after = None      # what to undo after each run
         self.isolated = False   # run under python3 -I -S
@@ -184,6 +192,7 @@ class Path:
             self.before()
         for server in servers:
             server.reset_log()
+        accepted = [server.connections for server in servers]
         result = run(self.cmd, self.env, mode)
         if self.after:
             self.after()
@@ -191,6 +200,8 @@ class Path:
         for server in servers:
             calls += server.calls()
         result['requests'] = calls
+        result['connections'] = (sum(s.connections for s in servers) - sum(accepted),
+                                 sum(1 for s in servers if s.calls()))
         problem = None
         if result['rc'] != 0:
             problem = 'exit %d: %s' % (result['rc'], (result['err'] or result['out']).strip()[-300:])
@@ -205,8 +216,10 @@ class Path:
     def measure(self, servers, mode):
         result = self.once(servers, mode)
         self.requests.append(tuple(sorted(result['requests'])))
+        self.connections.append(result['connections'])
         if mode == 'wall':
             self.walls.append(result['wall'])
+            self.cpus.append(result['cpu'])
         elif mode == 'rss':
             self.rss.append(result['rss'])
 
@@ -243,8 +256,11 @@ class Bench:
         self.servers = list(self.box.servers) + [self.healthcheck]
         self.paths = []
         self.notes = []
+        self.stoppers = []   # what else to stop at the end (the HTTPS rows' fakes)
 
     def stop(self):
+        for stop in self.stoppers:
+            stop()
         self.box.stop()
         for server in self.servers:
             if server not in self.box.servers:
@@ -327,6 +343,7 @@ class Bench:
         self.ddclient_path()
         self.shell_path()
         self.egress_path()
+        bench_https.add(self, sys.modules[__name__])
         self.notes.append('"(installed)" rows run /usr/bin/<tool> of the packages (ddkit and the tool) '
                           'unpacked into a temporary root as opkg does: a stub that imports the tool\'s code '
                           'from /usr/lib/ddkit, compiled code cached in $TMPDIR/ddkit-<uid>-pyc/ (filled by the '
@@ -651,6 +668,8 @@ def verdict(path, bench, rtt):
     """(budget text, 'ok' | 'MISSED: why' | '')"""
     if not path.budget or path.wall is None:
         return '', ''
+    if getattr(path, 'https', False):
+        return bench_https.verdict(path, bench)
     kind, label, variant = path.budget
     floor, dd = bench.floor, bench.ddclient
     ratio = path.wall / floor.wall
@@ -792,6 +811,8 @@ def report(bench, rtt, elapsed):
              '| budget | verdict |',
              '|---|---:|---:|---:|---:|---:|---:|---|---|---|']
     for path in bench.paths:
+        if getattr(path, 'https', False):
+            continue   # in a table of their own, below
         if path.missing:
             lines.append('| %s | | | | | | | | | %s |' % (path.name, path.missing))
             continue
@@ -806,6 +827,7 @@ def report(bench, rtt, elapsed):
         lines.append('| %s | %.1f | %.2f | %.2f | %.1f | %s | %s | %s | %s | %s |' % (
             name, path.wall * 1000, ratio, path.wall / isolated.wall, path.peak / MiB, extra, modules,
             path.request_summary.replace('|', '/'), text, result))
+    lines += bench_https.table(bench, MiB)
     lines += ['', '| file | bytes | budget | verdict |', '|---|---:|---:|---|']
     for name, size, budget, result in sizes():
         lines.append('| %s | %s | %s | %s |' % (name, '' if size is None else '{:,}'.format(size),
@@ -853,6 +875,7 @@ def inner(args, iface_ok, why):
         rtt = bench.lookup_rtt()
         text = report(bench, rtt, time.monotonic() - started)
         results = [{'name': p.name, 'missing': p.missing, 'wall': p.wall, 'rss': p.peak,
+                    'cpu': bench_https.cpu(p), 'connections': [list(c) for c in p.connections],
                     'requests': [list(c) for c in p.requests], 'errors': p.errors,
                     'modules': p.modules, 'verdict': verdict(p, bench, rtt)[1] if not p.missing else None}
                    for p in bench.paths]

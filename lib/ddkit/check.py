@@ -197,19 +197,21 @@ class Report:
         if not https:
             return self.ok('TLS: not used (every URL is plain http://)')
         try:
-            import ssl
+            import _ssl
         except ImportError:
             self.tls_failed.update(https)
             return self.fail('TLS: this Python has no ssl module', 'opkg install python3-openssl')
-        try:
-            'example.com'.encode('idna')
+        from ddkit import http, wire
+        try:  # an internationalized host name is sent as its xn-- form
+            for url in https:
+                wire.server_name(http.split_url(url)[1])
         except LookupError:
             self.tls_failed.update(https)
             return self.fail('TLS: this Python has no idna codec (LookupError: unknown encoding: idna)',
                              'opkg install python3-codecs')
         store, missing = ca_store(self.cfg.ca_file)
         for url in https:
-            problem, fix = handshake(url, self.cfg, ssl)
+            problem, fix = handshake(url, self.cfg, _ssl)
             if problem is None:
                 self.ok('TLS with %s verified (CA: %s)' % (_host(url), store))
                 continue
@@ -270,9 +272,9 @@ def ca_store(ca_file):
         return 'the Windows certificate store', None
     if where and (where[0] == 'capath' or os.path.exists(where[1])):
         return 'system store %s (%s)' % (where[1], 'hashed directory' if where[0] == 'capath' else 'bundle'), None
-    import ssl
-    paths = ssl.get_default_verify_paths()
-    return 'system store', 'no CA bundle at %s or in %s' % (paths.openssl_cafile, paths.openssl_capath)
+    import _ssl
+    _, cafile, _, capath = _ssl.get_default_verify_paths()   # OpenSSL's own, before the variables
+    return 'system store', 'no CA bundle at %s or in %s' % (cafile, capath)
 
 
 def handshake(url, cfg, ssl):

@@ -11,6 +11,7 @@ NUD_KNOWN, NUD_STALE = 0x9e, 0x04
 # the neighbour tables of this run (a run is one process): {interface: entries or the OSError}, so
 # ten neigh: records on one LAN cost one dump of its table, not ten
 DUMPS = {}
+PREFIXES = {}   # {interface: its stable global addresses}: read once a run for all its prefix: records
 
 
 def from_prefix(cfg, spec):
@@ -20,8 +21,10 @@ def from_prefix(cfg, spec):
     fixed = cfg.ip_source.startswith('prefix:')
     iid = ipcheck.interface_id(arg) if fixed else ipcheck.eui64(ipcheck.mac(arg))
     source = 'prefix of interface %s + %s %s' % (name, 'interface id' if fixed else 'EUI-64 of', arg)
-    from ddkit import iface  # the interface's prefixes; a neigh: run needs none of it
-    found = iface.global_ipv6(name)
+    if name not in PREFIXES:
+        from ddkit import iface  # the interface's prefixes; a neigh: run needs none of it
+        PREFIXES[name] = iface.global_ipv6(name)
+    found = PREFIXES[name]
     for address in found:
         text = ipcheck.join(address.address, address.prefixlen, iid)
         if text:

@@ -17,7 +17,6 @@ class Lock:
 
     def __enter__(self):
         try:
-            state.make_dir(os.path.dirname(os.path.abspath(self.path)))
             taken = self._try()
         except OSError as e:  # a read-only or missing state directory: say so in one line
             raise Failure('cannot create lock file %s: %s; state_dir must be a writable directory'
@@ -41,7 +40,7 @@ class Lock:
         except ImportError:
             return self._try_file()
         if self.fd is None:  # never through a link: root's run must not create or touch another file
-            self.fd = state.open_file(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            self.fd = state.open_file(self.path, os.O_RDWR | os.O_CREAT, 0o600, make=True)
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return True
@@ -50,7 +49,7 @@ class Lock:
 
     def _try_file(self):
         try:
-            self.fd = state.open_file(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            self.fd = state.open_file(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600, make=True)
             return True
         except FileExistsError:
             try:

@@ -25,6 +25,8 @@ class Log:
         self.tag = tag  # syslog tag; set when running under OpenWrt
         self.secrets = []
         self.forms = None  # every form of every secret, longest first; made for the first line that needs it
+        self.fd = None     # the log file, open from the first line to close()
+        self.size = 0      # its size
         for secret in secrets:
             self.add_secret(secret)
 
@@ -62,6 +64,12 @@ class Log:
             self.forms = sorted(forms, key=len, reverse=True)
         return self.forms
 
+    def close(self):
+        """Close the log file (the record is done); a later line opens it again."""
+        if self.fd is not None:
+            fd, self.fd = self.fd, None
+            os.close(fd)
+
     def info(self, message):
         """Log one line; printed unless quiet."""
         self._emit(message, error=False)
@@ -80,15 +88,19 @@ class Log:
             _syslog(self.tag, line, error)
 
     def _append(self, line):
-        from ddkit import state
         try:
-            state.make_dir(os.path.dirname(os.path.abspath(self.path)))
-            # never through a link or into another user's file; new: 0600, an owner's chmod 0644 kept
-            fd = state.open_file(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600, keep=LOG_MODE)
-            with os.fdopen(fd, 'ab') as f:  # binary: a text file's tell() is costly code
-                f.write((line + '\n').encode('utf-8'))
-                size = f.tell()
-            if size > LOG_MAX:
+            if self.fd is None:   # opened at the record's first line, kept to its last (close())
+                from ddkit import state
+                # never through a link or into another user's file; new: 0600, an owner's chmod 0644 kept
+                self.fd = state.open_file(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600,
+                                          keep=LOG_MODE, make=True)
+                self.size = os.fstat(self.fd).st_size
+            data = (line + '\n').encode('utf-8')
+            self.size += len(data)   # another run's lines count at the next open
+            while data:
+                data = data[os.write(self.fd, data):]
+            if self.size > LOG_MAX:
+                self.close()   # the cut file is a new one (written whole, then renamed)
                 _trim(self.path)
         except OSError as e:
             # a full or read-only disk must not stop the DNS update itself
@@ -127,8 +139,9 @@ def printable(text):
     """text with the unprintable escaped (\\x1b, \\u2028): one line, no terminal control sequence.
     The one escaping of all the tools print or log."""
     text = str(text)
-    # the common line is printable ASCII: checked without str.isprintable's Unicode tables
-    if any(not 31 < ord(c) < 127 for c in text) and not text.isprintable():
+    # the common line is printable ASCII: checked without str.isprintable's Unicode tables (their
+    # pages cost a run's peak memory, docs/benchmarks.md)
+    if text and (min(text) < ' ' or max(text) > '~') and not text.isprintable():
         text = ''.join(c if c.isprintable() else '\\x%02x' % ord(c) if ord(c) < 256
                        else '\\u%04x' % ord(c) for c in text)
     return text

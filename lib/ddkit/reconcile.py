@@ -1,9 +1,10 @@
 """The update loop both updaters share: one record reconciled through its provider module.
 
-get the current IP; get the previous one (ip file, DoH, the provider's fallback); stop when it has not
-changed; find the zone and the record (stored ids first, looked up again once when stale); create or
-update the record; record the new IP. Runs under the record's lock; on_change and the health-check
-ping follow, the lock released. What a provider supplies is in docs/design.md.
+get the current IP; stop when the ip file holds it; else, under the record's lock, get the previous
+one (ip file, DoH, the provider's fallback); stop when it has not changed; find the zone and the
+record (stored ids first, looked up again once when stale); create or update the record; record the
+new IP. on_change and the health-check ping follow, the lock released. What a provider supplies is
+in docs/design.md.
 """
 
 import sys
@@ -14,17 +15,26 @@ from ddkit.provider import Exists, Stale
 def run(job):
     """Update the record under its lock; the exit status; then, the lock released, tell on_change and
     healthcheck_url when set (not in a dry run)."""
-    from ddkit.lock import Lock
     cfg, log = job.cfg, job.log
     problem = job.untrusted_dirs()
     if problem:  # before the lock and the log: nothing is written into a directory others can change
         print('%s: %s; nothing was changed; fix: %s' % ((job.tool,) + problem), file=sys.stderr)
         return 1
     try:
-        if cfg.dry_run:
-            return update(job)  # a dry run writes no file, not even a lock file
-        with Lock(job.lock_file):
-            status = update(job)
+        current = get_current_ip(job)   # the kernel or a lookup service: nothing written yet
+        if current is None:
+            job.judged = False  # exit 0, as nothing to do, but no health-check ping (ddkit.notify)
+            status = 0
+        elif not cfg.force and state.read_lines(job.ip_file)[:1] == [current] and \
+                unchanged(job, current, current):
+            status = 0   # the common run: nothing to write, so no lock to take (a run that writes
+            # reads the ip file again under the lock)
+        elif cfg.dry_run:
+            return update(job, current)  # a dry run writes no file, not even a lock file
+        else:
+            from ddkit.lock import Lock
+            with Lock(job.lock_file):
+                status = update(job, current)
     except Failure as e:
         log.error('ERROR: %s' % e)
         status, job.outcome, job.message = e.exit_status, 'failed', str(e)
@@ -37,14 +47,10 @@ def run(job):
     return status
 
 
-def update(job):
-    """The flow of one record; the exit status (a provider failure raises)."""
+def update(job, current):
+    """The flow of one record to the current IP; the exit status (a provider failure raises)."""
     cfg, log = job.cfg, job.log
-    current = get_current_ip(job)
-    if current is None:
-        job.judged = False  # exit 0, as nothing to do, but no health-check ping (ddkit.notify)
-        return 0
-    previous = get_previous_ip(job)
+    previous = get_previous_ip(job, current)
     if unchanged(job, current, previous):
         return 0
     sent = True
@@ -83,10 +89,12 @@ def get_current_ip(job):
     return ip
 
 
-def get_previous_ip(job):
+def get_previous_ip(job, current=None):
     """The ip file, else the DoH resolver, else the provider's own fallback; found -> ip file."""
     cfg, log = job.cfg, job.log
     lines = state.read_lines(job.ip_file)
+    if lines and lines[0] == current:
+        return current   # the text of a valid address: nothing to parse (most records of most runs)
     if lines:
         from ddkit import ipcheck
         ip, _ = ipcheck.valid_ip(lines[0], cfg.record_type)

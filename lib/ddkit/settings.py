@@ -20,10 +20,14 @@ class Setting:
         self.name, self.default, self.help = name, default, help
         self.secret, self.short, self.check = secret, short, check
         self.repeat, self.metavar = repeat, metavar
+        self.env = 'DDNS_' + name.upper()
 
     @property
     def flag(self):
         return '--' + self.name.replace('_', '-')
+
+
+UNSET = ('', [])   # a source that gives one of these leaves the setting to the next source
 
 
 class Switch:
@@ -375,21 +379,35 @@ def load(args, settings, switches, environ=None, uci_values=None, file_values=No
     cfg = Config()
     cfg.config_file = args.config
     cfg.uci = {k[4:]: v for k, v in from_uci.items() if k.startswith('uci:')}  # section, enabled, ...
+    flags = args.values
     for s in settings:
-        env = 'DDNS_' + s.name.upper()
-        for source, table, key in (('flag', args.values, s.name), ('environment', environ, env),
-                                   ('uci section', from_uci, s.name), ('config file', from_file, s.name)):
-            if table.get(key, '') not in ('', []):
-                value = table[key]
-                break
+        name, env = s.name, s.env
+        # the first source that sets it (a value, not '' or []): an unrolled loop, run for every
+        # setting of every record
+        value = flags.get(name, '')
+        if value in UNSET:
+            value, source = environ.get(env, ''), 'environment'
+            if value in UNSET:
+                value, source = from_uci.get(name, ''), 'uci section'
+                if value in UNSET:
+                    value, source = from_file.get(name, ''), 'config file'
+                    if value in UNSET:
+                        value, source = s.default, 'default'
         else:
-            source, value = 'default', s.default
+            source = 'flag'
         if s.repeat and not isinstance(value, list):
             value = value.split() if isinstance(value, str) else []   # blanks separate them elsewhere
         if value is not None and s.check:
-            raw, value = value, checked(s, value, source, env, args.config, from_file, by_flag)
-            if s.check is check_name and value != raw.lower().rstrip('.'):
-                cfg.names[s.name] = raw.rstrip('.')   # as the user wrote it: logged beside the xn-- form
+            last = LAST.get(name)
+            if last is not None and last[0] is value:   # the previous record's very value
+                value, written = (list(last[1]) if s.repeat else last[1]), last[2]
+            else:
+                raw, value = value, checked(s, value, source, env, args.config, from_file, by_flag)
+                # an internationalized name as the user wrote it: logged beside the xn-- form
+                written = raw.rstrip('.') if s.check is check_name and value != raw.lower().rstrip('.') else None
+                LAST[name] = (raw, value, written)
+            if written:
+                cfg.names[name] = written
         setattr(cfg, s.name, value)
         cfg.sources[s.name] = source
         if s.secret and value:
@@ -400,6 +418,8 @@ def load(args, settings, switches, environ=None, uci_values=None, file_values=No
 
 
 CHECKED = {}   # (setting, value) -> checked value: the records of a run share most of their values
+LAST = {}      # setting -> (the value object the last record had, checked, as written): most records
+# of a run share the very same string of the same shared section or variable
 
 
 def checked(s, value, source, env, config_path, from_file, by_flag=False):

@@ -51,19 +51,32 @@ def foreign_dir(directory):
         path = os.path.dirname(path)
 
 
-def open_file(path, flags, mode=0o600, keep=None):
+def open_file(path, flags, mode=0o600, keep=None, make=False):
     """os.open of a regular file of this user or root, never through a link; a file it creates has
-    exactly `mode` (whatever the umask), an existing one loses the bits not in `keep` (default mode)."""
-    creating = flags & os.O_CREAT
-    try:  # O_EXCL first: only then is it known whether this call made the file
-        fd, made = os.open(path, flags | (os.O_EXCL if creating else 0) | NOFOLLOW, mode), creating
-    except FileExistsError:
-        if os.path.islink(path):
+    exactly `mode` (whatever the umask), an existing one loses the bits not in `keep` (default mode);
+    make: the directories up to it are made (make_dir) when missing."""
+    made = False
+    try:
+        try:  # the file that is there: two system calls, the common case
+            if flags & os.O_EXCL:
+                raise FileNotFoundError(path)
+            fd = os.open(path, flags & ~os.O_CREAT | NOFOLLOW)
+        except FileNotFoundError:
+            if not flags & os.O_CREAT:
+                raise
+            if make:   # asked only now: a run's files are there, their directory with them
+                make_dir(os.path.dirname(os.path.abspath(path)))
+            try:  # O_EXCL: only then is it known that this call made the file
+                fd, made = os.open(path, flags | os.O_EXCL | NOFOLLOW, mode), True
+            except FileExistsError:
+                if flags & os.O_EXCL:
+                    raise
+                fd = os.open(path, flags & ~os.O_CREAT | NOFOLLOW)   # another run made it meanwhile
+    except OSError:
+        if os.path.islink(path):  # said plainly: ELOOP alone reads as a loop
             import errno  # only here: a cron run with nothing wrong loads no more modules
             raise OSError(errno.ELOOP, 'it is a symbolic link, which is never followed')
-        if flags & os.O_EXCL:
-            raise
-        fd, made = os.open(path, flags & ~os.O_CREAT | NOFOLLOW), False
+        raise
     try:
         st = os.fstat(fd)
         if st.st_mode & 0o170000 != 0o100000 or os.name == 'posix' and (
@@ -98,10 +111,14 @@ def read_lines(path, limit=4096, private=False):
     absent or unreadable; private: a file holding a token is made readable by its owner only."""
     try:
         fd = open_file(path, os.O_RDONLY, keep=0o600 if private else 0o7777)
-        with os.fdopen(fd, 'rb') as f:
-            data = f.read(limit)
     except OSError:
         return []
+    try:
+        data = os.read(fd, limit)   # a regular file gives all it has up to limit at once
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
     try:
         text = data.decode('utf-8')
     except UnicodeDecodeError:

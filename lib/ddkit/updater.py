@@ -81,9 +81,12 @@ def main(provider, argv=None):
         for family in families:
             job = make_job(provider, cfg, family, run)
             name = '%s%s %s' % ('%s: ' % label if label else '', family, cfg.record_name)
-            if run.several:
-                heading(job, 'Record %s:' % name)
-            outcomes.append((name, one_record(job)))
+            try:
+                if run.several:
+                    heading(job, 'Record %s:' % name)
+                outcomes.append((name, one_record(job)))
+            finally:
+                job.log.close()
     status = outcomes[0][1] if not run.several else finish(tool, args, outcomes, run)
     if 'ddkit.wire' in sys.modules:   # only a run that made a request loaded it
         sys.modules['ddkit.wire'].close_all()
@@ -137,8 +140,18 @@ def make_job(provider, cfg, family, run):
     key = '%s_AAAA' % cfg.record_name if family == 'AAAA' else cfg.record_name
     own.log_file = cfg.log_file or os.path.join(own.state_dir, '%s_%s.log' % (provider.TOOL, key))
     log = Log(None if own.dry_run else own.log_file, quiet=cfg.quiet, secrets=cfg.secrets,
-              tag=provider.TOOL if os.path.exists('/etc/openwrt_release') else None)
+              tag=provider.TOOL if openwrt() else None)
     return Job(provider, own, run, log)
+
+
+_OPENWRT = []
+
+
+def openwrt():
+    """True on OpenWrt, whose logd gets our lines too (asked once a run: records share the answer)."""
+    if not _OPENWRT:
+        _OPENWRT.append(os.path.exists('/etc/openwrt_release'))
+    return _OPENWRT[0]
 
 
 def one_record(job):
@@ -163,7 +176,7 @@ def finish(tool, args, outcomes, run):
     """The worst exit status; one line naming the records that failed (always shown); then one ping
     of each healthcheck_url the records name (ok when every record naming it was)."""
     from ddkit.log import Log, say
-    log = Log(None, quiet='quiet' in args.on, tag=tool if os.path.exists('/etc/openwrt_release') else None)
+    log = Log(None, quiet='quiet' in args.on, tag=tool if openwrt() else None)
     failed = ['%s (exit %d)' % (name, status) for name, status in outcomes if status]
     text = '%d of %d records failed: %s' % (len(failed), len(outcomes), ', '.join(failed)) if failed else \
         'All %d records done.' % len(outcomes)

@@ -1,10 +1,11 @@
 """HTTP/1.1 on a bare socket, the connections kept open for the rest of the run.
 
 http.client brings the email package, socket, selectors, ssl and more: on a router that triples the
-start-up of a cron run and adds 7 MiB, for one GET. This is the part of HTTP the tools use; ssl is
-imported only for https:// (docs/benchmarks.md). A run keeps one connection per (scheme, host, port,
-family, source, CA) while the server keeps it open, and one TLS context per CA setting: a router's
-CPU pays one handshake per host and one reading of its CA certificates per run (docs/https.md).
+start-up of a cron run and adds 7 MiB, for one GET. This is the part of HTTP the tools use; TLS (the
+_ssl extension, not the ssl module) is loaded only for https:// (docs/benchmarks.md). A run keeps
+one connection per (scheme, host, port, family, source, CA) while the server keeps it open, and one
+TLS context per CA setting: a router's CPU pays one handshake per host and one reading of its CA
+certificates per run (docs/https.md).
 """
 
 import _socket
@@ -75,6 +76,11 @@ def close_all():
         POOL.popitem()[1].close()
 
 
+class Socket(_socket.socket):
+    """_socket.socket, which TLS can wrap: the C layer keeps a weak reference to it, which the base
+    type does not allow (the ssl module wraps socket.socket, this class's cousin, for the same)."""
+
+
 def connect(host, port, timeout, family=None, source=None):
     """A connected TCP socket, over one address family (4 or 6) and/or from one source address."""
     fam = {4: _socket.AF_INET, 6: _socket.AF_INET6}.get(family, _socket.AF_UNSPEC)
@@ -84,7 +90,7 @@ def connect(host, port, timeout, family=None, source=None):
         name = host
     error = OSError('no address of the requested family for %s' % host)
     for af, kind, proto, _, addr in _socket.getaddrinfo(name, port, fam, _socket.SOCK_STREAM):
-        sock = _socket.socket(af, kind, proto)
+        sock = Socket(af, kind, proto)
         try:
             sock.settimeout(timeout)
             if source:
@@ -99,31 +105,92 @@ def connect(host, port, timeout, family=None, source=None):
 
 def tls(sock, host, timeout, ca_file):
     """Wrap a connected socket in TLS verified against the CA certificates and host (a name, or an IP
-    address checked against the certificate's IP addresses)."""
-    import socket
+    address checked against the certificate's IP addresses). Through _ssl, the C extension, directly:
+    the ssl module's Python layer (enum, socket, base64...) costs a router more than the handshake,
+    and only re-exports what this uses (tests/test_tls_versions.py: every Python 3.8 to 3.13)."""
     context = CONTEXTS.get(ca_file)
-    if context is None:
-        context = CONTEXTS[ca_file] = make_context(ca_file)
-    plain = socket.socket(fileno=sock.detach())  # ssl wraps socket.socket objects only
-    plain.settimeout(timeout)
     try:
-        return context.wrap_socket(plain, server_hostname=host)
+        if context is None:
+            context = CONTEXTS[ca_file] = make_context(ca_file)
+        name = server_name(host)
+        sock.settimeout(timeout)   # before wrapping: the C layer then waits with this timeout
+        conn = context._wrap_socket(sock, False, name)
+        conn.do_handshake()
     except BaseException:
-        plain.close()
+        sock.close()
         raise
+    return TLS(sock, conn)
+
+
+def server_name(host):
+    """The name TLS sends and verifies, encoded as the ssl module does; an ASCII name needs no idna
+    codec (LookupError without one)."""
+    if not host:
+        raise ValueError('no host name to verify the certificate against')
+    return host if all(ord(c) < 128 for c in host) else host.encode('idna').decode('ascii')
+
+
+class TLS:
+    """A TLS connection with the socket interface exchange uses (sendall, recv, settimeout, close),
+    behaving as ssl.SSLSocket: a close without TLS's close_notify reads as the end, as there."""
+
+    def __init__(self, sock, conn):
+        self.sock, self.conn = sock, conn   # conn holds only a weak reference to sock
+
+    def sendall(self, data):
+        view = memoryview(data)
+        while view:
+            view = view[self.conn.write(view):]
+
+    def recv(self, size):
+        import _ssl
+        try:
+            return self.conn.read(size)
+        except _ssl.SSLError as e:
+            if e.args[0] in (_ssl.SSL_ERROR_EOF, _ssl.SSL_ERROR_ZERO_RETURN):
+                return b''
+            raise
+
+    def settimeout(self, timeout):
+        self.sock.settimeout(timeout)
+
+    def close(self):
+        self.conn = None
+        self.sock.close()
 
 
 def make_context(ca_file):
     """A client TLS context that verifies certificates and host names, with the CA certificates of
     ca_locations (once a run: reading a bundle of 145 certificates costs a router's CPU the most)."""
-    import ssl
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)   # CERT_REQUIRED, host names checked
+    import _ssl
     where = ca_locations(ca_file)
+    if where is None and _windows():
+        import ssl   # the Windows certificate store is read by the ssl module's Python layer
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        context.load_default_certs()
+        return context
+    context = _ssl._SSLContext(_ssl.PROTOCOL_TLS_CLIENT)   # CERT_REQUIRED, host names checked
+    if not context.check_hostname or context.verify_mode != _ssl.CERT_REQUIRED:
+        raise OSError('this Python\'s TLS client context does not verify certificates')
     if where:
         context.load_verify_locations(**{where[0]: where[1]})
     else:
-        context.load_default_certs()   # Windows: its certificate store
+        context.set_default_verify_paths()
     return context
+
+
+def default_paths():
+    """(bundle, hashed directory) OpenSSL would use, SSL_CERT_FILE and SSL_CERT_DIR honoured, as
+    ssl.get_default_verify_paths() gives them."""
+    import _ssl
+    import os
+    file_env, cafile, dir_env, capath = _ssl.get_default_verify_paths()
+    return os.environ.get(file_env, cafile), os.environ.get(dir_env, capath)
+
+
+def _windows():
+    import os
+    return os.name == 'nt'
 
 
 def ca_locations(ca_file):
@@ -134,12 +201,11 @@ def ca_locations(ca_file):
     import os
     if ca_file:
         return ('capath' if os.path.isdir(ca_file) else 'cafile'), ca_file
-    import ssl
-    paths = ssl.get_default_verify_paths()
-    if paths.capath and hashed(paths.capath):
-        return 'capath', paths.capath
-    if paths.cafile:
-        return 'cafile', paths.cafile
+    cafile, capath = default_paths()
+    if capath and os.path.isdir(capath) and hashed(capath):
+        return 'capath', capath
+    if cafile and os.path.isfile(cafile):
+        return 'cafile', cafile
     return None
 
 

@@ -78,6 +78,9 @@ class FakeServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = 'HTTP/1.1'
+            # headers and body go out in two writes: with Nagle the body waits for the client's
+            # delayed ACK (40 ms a request), a delay no real server adds
+            disable_nagle_algorithm = True
 
             def log_message(self, *args):
                 pass
