@@ -141,6 +141,19 @@ def test_no_secret_in_log_stdout_or_urls(box, tmp_path):
         assert 'SECRETKEY' not in text
 
 
+def test_an_unchanged_record_needs_no_lock(box, tmp_path):
+    """Nothing to write, so nothing to lock: a run finds the IP unchanged while another run holds
+    the record's lock (a record that changes waits for it: the test below)."""
+    import fcntl
+    cached(box, tmp_path, ip=box.lookup.answer, content=box.lookup.answer)
+    lock = tmp_path / ('.updater_a_%s.lock' % RECORD)
+    with open(str(lock), 'a') as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        done = run_tool('updater_a', env=box.env_a(str(tmp_path)))
+    assert done.returncode == 0 and 'IP has not changed: %s' % box.lookup.answer in done.stdout, done.stdout
+    assert box.provider_a.calls() == []
+
+
 def test_two_runs_at_once_one_waits_then_gives_up(box, tmp_path):
     rid = cached(box, tmp_path)
     box.lookup.answer = '81.2.69.95'
