@@ -6,14 +6,13 @@ ddkit.wire itself against local TLS servers."""
 
 import datetime
 import os
-import socket
 import ssl
 import subprocess
-import threading
 
 import pytest
 
 from conftest import ROOT, sampled
+from fakes.base import Listener
 from test_apk import pythons
 
 PROBE = r'''
@@ -29,39 +28,26 @@ except OSError as e:
 '''
 
 
-class TLSServer:
+class TLSServer(Listener):
     """One HTTPS answer per connection, with the given certificate; ending: how the answer ends (its
     Content-Length; the close of the connection, with TLS's close_notify or without it)."""
 
     def __init__(self, cert, ending='length'):
         self.ending = ending
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        cert.configure_cert(context)
-        self.sock = socket.socket()
-        self.sock.bind(('127.0.0.1', 0))
-        self.sock.listen(5)
-        self.port = self.sock.getsockname()[1]
-        self.context = context
-        threading.Thread(target=self.serve, daemon=True).start()
+        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        cert.configure_cert(self.context)
+        super().__init__()
 
-    def serve(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            try:
-                with self.context.wrap_socket(conn, server_side=True) as tls:
-                    tls.recv(65536)
-                    length = 'Content-Length: 5\r\n' if self.ending == 'length' else ''
-                    tls.sendall(b'HTTP/1.1 200 OK\r\n%sConnection: close\r\n\r\nhello' % length.encode())
-                    if self.ending == 'close_notify':
-                        tls.unwrap().close()
-            except (OSError, ssl.SSLError):
-                pass   # the client refused the certificate
-
-    def stop(self):
-        self.sock.close()
+    def handle(self, conn):
+        try:
+            with self.context.wrap_socket(conn, server_side=True) as tls:
+                tls.recv(65536)
+                length = 'Content-Length: 5\r\n' if self.ending == 'length' else ''
+                tls.sendall(b'HTTP/1.1 200 OK\r\n%sConnection: close\r\n\r\nhello' % length.encode())
+                if self.ending == 'close_notify':
+                    tls.unwrap().close()
+        except (OSError, ssl.SSLError):
+            pass   # the client refused the certificate
 
 
 @pytest.fixture(scope='module')

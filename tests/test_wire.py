@@ -2,49 +2,37 @@
 use (Content-Length, chunked, close-delimited), broken answers, and what is never sent."""
 
 import os
-import socket
 import sys
-import threading
 
 import pytest
 
 from conftest import ROOT
+from fakes.base import Listener
 
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
 from ddkit import Failure, http, wire  # noqa: E402
 
 
-class RawServer:
-    """A one-shot TCP server on 127.0.0.1 that sends `reply` bytes and closes; keeps what it got."""
+class RawServer(Listener):
+    """A TCP server on 127.0.0.1 that sends `reply` bytes to each request and closes; keeps what it got."""
 
     def __init__(self, reply, close=True):
         self.reply, self.close, self.got = reply, close, b''
-        self.sock = socket.socket()
-        self.sock.bind(('127.0.0.1', 0))
-        self.sock.listen(5)
-        self.url = 'http://127.0.0.1:%d' % self.sock.getsockname()[1]
-        threading.Thread(target=self.serve, daemon=True).start()
+        super().__init__()
+        self.url = 'http://127.0.0.1:%d' % self.port
 
-    def serve(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            conn.settimeout(5)
-            data = b''
-            while b'\r\n\r\n' not in data:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-            self.got = data
-            conn.sendall(self.reply)
-            if self.close:
-                conn.close()
-
-    def stop(self):
-        self.sock.close()
+    def handle(self, conn):
+        conn.settimeout(5)
+        data = b''
+        while b'\r\n\r\n' not in data:
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        self.got = data
+        conn.sendall(self.reply)
+        if self.close:
+            conn.close()
 
 
 @pytest.fixture

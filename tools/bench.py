@@ -127,6 +127,19 @@ def tool_files(tool):
                 and getattr(node.targets[0], 'id', None) == 'FILES')
 
 
+def private_file(path, text):
+    """Write a config file of the bench, mode 0600 (it holds the fakes' credentials; the tools refuse a
+    config file others could change)."""
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 'w') as f:
+        f.write(text)
+
+
+def settings_of(env):
+    """A DDNS_* environment as the settings of a config file (record_name left out: each record has
+    its own)."""
+    return {k[5:].lower(): v for k, v in env.items() if k != 'DDNS_RECORD_NAME'}
+
+
 # --- one command, run and measured -----------------------------------------------------------------
 def clean_env(extra=None):
     """What cron would give a tool: PATH, HOME, LANG, and the DDNS_* settings; no PYTHON* variables."""
@@ -186,6 +199,7 @@ class Path:
         self.forbid = None     # text that must not show in its output
         self.after = None      # what to undo after each run
         self.isolated = False   # run under python3 -I -S
+        self.https = False      # an HTTPS row (tools/bench_https.py): a table of its own
 
     def once(self, servers, mode):
         if self.before:
@@ -436,7 +450,7 @@ class Bench:
                 path.missing = why if cmd is None else 'skipped: %s' % self.why_no_iface
                 continue
             state = self.state('%s-scale-%s' % (tool, kind))
-            shared = {k[5:].lower(): v for k, v in self.settings(tool, state).items() if k != 'DDNS_RECORD_NAME'}
+            shared = settings_of(self.settings(tool, state))
             count = RECORDS if kind in ('quiet', 'busy') else MANY
             names = [('%s-%s-%d.%s' % (label, kind, i, shared['zone_name'])).lower() for i in range(count)]
             text = ''.join('[r%d]\nrecord_name=%s\n' % (i, name) for i, name in enumerate(names))
@@ -458,9 +472,7 @@ class Bench:
                 path.seed = {}
                 path.before = self.first_run(tool, state, names)
             config = os.path.join(state, 'records.conf')
-            fd = os.open(config, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, 'w') as f:
-                f.write(''.join('%s=%s\n' % kv for kv in sorted(shared.items())) + text)
+            private_file(config, ''.join('%s=%s\n' % kv for kv in sorted(shared.items())) + text)
             path.expect = 'All %d records done.' % count
             path.cmd, path.env = cmd + ['--all', '--config', config], clean_env()
 
@@ -486,7 +498,7 @@ class Bench:
             path.missing = why if cmd is None else 'skipped: %s' % self.why_no_iface
             return
         state = self.state('%s-%s-records' % (tool, variant))
-        shared = {k[5:].lower(): v for k, v in self.settings(tool, state).items() if k != 'DDNS_RECORD_NAME'}
+        shared = settings_of(self.settings(tool, state))
         shared['ip_source'] = 'iface:' + IFACE
         text = 'config defaults\n' + ''.join("\toption %s '%s'\n" % (k, v.replace("'", "'\\''"))
                                               for k, v in sorted(shared.items()))
@@ -497,9 +509,7 @@ class Bench:
                     "\toption record_type 'A AAAA'\n" % (tool, n, record)
             path.seed.update({(record, 'A'): [IFACE_V4], (record, 'AAAA'): [IFACE_V6]})
         config = os.path.join(state, tool + '.uci')
-        fd = os.open(config, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, 'w') as f:
-            f.write(text)
+        private_file(config, text)
         path.expect = 'All %d records done.' % RECORDS
         path.cmd, path.env = cmd + ['--all'], clean_env({'DDNS_UCI_FILE': config})
 
@@ -548,12 +558,10 @@ class Bench:
         # use=web asks our loopback lookup; the provider is the loopback fake A over plain http, so
         # even an unexpected update would stay on this machine and show in the request counts
         provider = self.box.provider_a.url.split('://', 1)[1]
-        fd = os.open(conf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, 'w') as f:
-            f.write('daemon=0\nssl=no\nuse=web, web=%s/\n'
-                    'protocol=cloudflare, zone=%s, login=%s, password=%s, server=%s\n%s\n'
-                    % (self.box.lookup.url, 'example.com', self.box.provider_a.email,
-                       self.box.provider_a.key, provider, self.record))
+        private_file(conf, 'daemon=0\nssl=no\nuse=web, web=%s/\n'
+                     'protocol=cloudflare, zone=%s, login=%s, password=%s, server=%s\n%s\n'
+                     % (self.box.lookup.url, 'example.com', self.box.provider_a.email,
+                        self.box.provider_a.key, provider, self.record))
         path.version = ddclient_version(exe)
 
         def before():
@@ -668,7 +676,7 @@ def verdict(path, bench, rtt):
     """(budget text, 'ok' | 'MISSED: why' | '')"""
     if not path.budget or path.wall is None:
         return '', ''
-    if getattr(path, 'https', False):
+    if path.https:
         return bench_https.verdict(path, bench)
     kind, label, variant = path.budget
     floor, dd = bench.floor, bench.ddclient
@@ -811,7 +819,7 @@ def report(bench, rtt, elapsed):
              '| budget | verdict |',
              '|---|---:|---:|---:|---:|---:|---:|---|---|---|']
     for path in bench.paths:
-        if getattr(path, 'https', False):
+        if path.https:
             continue   # in a table of their own, below
         if path.missing:
             lines.append('| %s | | | | | | | | | %s |' % (path.name, path.missing))

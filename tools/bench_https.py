@@ -73,7 +73,7 @@ class Certs:
 
 
 def add(bench, b):
-    """The HTTPS rows, appended to bench.paths (b: the bench module, for Path and clean_env)."""
+    """The HTTPS rows, appended to bench.paths (b: the bench module, for Path and its helpers)."""
     from sandbox import Sandbox
     from providers import PROVIDERS
     certs = Certs(bench.tmp)
@@ -132,12 +132,9 @@ def row(bench, b, path, adapter, box, cmd, case, ca):
         path.before = before
         path.expect = 'IP has been updated to' if case == 'first' else 'All %d records done.' % SIX
     if case == 'six':
-        shared = {k[5:].lower(): v for k, v in env.items() if k != 'DDNS_RECORD_NAME'}
         config = os.path.join(bench.state('https-config'), '%s-%s.conf' % (adapter.tool, os.path.basename(ca)))
-        fd = os.open(config, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, 'w') as f:
-            f.write(''.join('%s=%s\n' % kv for kv in sorted(shared.items()))
-                    + ''.join('[r%d]\nrecord_name=%s\n' % (i, name) for i, name in enumerate(names)))
+        b.private_file(config, ''.join('%s=%s\n' % kv for kv in sorted(b.settings_of(env).items()))
+                       + ''.join('[r%d]\nrecord_name=%s\n' % (i, name) for i, name in enumerate(names)))
         path.cmd, path.env = cmd + ['--all', '--config', config], b.clean_env()
     else:
         path.cmd, path.env = cmd, b.clean_env(env)
@@ -176,7 +173,7 @@ def table(bench, MiB):
              '| path | requests | connections | hosts | CPU ms | wall ms | x -I -S floor | peak RSS MiB '
              '| budget | verdict |', '|---|---|---:|---:|---:|---:|---:|---:|---|---|']
     for path in bench.paths:
-        if not getattr(path, 'https', False):
+        if not path.https:
             continue
         if path.missing:
             lines.append('| %s | | | | | | | | | %s |' % (path.name, path.missing))

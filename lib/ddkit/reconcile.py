@@ -25,10 +25,9 @@ def run(job):
         if current is None:
             job.judged = False  # exit 0, as nothing to do, but no health-check ping (ddkit.notify)
             status = 0
-        elif not cfg.force and state.read_lines(job.ip_file)[:1] == [current] and \
-                unchanged(job, current, current):
-            status = 0   # the common run: nothing to write, so no lock to take (a run that writes
-            # reads the ip file again under the lock)
+        elif not cfg.force and state.read_lines(job.ip_file)[:1] == [current]:
+            unchanged(job, current, current)   # the common run: nothing to write, so no lock to take
+            status = 0   # (a run that writes reads the ip file again under the lock)
         elif cfg.dry_run:
             return update(job, current)  # a dry run writes no file, not even a lock file
         else:

@@ -398,16 +398,9 @@ def load(args, settings, switches, environ=None, uci_values=None, file_values=No
         if s.repeat and not isinstance(value, list):
             value = value.split() if isinstance(value, str) else []   # blanks separate them elsewhere
         if value is not None and s.check:
-            last = LAST.get(name)
-            if last is not None and last[0] is value:   # the previous record's very value
-                value, written = (list(last[1]) if s.repeat else last[1]), last[2]
-            else:
-                raw, value = value, checked(s, value, source, env, args.config, from_file, by_flag)
-                # an internationalized name as the user wrote it: logged beside the xn-- form
-                written = raw.rstrip('.') if s.check is check_name and value != raw.lower().rstrip('.') else None
-                LAST[name] = (raw, value, written)
-            if written:
-                cfg.names[name] = written
+            raw, value = value, checked(s, value, source, env, args.config, from_file, by_flag)
+            if s.check is check_name and value != raw.lower().rstrip('.'):
+                cfg.names[name] = raw.rstrip('.')   # as the user wrote it: logged beside the xn-- form
         setattr(cfg, s.name, value)
         cfg.sources[s.name] = source
         if s.secret and value:
@@ -418,8 +411,6 @@ def load(args, settings, switches, environ=None, uci_values=None, file_values=No
 
 
 CHECKED = {}   # (setting, value) -> checked value: the records of a run share most of their values
-LAST = {}      # setting -> (the value object the last record had, checked, as written): most records
-# of a run share the very same string of the same shared section or variable
 
 
 def checked(s, value, source, env, config_path, from_file, by_flag=False):

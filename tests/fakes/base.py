@@ -1,5 +1,6 @@
 """A threaded HTTP(S) server on 127.0.0.1 with named routes, a request log, per-route request budgets
-and switches that make the next answers fail the way real services fail."""
+and switches that make the next answers fail the way real services fail; and a bare listener for the
+tests whose server must send what no HTTP server would."""
 
 import json
 import re
@@ -37,6 +38,32 @@ class Reply:
         else:
             self.raw = json.dumps(body).encode()
             self.headers.setdefault('Content-Type', 'application/json')
+
+
+class Listener:
+    """A TCP server on 127.0.0.1 for bytes no HTTP server would send: a thread accepts each
+    connection and hands it to handle(conn), which subclasses write (and set what it uses first)."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(('127.0.0.1', 0))
+        self.sock.listen(5)
+        self.port = self.sock.getsockname()[1]
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return   # stopped
+            self.handle(conn)
+
+    def handle(self, conn):
+        raise NotImplementedError
+
+    def stop(self):
+        self.sock.close()
 
 
 class FakeServer:
