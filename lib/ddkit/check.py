@@ -201,14 +201,6 @@ class Report:
         except ImportError:
             self.tls_failed.update(https)
             return self.fail('TLS: this Python has no ssl module', 'opkg install python3-openssl')
-        from ddkit import http, wire
-        try:  # an internationalized host name is sent as its xn-- form
-            for url in https:
-                wire.server_name(http.split_url(url)[1])
-        except LookupError:
-            self.tls_failed.update(https)
-            return self.fail('TLS: this Python has no idna codec (LookupError: unknown encoding: idna)',
-                             'opkg install python3-codecs')
         store, missing = ca_store(self.cfg.ca_file)
         for url in https:
             problem, fix = handshake(url, self.cfg, _ssl)
