@@ -548,3 +548,16 @@ def test_logs_reach_syslog_under_openwrt(root, box, tmp_path):
     assert result['status'] == 0, result
     assert '<30>updater_a: IP has been updated to: 81.2.69.10' in result['syslog']
     assert all(box.provider_a.key not in line for line in result['syslog'])
+    # a run of several: each record's heading is a message of its own, written with its next line
+    box.provider_a.add_record(box.zone_a, 'nas.example.com', 'A', '81.2.69.10')
+    (root / 'etc' / 'config' / 'updater_a').write_text(uci_a(box, tmp_path / 'state', {
+        'home': {'enabled': '1'}, 'nas': {'enabled': '1', 'record_name': 'nas.example.com'}}))
+    done = in_namespace(tmp_path / 'again', ['dev', 'etc'], [sys.executable, '-c', SYSLOG_STANDIN, sys.executable,
+                                                             str(root / 'usr' / 'bin' / 'updater_a'), '--all'],
+                        environment(root, 'updater_a'), files=[('etc/openwrt_release', "DISTRIB_ID='OpenWrt'\n")])
+    result = json.loads(done.stdout)
+    assert result['status'] == 0, result
+    messages = [line.split(': ', 1)[1] for line in result['syslog']]
+    assert messages[:3] == ['Record home: A %s:' % RECORD, 'IP has not changed: 81.2.69.10',
+                            'Record nas: A nas.example.com:'], result
+    assert messages[-1] == 'All 2 records done.' and not any('\n' in m for m in messages), result

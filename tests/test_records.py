@@ -239,6 +239,36 @@ def test_dry_run_says_per_record_what_would_change(box, dual, tmp_path):
     assert os.listdir(str(tmp_path)) == []
 
 
+def test_a_record_whose_log_directory_others_can_change_writes_nothing_there(box, dual, tmp_path):
+    """In a run of several, a record's heading waits for its first line: a record stopped by the
+    trust check has put nothing in its log directory; the heading still shows, on stdout, before
+    the reason. The other record's log file gets its heading and its lines."""
+    fake = box.provider_a
+    ids = [fake.add_record(box.zone_a, name, 'AAAA', OLD6) for name in (RECORD, NAS)]
+    previous(box, NAS, aaaa=OLD6)
+    shared = defaults_a(box, tmp_path / 'state', dual)
+    shared_logs = tmp_path / 'shared-logs'
+    shared_logs.mkdir()
+    shared_logs.chmod(0o777)
+    path = tmp_path / 'ddns.conf'
+    path.write_text(''.join('%s=%s\n' % kv for kv in shared.items()) + 'record_type=AAAA\n'
+                    '[home]\nrecord_name=%s\nlog_file=%s/home.log\n[nas]\nrecord_name=%s\n'
+                    % (RECORD, shared_logs, NAS))
+    path.chmod(0o600)
+    for quiet in ([], ['--quiet']):
+        done = run('updater_a', dual, ['--all', '--config', str(path)] + quiet)
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert os.listdir(str(shared_logs)) == []
+        assert 'directory %s cannot be trusted' % shared_logs in done.stderr
+        heading = 'Record home: AAAA %s:' % RECORD
+        assert (heading in done.stdout) == (not quiet), done.stdout
+        assert '1 of 2 records failed: home: AAAA %s (exit 1)' % RECORD in done.stdout
+    assert [fake.records[r]['content'] for r in ids] == [OLD6, NEW6]
+    lines = (tmp_path / 'state' / ('updater_a_%s_AAAA.log' % NAS)).read_text().splitlines()
+    assert lines[0].endswith('] - Record nas: AAAA %s:' % NAS) and 'IP changed from' in lines[1], lines
+
+
+
 def test_each_record_has_its_own_lock(box, dual, tmp_path):
     """A run still holding one record's lock makes that record fail; the other is updated."""
     import fcntl

@@ -18,6 +18,7 @@ def run(job):
     cfg, log = job.cfg, job.log
     problem = job.untrusted_dirs()
     if problem:  # before the lock and the log: nothing is written into a directory others can change
+        log.close()   # a run of several: the record's heading first, on stdout only
         print('%s: %s; nothing was changed; fix: %s' % ((job.tool,) + problem), file=sys.stderr)
         return 1
     try:

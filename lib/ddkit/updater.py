@@ -169,7 +169,7 @@ def heading(job, text):
         from ddkit.log import say
         say(text)
     else:
-        job.log.info(text)
+        job.log.heading(text)
 
 
 def finish(tool, args, outcomes, run):
