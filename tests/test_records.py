@@ -365,3 +365,85 @@ def test_a_first_run_of_many_names_lists_the_zone_once(box, tmp_path, tool, othe
     assert len(fake.calls('list_records')) == listings
     assert len(fake.calls('create_record')) == 20 and done.stdout.count('IP has been updated to: %s' % NEW4) == 20
     assert len(fake.calls('list_zones')) == 1
+
+
+# --- what every record shares is resolved once a run ----------------------------------------------
+
+def whole_and_based(args, env, tool='updater_a'):
+    """Each planned record's settings loaded whole and from the run's shared base: [(whole, based)],
+    either a Config's values or the UsageError's text."""
+    import sys
+    from conftest import ROOT
+    sys.path.insert(0, os.path.join(ROOT, 'lib'))
+    sys.path.insert(0, os.path.join(ROOT, 'bin'))
+    import importlib
+    from ddkit import UsageError, records, settings, updater
+    provider = importlib.import_module(tool)
+    table = provider.SETTINGS + updater.COMMON
+    parsed = settings.parse_args(args, table, updater.SWITCHES, files=True)
+    planned, shared = records.plan(parsed, tool, table)
+    base = records.base(parsed, table, updater.SWITCHES, env, shared)
+
+    def load(values, base):
+        try:
+            cfg = settings.load(parsed, table, updater.SWITCHES, environ=env, base=base, **values())
+        except UsageError as e:
+            return str(e)
+        return {k: v for k, v in vars(cfg).items() if k != 'given'}
+    return base, [(load(values, None), load(values, base)) for _, values in planned]
+
+
+@pytest.mark.parametrize('form', ['config', 'uci'])
+def test_a_record_loaded_from_the_shared_base_gets_what_a_whole_load_gives(tmp_path, monkeypatch, form):
+    """Flags and the environment still win over a record's own values; a record's own value wins
+    over the shared one; secrets, names as written, list values and errors are the record's own."""
+    shared = {'zone_name': 'example.com', 'auth_email': 'me@example.com', 'auth_key': 'shared-key-123',
+              'timeout': '7', 'ip_lookup_url': 'https://a.example https://b.example', 'record_type': 'A',
+              'state_dir': str(tmp_path), 'base_url': 'https://api.example',
+              'record_name': 'dåtå.example.com'}   # every record names its own: the written form is its own too
+    own = [('plain', {'record_name': 'a.example.com'}),
+           ('own_key', {'record_name': 'b.example.com', 'auth_key': 'own-key-4567', 'timeout': '9'}),
+           ('idn', {'record_name': 'bücher.example.com', 'record_type': 'AAAA'}),
+           ('zone', {'record_name': 'c.example.org', 'zone_name': 'example.org', 'ip_lookup_url': 'https://c.example'}),
+           ('env_wins', {'record_name': 'd.example.com', 'base_url': 'https://own.example'}),
+           ('bad_own', {'record_name': 'e.example.com', 'timeout': 'soon'}),
+           ('same', {'record_name': 'f.example.com', 'zone_name': 'example.com'})]
+    env = {'DDNS_BASE_URL': 'https://env.example', 'DDNS_DOH_URL': 'https://doh.example'}
+    if form == 'config':
+        path = tmp_path / 'ddns.conf'
+        path.write_text(''.join('%s=%s\n' % kv for kv in shared.items()) + ''.join(
+            '[%s]\n' % label + ''.join('%s=%s\n' % kv for kv in values.items()) for label, values in own))
+        path.chmod(0o600)
+        args = ['--all', '--config', str(path)]
+    else:
+        path = uci_file(tmp_path / 'updater_a', shared, [(label, dict(values, enabled='1')) for label, values in own])
+        monkeypatch.setenv('DDNS_UCI_FILE', path)   # the UCI file's path is read from the process's own
+        args = ['--all']
+    base, loaded = whole_and_based(args + ['--timeout', '11'] * (form == 'uci'), env)
+    assert base is not None and len(loaded) == len(own)
+    for (label, _), (whole, based) in zip(own, loaded):
+        assert based == whole, label
+    plain, own_key, idn, zone, env_wins, bad_own, same = [whole for whole, _ in loaded]
+    assert plain['base_url'] == env_wins['base_url'] == 'https://env.example'
+    assert own_key['secrets'] == ['own-key-4567'] and plain['secrets'] == ['shared-key-123']
+    assert idn['record_name'] == 'xn--bcher-kva.example.com' and idn['names'] == {'record_name': 'bücher.example.com'}
+    assert plain['names'] == {} and zone['ip_lookup_url'] == ['https://c.example']
+    assert zone['zone_name'] == 'example.org' and plain['ip_lookup_url'] == ['https://a.example', 'https://b.example']
+    if form == 'uci':   # the flag beats every section's own timeout, the bad one too
+        assert own_key['timeout'] == bad_own['timeout'] == 11.0
+    else:
+        assert own_key['timeout'] == 9.0 and plain['timeout'] == 7.0
+        assert bad_own.startswith('bad value for timeout (config file %s line' % path)
+
+
+def test_a_bad_shared_value_fails_only_the_records_that_keep_it(tmp_path):
+    path = tmp_path / 'ddns.conf'
+    path.write_text('zone_name=example.com\nauth_email=me@example.com\nauth_key=k-123456\ntimeout=soon\n'
+                    '[mended]\nrecord_name=a.example.com\ntimeout=5\n[kept]\nrecord_name=b.example.com\n')
+    path.chmod(0o600)
+    base, loaded = whole_and_based(['--all', '--config', str(path)], {})
+    assert base is None   # each record is then loaded whole
+    (mended, _), (kept, _) = loaded
+    assert mended['timeout'] == 5.0
+    assert kept == 'bad value for timeout (config file %s line 4): must be a number of seconds, more than 0 ' \
+                   'and at most 300; got \'soon\'' % path

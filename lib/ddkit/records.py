@@ -7,7 +7,9 @@ from ddkit import UsageError, settings, uci
 
 
 def plan(args, tool, table):
-    """[(label, values)]: values() gives settings.load the record's own UCI or config file values."""
+    """([(label, values)], shared): values() gives settings.load the record's own UCI or config file
+    values; shared(), those every record starts from (the config file's lines before its first
+    [record], the UCI file's `config defaults`), or shared is None."""
     known = {s.name: s for s in table}
     if 'all' in args.on and args.uci:
         raise UsageError('give --all (every enabled record) or --uci SECTION, not both')
@@ -17,14 +19,28 @@ def plan(args, tool, table):
         if not blocks:
             raise UsageError('config file %s lists no [record]: add one [name] line before the settings '
                              'of each record, or run without --all' % args.config)
-        return [(label, lambda own=own: {'file_values': dict(shared, **own)}) for label, own in blocks]
+        return [(label, lambda own=own: {'file_values': dict(shared, **own)}) for label, own in blocks], \
+            lambda: {'file_values': shared}
     path = settings.uci_path(tool)
     if 'all' in args.on:
-        found = uci.enabled(path, tool)
+        sections = uci.read(path)
+        found = uci.enabled(path, tool, sections)
         if not found:
             raise UsageError('no enabled %s section in %s: set option enabled \'1\' in the sections to run'
                              % (tool, path))
         return [(ref, lambda ref=ref, options=options: {
-            'uci_values': settings.uci_settings(path, ref, options, known)}) for ref, options in found]
+            'uci_values': settings.uci_settings(path, ref, options, known)}) for ref, options in found], \
+            lambda: {'uci_values': settings.uci_settings(path, uci.DEFAULTS, uci.defaults(sections), known)}
     return [(ref, lambda ref=ref: {'uci_values': settings.uci_settings(path, ref, uci.record(path, ref), known)})
-            for ref in args.uci]
+            for ref in args.uci], None
+
+
+def base(args, table, switches, environ, shared):
+    """The Config of what every record of the run shares, resolved once (settings.load's base); None
+    when there is none, or when a shared value is bad: then each record that keeps it says so."""
+    if shared is None:
+        return None
+    try:
+        return settings.load(args, table, switches, environ=environ, **shared())
+    except UsageError:
+        return None

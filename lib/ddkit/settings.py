@@ -367,20 +367,31 @@ def named_section(args, uci_name, settings, environ=None):
     return {'uci_values': uci_settings(path, ref, uci.record(path, ref), {s.name: s for s in settings})}
 
 
-def load(args, settings, switches, environ=None, uci_values=None, file_values=None, by_flag=False):
+def load(args, settings, switches, environ=None, uci_values=None, file_values=None, by_flag=False, base=None):
     """Build the Config of one record from parsed Args (flag, then DDNS_* environment, then UCI
     section, then --config file, then default); uci_values and file_values: the record's own values
     when a run of several records reads them (ddkit.records), else the --config file is read here.
-    by_flag: a bad value is named by its flag (the egress tools, whose settings are flags)."""
+    by_flag: a bad value is named by its flag (the egress tools, whose settings are flags).
+    base: the Config of the values every record of the run shares (loaded once a run, with the same
+    args and environ): only the settings whose UCI or file value differs from its are resolved."""
     environ = os.environ if environ is None else environ
     from_uci = uci_values or {}
     from_file = file_values if file_values is not None else \
         read_config(args.config, {s.name: s for s in settings}) if args.config else {}
     cfg = Config()
+    table = settings
+    if base is not None:
+        cfg.__dict__.update(base.__dict__)
+        cfg.sources, cfg.names, cfg.secrets = dict(base.sources), dict(base.names), list(base.secrets)
+        shared_uci, shared_file = base.given
+        own = {k for k, v in from_uci.items() if shared_uci.get(k, UNSET) != v}
+        own.update(k for k, v in from_file.items() if shared_file.get(k, UNSET) != v)
+        table = [s for s in settings if s.name in own]
+    cfg.given = (from_uci, from_file)
     cfg.config_file = args.config
     cfg.uci = {k[4:]: v for k, v in from_uci.items() if k.startswith('uci:')}  # section, enabled, ...
     flags = args.values
-    for s in settings:
+    for s in table:
         name, env = s.name, s.env
         # the first source that sets it (a value, not '' or []): an unrolled loop, run for every
         # setting of every record
@@ -399,14 +410,17 @@ def load(args, settings, switches, environ=None, uci_values=None, file_values=No
             value = value.split() if isinstance(value, str) else []   # blanks separate them elsewhere
         if value is not None and s.check:
             raw, value = value, checked(s, value, source, env, args.config, from_file, by_flag)
-            if s.check is check_name and value != raw.lower().rstrip('.'):
-                cfg.names[name] = raw.rstrip('.')   # as the user wrote it: logged beside the xn-- form
-        setattr(cfg, s.name, value)
-        cfg.sources[s.name] = source
-        if s.secret and value:
-            cfg.secrets.append(value)
-    for sw in switches:
-        setattr(cfg, sw.name, sw.name in args.on)
+            if s.check is check_name:
+                cfg.names.pop(name, None)
+                if value != raw.lower().rstrip('.'):
+                    cfg.names[name] = raw.rstrip('.')   # as the user wrote it: logged beside the xn-- form
+        setattr(cfg, name, value)
+        cfg.sources[name] = source
+    if base is None or any(s.secret for s in table):
+        cfg.secrets = [getattr(cfg, s.name) for s in settings if s.secret and getattr(cfg, s.name)]
+    if base is None:
+        for sw in switches:
+            setattr(cfg, sw.name, sw.name in args.on)
     return cfg
 
 

@@ -226,18 +226,24 @@ def read(path):
 def record(path, ref, sections=None):
     """The options of one record section over those of the file's `config defaults` sections."""
     sections = read(path) if sections is None else sections
-    options = {}
-    for kind, _, given in sections:
-        if kind == DEFAULTS:
-            options.update(given)
+    options = defaults(sections)
     options.update(section(path, ref, sections))
     return options
 
 
-def enabled(path, kind):
+def defaults(sections):
+    """The options of the `config defaults` sections: what every record section inherits."""
+    options = {}
+    for kind, _, given in sections:
+        if kind == DEFAULTS:
+            options.update(given)
+    return options
+
+
+def enabled(path, kind, sections=None):
     """[(ref, options)] of the enabled sections of a type, in file order, defaults applied: ref is the
     name, or @kind[n] for an anonymous one (as the init and hotplug scripts pass it)."""
-    sections = read(path)
+    sections = read(path) if sections is None else sections
     same = [(name, options) for k, name, options in sections if k == kind]
     return [(name or '@%s[%d]' % (kind, n), record(path, name or '@%s[%d]' % (kind, n), sections))
             for n, (name, options) in enumerate(same) if options.get('enabled') in TRUE]

@@ -56,9 +56,10 @@ def main(provider, argv=None):
     try:
         args = settings.parse_args(sys.argv[1:] if argv is None else argv, table, SWITCHES, files=True)
         several = args is not None and ('all' in args.on or len(args.uci) > 1)
+        shared = None
         if several:
             from ddkit import records
-            planned = records.plan(args, tool, table)
+            planned, shared = records.plan(args, tool, table)
         elif args is not None and 'version' not in args.on:
             planned = [(None, lambda: settings.named_section(args, tool, table))]
     except UsageError as e:
@@ -68,9 +69,10 @@ def main(provider, argv=None):
         return about(provider, table, args)
     run, outcomes = Run(several), []
     environ = dict(os.environ)   # read once: each record's settings look every name up in it
+    base = shared and records.base(args, table, SWITCHES, environ, shared)
     for label, values in planned:
         try:
-            cfg = settings.load(args, table, SWITCHES, environ=environ, **values())
+            cfg = settings.load(args, table, SWITCHES, environ=environ, base=base, **values())
             usable(provider, cfg, label)
         except UsageError as e:
             print('%s: %s%s' % (tool, 'record %s: ' % label if label else '', e), file=sys.stderr)
