@@ -382,7 +382,7 @@ def whole_and_based(args, env, tool='updater_a'):
     table = provider.SETTINGS + updater.COMMON
     parsed = settings.parse_args(args, table, updater.SWITCHES, files=True)
     planned, shared = records.plan(parsed, tool, table)
-    base = records.base(parsed, table, updater.SWITCHES, env, shared)
+    base = settings.load(parsed, table, updater.SWITCHES, environ=env, **shared())
 
     def load(values, base):
         try:
@@ -436,14 +436,20 @@ def test_a_record_loaded_from_the_shared_base_gets_what_a_whole_load_gives(tmp_p
         assert bad_own.startswith('bad value for timeout (config file %s line' % path)
 
 
-def test_a_bad_shared_value_fails_only_the_records_that_keep_it(tmp_path):
+def test_a_bad_shared_value_fails_only_the_records_that_keep_it(box, dual, tmp_path):
+    """The shared values are resolved once a run; one of them bad, each record is loaded whole: the
+    record that gives its own value runs, the one that keeps the bad value fails alone, exit 2."""
+    fake = box.provider_a
+    ids = [fake.add_record(box.zone_a, name, 'AAAA', OLD6) for name in (RECORD, NAS)]
+    previous(box, NAS, aaaa=OLD6)
     path = tmp_path / 'ddns.conf'
-    path.write_text('zone_name=example.com\nauth_email=me@example.com\nauth_key=k-123456\ntimeout=soon\n'
-                    '[mended]\nrecord_name=a.example.com\ntimeout=5\n[kept]\nrecord_name=b.example.com\n')
+    path.write_text(''.join('%s=%s\n' % kv for kv in defaults_a(box, tmp_path, dual).items())
+                    + 'record_type=AAAA\ntimeout=soon\n[kept]\nrecord_name=%s\n[mended]\nrecord_name=%s\n'
+                    'timeout=5\n' % (RECORD, NAS))
     path.chmod(0o600)
-    base, loaded = whole_and_based(['--all', '--config', str(path)], {})
-    assert base is None   # each record is then loaded whole
-    (mended, _), (kept, _) = loaded
-    assert mended['timeout'] == 5.0
-    assert kept == 'bad value for timeout (config file %s line 4): must be a number of seconds, more than 0 ' \
-                   'and at most 300; got \'soon\'' % path
+    done = run('updater_a', dual, ['--all', '--config', str(path)])
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr == "updater_a: record kept: bad value for timeout (config file %s line 9): must be a " \
+                          "number of seconds, more than 0 and at most 300; got 'soon'\n" % path
+    assert [fake.records[r]['content'] for r in ids] == [OLD6, NEW6]
+    assert '1 of 2 records failed: kept (exit 2)' in done.stdout

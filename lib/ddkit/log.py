@@ -27,7 +27,7 @@ class Log:
         self.forms = None  # every form of every secret, longest first; made for the first line that needs it
         self.fd = None     # the log file, open from the first line to close()
         self.size = 0      # its size
-        self.held = None   # a heading, written with the line after it (heading())
+        self.held = ''     # a heading, written with the line after it (heading())
         for secret in secrets:
             self.add_secret(secret)
 
@@ -68,10 +68,9 @@ class Log:
     def close(self):
         """Close the log file (the record is done); a later line opens it again. A heading no line
         followed is printed alone, never written to the file (a record that wrote nothing)."""
-        if self.held is not None:
-            held, self.held = self.held, None
-            if not self.quiet:
-                say(held)
+        if self.held and not self.quiet:
+            say(self.held[:-1])
+        self.held = ''
         if self.fd is not None:
             fd, self.fd = self.fd, None
             os.close(fd)
@@ -80,7 +79,9 @@ class Log:
         """The line that starts a record's part of a run of several, held until the record's next
         line: both go out in one write, and a record stopped before its first line (a directory that
         fails the trust check) has put nothing in its log file."""
-        self.held = '[%s] - %s' % (stamp(), self.clean(message))
+        self.held = '[%s] - %s\n' % (stamp(), self.clean(message))
+        if self.tag:   # syslog: a message of its own, and no file
+            _syslog(self.tag, self.held[:-1], False)
 
     def info(self, message):
         """Log one line; printed unless quiet."""
@@ -92,15 +93,12 @@ class Log:
 
     def _emit(self, message, error):
         line = '[%s] - %s' % (stamp(), self.clean(message))
-        held, self.held = self.held, None
-        text = line if held is None else held + '\n' + line
+        text, self.held = self.held + line, ''
         if error or not self.quiet:
             say(line if self.quiet else text)
         if self.path:
             self._append(text)
         if self.tag:
-            if held is not None:
-                _syslog(self.tag, held, False)
             _syslog(self.tag, line, error)
 
     def _append(self, line):

@@ -49,12 +49,6 @@ class Run:
     def __init__(self, several=False):
         self.cache, self.pings, self.several = {}, {}, several
 
-    @property
-    def name(self):
-        """The record's name for the log: its xn-- form, and as the user wrote it when that differs."""
-        written = self.cfg.names.get('record_name')
-        return '%s (%s)' % (self.cfg.record_name, written) if written else self.cfg.record_name
-
     def shared(self, key, make):
         """make(), once per key in this run; a Failure is kept too (every record sharing it fails)."""
         if key is None:

@@ -34,13 +34,3 @@ def plan(args, tool, table):
     return [(ref, lambda ref=ref: {'uci_values': settings.uci_settings(path, ref, uci.record(path, ref), known)})
             for ref in args.uci], None
 
-
-def base(args, table, switches, environ, shared):
-    """The Config of what every record of the run shares, resolved once (settings.load's base); None
-    when there is none, or when a shared value is bad: then each record that keeps it says so."""
-    if shared is None:
-        return None
-    try:
-        return settings.load(args, table, switches, environ=environ, **shared())
-    except UsageError:
-        return None

@@ -382,7 +382,7 @@ def load(args, settings, switches, environ=None, uci_values=None, file_values=No
     table = settings
     if base is not None:
         cfg.__dict__.update(base.__dict__)
-        cfg.sources, cfg.names, cfg.secrets = dict(base.sources), dict(base.names), list(base.secrets)
+        cfg.sources, cfg.names = dict(base.sources), dict(base.names)
         shared_uci, shared_file = base.given
         own = {k for k, v in from_uci.items() if shared_uci.get(k, UNSET) != v}
         own.update(k for k, v in from_file.items() if shared_file.get(k, UNSET) != v)
@@ -416,11 +416,9 @@ def load(args, settings, switches, environ=None, uci_values=None, file_values=No
                     cfg.names[name] = raw.rstrip('.')   # as the user wrote it: logged beside the xn-- form
         setattr(cfg, name, value)
         cfg.sources[name] = source
-    if base is None or any(s.secret for s in table):
-        cfg.secrets = [getattr(cfg, s.name) for s in settings if s.secret and getattr(cfg, s.name)]
-    if base is None:
-        for sw in switches:
-            setattr(cfg, sw.name, sw.name in args.on)
+    cfg.secrets = [getattr(cfg, s.name) for s in settings if s.secret and getattr(cfg, s.name)]
+    for sw in switches:
+        setattr(cfg, sw.name, sw.name in args.on)
     return cfg
 
 

@@ -69,7 +69,10 @@ def main(provider, argv=None):
         return about(provider, table, args)
     run, outcomes = Run(several), []
     environ = dict(os.environ)   # read once: each record's settings look every name up in it
-    base = shared and records.base(args, table, SWITCHES, environ, shared)
+    try:   # what the records share, resolved once a run; a bad value: each record keeping it says so
+        base = shared and settings.load(args, table, SWITCHES, environ=environ, **shared())
+    except UsageError:
+        base = None
     for label, values in planned:
         try:
             cfg = settings.load(args, table, SWITCHES, environ=environ, base=base, **values())
