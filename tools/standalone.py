@@ -28,6 +28,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 LIB = os.path.join(HERE, os.pardir, 'lib', 'ddkit')
 MARK = '# ddkit-path'
+WIDTH = 200      # characters of a line of compressed data: each line costs a router 4 bytes more
 BUDGET = 64000   # bytes of a single file (BENCHMARKS.md): over it the build warns; nothing more is packed
 # The first line of a single file and of an installed stub: isolated (-I: no PYTHON* variables, no user
 # site) and site-less (-S: no site-packages scan, no .pth files) Python: nothing in the environment puts
@@ -262,11 +263,11 @@ def read(path):
 
 
 def pack(source):
-    """zlib, then base85 in lines of 100 characters (no quote or backslash among them)."""
+    """zlib, then base85 in lines of WIDTH characters (no quote or backslash among them)."""
     import base64
     import zlib
     text = base64.b85encode(zlib.compress(source.encode('utf-8'), 9)).decode('ascii')
-    return ''.join(text[i:i + 100] + '\n' for i in range(0, len(text), 100))
+    return ''.join(text[i:i + WIDTH] + '\n' for i in range(0, len(text), WIDTH))
 
 
 def tool_code(tool_path):

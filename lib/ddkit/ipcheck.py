@@ -42,6 +42,11 @@ def valid_ip(text, record_type):
     version, number = _parse(text)
     if version is None:
         return None, Reason('the answer is not an address: %r' % text, 'not an address')
+    return judged(version, number, record_type)
+
+
+def judged(version, number, record_type):
+    """valid_ip's verdict on an address already parsed (version, integer)."""
     ip = address_text(version, number)
     want = 6 if record_type == 'AAAA' else 4
     if version != want:
@@ -103,9 +108,15 @@ def eui64(found):
 def join(address, prefixlen, iid):
     """The address of the first prefixlen bits of address followed by interface identifier iid, or
     None when iid does not fit in the host part (the prefix length is the address's own)."""
+    number = joined(address, prefixlen, iid)
+    return None if number is None else address_text(6, number)
+
+
+def joined(address, prefixlen, iid):
+    """join's address as an integer, or None."""
     if not 0 <= prefixlen <= 128 or iid >> (128 - prefixlen):
         return None
-    return address_text(6, _parse6(address) >> (128 - prefixlen) << (128 - prefixlen) | iid)
+    return _parse6(address) >> (128 - prefixlen) << (128 - prefixlen) | iid
 
 
 def _parse(text):

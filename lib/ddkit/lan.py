@@ -15,8 +15,9 @@ PREFIXES = {}   # {interface: its stable global addresses}: read once a run for 
 
 
 def from_prefix(cfg, spec):
-    """A LAN host's address: the interface's global prefix (the first it fits in), then a fixed
-    interface id (prefix:) or the EUI-64 of the host's MAC (eui64:, the SLAAC address)."""
+    """(address, source, why not): a LAN host's global address (checked as valid_ip does), made of
+    the interface's global prefix (the first it fits in), then a fixed interface id (prefix:) or the
+    EUI-64 of the host's MAC (eui64:, the SLAAC address)."""
     name, _, arg = spec.partition('/')
     fixed = cfg.ip_source.startswith('prefix:')
     iid = ipcheck.interface_id(arg) if fixed else ipcheck.eui64(ipcheck.mac(arg))
@@ -26,17 +27,19 @@ def from_prefix(cfg, spec):
         PREFIXES[name] = iface.global_ipv6(name)
     found = PREFIXES[name]
     for address in found:
-        text = ipcheck.join(address.address, address.prefixlen, iid)
-        if text:
-            return text, source, None
+        number = ipcheck.joined(address.address, address.prefixlen, iid)
+        if number is not None:   # checked as made: not parsed again from its text
+            ip, why = ipcheck.judged(6, number, 'AAAA')
+            return ip, source, why
     # found but no room: e.g. only a /128 (DHCPv6 IA_NA), no host part to put the identifier in
     held = ' the interface id fits in (%s)' % ', '.join('%s/%d' % (a.address, a.prefixlen) for a in found)
     return '', source, 'interface %s has no stable global IPv6 prefix%s' % (name, held if found else '')
 
 
 def from_neighbour(cfg, spec):
-    """A LAN host's own address, from the router's IPv6 neighbour table: a global one of that MAC,
-    its SLAAC (EUI-64) address first, then one the kernel confirmed lately, then stale ones."""
+    """(address, source, why not): a LAN host's own address, from the router's IPv6 neighbour table:
+    a global one of that MAC, its SLAAC (EUI-64) address first, then one the kernel confirmed
+    lately, then stale ones."""
     name, _, text = spec.partition('/')
     mac = ipcheck.mac(text)
     source = 'neighbour %s on interface %s' % (text, name)

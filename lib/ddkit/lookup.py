@@ -17,10 +17,10 @@ def current_ip(cfg):
     if kind == 'url':
         return from_urls(cfg)
     if kind in ('prefix', 'eui64', 'neigh'):
-        from ddkit import lan  # a LAN host's address: only on those runs
-        text, source, why = (lan.from_neighbour if kind == 'neigh' else lan.from_prefix)(cfg, spec)
-    else:
-        text, source, why = from_iface(cfg, spec)
+        from ddkit import lan  # a LAN host's address, checked already: only on those runs
+        ip, source, why = (lan.from_neighbour if kind == 'neigh' else lan.from_prefix)(cfg, spec)
+        return ip or None, source, why
+    text, source, why = from_iface(cfg, spec)
     if why:
         return None, source, why
     ip, why = ipcheck.valid_ip(text, cfg.record_type)
