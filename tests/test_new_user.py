@@ -69,16 +69,20 @@ def test_an_internationalized_name_is_sent_in_its_xn_form_and_logged_both_ways(b
     assert os.path.exists(os.path.join(str(tmp_path), of(tool).ip_file(ascii_name)))
 
 
-def test_a_wildcard_record_works(box, tmp_path):
-    done = run_tool('updater_a', ['--record-name', '*.' + ZONE], env=box.env_a(str(tmp_path)))
+@pytest.mark.parametrize('name', ['*.' + ZONE, 'my-home.x-1.' + ZONE])
+def test_a_wildcard_or_hyphenated_record_works(box, tmp_path, name):
+    done = run_tool('updater_a', ['--record-name', name], env=box.env_a(str(tmp_path)))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert [r['content'] for r in box.provider_a.records.values() if r['name'] == '*.' + ZONE] == [NEW]
+    assert [r['content'] for r in box.provider_a.records.values() if r['name'] == name] == [NEW]
 
 
 @pytest.mark.parametrize('name, says', [
     ('home..example.com', 'has an empty label'),
     ('a.*.example.com', '"*" only as the whole first label'),
     ('-home.example.com', 'not at the start or end of a label'),
+    ('home-.example.com', 'not at the start or end of a label'),
+    ('a.-b.example.com', 'not at the start or end of a label'),
+    ('a.b-.example.com', 'not at the start or end of a label'),
 ])
 def test_bad_names_say_what_is_wrong(box, tmp_path, name, says):
     done = run_tool('updater_a', ['--record-name', name], env=box.env_a(str(tmp_path)))

@@ -86,15 +86,15 @@ def check_name(value):
         raise ValueError('must be a domain name, e.g. home.example.com')
     if '' in value.split('.'):
         raise ValueError('has an empty label (".." or a dot at the start)')
-    if any(ord(c) > 127 for c in value):
+    if not value.isascii():
         value = ascii_name(value)
     labels = value.split('.')
-    if not set(value) <= NAME_CHARS or any(label.startswith('-') or label.endswith('-') for label in labels):
+    if not set(value) <= NAME_CHARS or value[0] == '-' or value[-1] == '-' or '.-' in value or '-.' in value:
         raise ValueError('must be a domain name: letters (also non-ASCII), digits, "-" (not at the start or '
                          'end of a label), "_" and "."')
     if '*' in value and (labels[0] != '*' or '*' in ''.join(labels[1:])):
         raise ValueError('a wildcard is written *.example.com: "*" only as the whole first label')
-    if max(len(label) for label in labels) > 63 or len(value) > 253:
+    if max(map(len, labels)) > 63 or len(value) > 253:
         raise ValueError('is too long (63 characters a label, 253 in all)')
     return value
 
@@ -180,7 +180,8 @@ def check_ip_source(value):
                          'eui64:<interface>/<MAC> or neigh:<interface>/<MAC>')
     if not sys.platform.startswith('linux'):
         raise ValueError('%s: reads the Linux kernel\'s address tables; use "url" here' % kind)
-    iid, mac = ipcheck.interface_id(arg), ipcheck.mac(arg)
+    iid = ipcheck.interface_id(arg) if kind == 'prefix' else None
+    mac = ipcheck.mac(arg) if kind in ('eui64', 'neigh') else None
     if kind == 'prefix' and iid is None:
         raise ValueError('the interface id is written as an IPv6 address, not zero and under a /48, '
                          'e.g. ::1a2b:3c4d:5e6f:7890')
