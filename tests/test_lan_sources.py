@@ -7,6 +7,7 @@ kernel learns it as a neighbour. The ip file already holds the expected address,
 is "IP has not changed" with no request at all; a wrong one would be an update attempt."""
 
 import os
+import re
 import sys
 import time
 
@@ -263,7 +264,8 @@ def test_check_reports_the_lan_sources(lab, tmp_path):
 
 def test_several_neigh_records_share_one_dump_of_the_table(lab, tmp_path):
     """Three LAN hosts on br-lan, each a record: the run asks the kernel for the table once (counted
-    by strace at the system call), and each record still finds its own host among 500 others."""
+    by strace at the system call), and each record still finds its own host among 500 others. An
+    unchanged record writes once to stdout and once to its log file (its heading with its line)."""
     lan(lab, [LAN + '1/64'])
     macs = ['02:00:00:00:aa:%02x' % i for i in range(3)]
     batch = tmp_path / 'neigh.batch'
@@ -282,10 +284,14 @@ def test_several_neigh_records_share_one_dump_of_the_table(lab, tmp_path):
     env = {k: v for k, v in updater_env('updater_a', tmp_path).items() if k not in ('DDNS_RECORD_NAME',
                                                                                    'DDNS_IP_SOURCE')}
     done = run_tool('updater_a', ['--all', '--config', str(conf)], env=env,
-                    prefix=lab.prefix() + ['strace', '-f', '-qq', '-e', 'trace=sendto,sendmsg', '-o', trace])
+                    prefix=lab.prefix() + ['strace', '-f', '-qq', '-s', '80', '-e', 'trace=sendto,sendmsg,write', '-o', trace])
     assert done.returncode == 0, done.stdout + done.stderr
     assert [line for line in done.stdout.splitlines() if 'IP has not changed' in line] == [
         line for line in done.stdout.splitlines() if 'has not changed: %sa' % LAN in line]
     assert done.stdout.count('IP has not changed') == 3, done.stdout
     with open(trace) as f:
-        assert f.read().count('RTM_GETNEIGH') == 1
+        calls = f.read()
+    assert calls.count('RTM_GETNEIGH') == 1
+    writes = re.findall(r'\bwrite\((\d+), "\[[^"]*\] - (Record host\d|All 3)', calls)
+    assert sorted(fd == '1' for fd, _ in writes) == [False] * 3 + [True] * 4, calls   # 3 logs; stdout
+    assert len(re.findall(r'\bwrite\(', calls)) == 7, calls

@@ -106,9 +106,9 @@ class Log:
             if self.fd is None:   # opened at the record's first line, kept to its last (close())
                 from ddkit import state
                 # never through a link or into another user's file; new: 0600, an owner's chmod 0644 kept
-                self.fd = state.open_file(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600,
-                                          keep=LOG_MODE, make=True)
-                self.size = os.fstat(self.fd).st_size
+                self.fd, st = state.open_file(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600,
+                                              keep=LOG_MODE, make=True, stat=True)
+                self.size = st.st_size
             data = (line + '\n').encode('utf-8')
             self.size += len(data)   # another run's lines count at the next open
             while data:
@@ -164,8 +164,12 @@ def printable(text):
 def say(text):
     """Print text on stdout. Where stdout is a pipe closed early (`| head`), the rest goes nowhere:
     no traceback, and the run goes on (the log file still gets every line)."""
-    try:
-        print(text, flush=True)
+    out = sys.stdout
+    if out is None:   # pythonw: no console
+        return
+    try:   # one write a line: print() writes the line and its end apart
+        out.write('%s\n' % text)
+        out.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 

@@ -51,10 +51,10 @@ def foreign_dir(directory):
         path = os.path.dirname(path)
 
 
-def open_file(path, flags, mode=0o600, keep=None, make=False):
+def open_file(path, flags, mode=0o600, keep=None, make=False, stat=False):
     """os.open of a regular file of this user or root, never through a link; a file it creates has
     exactly `mode` (whatever the umask), an existing one loses the bits not in `keep` (default mode);
-    make: the directories up to it are made (make_dir) when missing."""
+    make: the directories up to it are made (make_dir) when missing; stat: (fd, its fstat)."""
     made = False
     try:
         try:  # the file that is there: two system calls, the common case
@@ -80,7 +80,7 @@ def open_file(path, flags, mode=0o600, keep=None, make=False):
     try:
         st = os.fstat(fd)
         if st.st_mode & 0o170000 != 0o100000 or os.name == 'posix' and (
-                st.st_uid not in (0, os.geteuid()) or st.st_nlink > 1 and flags & (os.O_WRONLY | os.O_RDWR)):
+                st.st_uid and st.st_uid != os.geteuid() or st.st_nlink > 1 and flags & (os.O_WRONLY | os.O_RDWR)):
             import errno
             raise OSError(errno.EPERM, 'not a regular file of root or this user')
         keep = mode if keep is None else keep
@@ -89,7 +89,7 @@ def open_file(path, flags, mode=0o600, keep=None, make=False):
     except BaseException:
         os.close(fd)
         raise
-    return fd
+    return (fd, st) if stat else fd
 
 
 def make_dir(directory):
