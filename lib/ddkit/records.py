@@ -33,4 +33,3 @@ def plan(args, tool, table):
             lambda: {'uci_values': settings.uci_settings(path, uci.DEFAULTS, uci.defaults(sections), known)}
     return [(ref, lambda ref=ref: {'uci_values': settings.uci_settings(path, ref, uci.record(path, ref), known)})
             for ref in args.uci], None
-
