@@ -79,6 +79,7 @@ def open_file(path, flags, mode=0o600, keep=None, make=False, stat=False):
         raise
     try:
         st = os.fstat(fd)
+        # root's file or this user's: who runs is asked only of a file root does not own
         if st.st_mode & 0o170000 != 0o100000 or os.name == 'posix' and (
                 st.st_uid and st.st_uid != os.geteuid() or st.st_nlink > 1 and flags & (os.O_WRONLY | os.O_RDWR)):
             import errno
