@@ -140,8 +140,8 @@ def as_record(found):
     return Record(safe_id(found['id']), [found.get('content')], found)
 
 
-def read_record(job, zone_id, record_id):
-    """The record as the provider holds it now, so an update keeps its other fields."""
+def read_record(job, zone_id, record_id, held=False):
+    """The record as the provider holds it now (held or not), so an update keeps its other fields."""
     cfg = job.cfg
     data = call(job, 'GET', '/zones/%s/dns_records/%s' % (zone_id, record_id), 'read record', stale=True)
     record = data.get('result')

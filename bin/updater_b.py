@@ -134,9 +134,16 @@ def first(records, cfg):
     return Record(safe_id(records[0]['id']), held if isinstance(held, list) else None, records[0])
 
 
-def read_record(job, zone_id, record_id):
-    """The stored id, unread: the update's answer tells whether it still exists."""
-    return Record(record_id)
+def read_record(job, zone_id, record_id, held=False):
+    """The recordset the stored ids name; unread unless held (what it holds) is asked for: the
+    update's answer tells whether it still exists."""
+    if not held:
+        return Record(record_id)
+    data = call(job, 'GET', '/v2/zones/%s/recordsets/%s' % (zone_id, record_id), 'read record', stale=True)
+    found = first([data], job.cfg)
+    if found is None or found.id != record_id:
+        raise Stale()  # ids of another recordset: find ours again
+    return found
 
 
 def create_record(job, zone_id, ip):
@@ -170,11 +177,12 @@ def previous_ip(job):
     return lookup.by_ping(job.cfg, job.log)
 
 
-def call(job, method, path, step, body=None, tolerate=False, create=False, zones=False):
+def call(job, method, path, step, body=None, tolerate=False, create=False, zones=False, stale=False):
     """One DNS API call with the token, its answer checked; a tolerated failure is logged and gives None.
     A cached token the API refuses is dropped and replaced, once. create: a zone that is gone raises
-    Stale, a recordset that exists raises Exists (the loop acts on both); zones: a zone listing, where
-    none found is for choose_zone to say; elsewhere total_count 0 raises Absent."""
+    Stale, a recordset that exists raises Exists (the loop acts on both); stale: a zone or recordset
+    that is gone raises Stale; zones: a zone listing, where none found is for choose_zone to say;
+    elsewhere total_count 0 raises Absent."""
     cfg, log = job.cfg, job.log
     token = getattr(job, 'token', None) or get_token(job)
     for _ in (1, 2):
@@ -207,7 +215,7 @@ def call(job, method, path, step, body=None, tolerate=False, create=False, zones
     else:
         log.info('%s: OK.' % step)
         return data
-    if create and (code in ZONE_GONE or answer.status == 404):
+    if (create or stale) and (code in ZONE_GONE or answer.status == 404):
         log.info('%s: %s' % (step, why))
         raise Stale()
     if create and (code == 'DNS.0312' or answer.status == 409):
@@ -293,7 +301,7 @@ def new_token(job):
             why = 'HTTP %d without a token: %s' % (answer.status, http.snippet(answer.text))
         raise Failure('get token: %s (check username, password and project_name)' % why)
     expiry = int(http.date(answer.headers.get('date')) or time.time()) + TOKEN_DAYS * 86400
-    job.save(job.files['auth_file'], ['%d %s' % (expiry, token)], private=True)
+    job.save(job.files['auth_file'], ['%d %s' % (expiry, token)], private=True, cache=True)
     log.info('get token: OK.')
     job.token, job.token_cached = token, False
     job.run.remember(('token', account(cfg)), token)
@@ -302,9 +310,7 @@ def new_token(job):
 
 def drop_token(job):
     """Forget a refused token, so that a failure before the next one is saved cannot reuse it."""
-    from ddkit import state
-    if not job.cfg.dry_run:
-        state.remove(job.files['auth_file'])
+    job.discard(job.files['auth_file'])
     job.token, job.token_cached = None, False
     job.run.remember(('token', account(job.cfg)), None)
 

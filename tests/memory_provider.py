@@ -73,7 +73,7 @@ def find_record(job, zone_id, strict=False):
     return None
 
 
-def read_record(job, zone_id, record_id):
+def read_record(job, zone_id, record_id, held=False):
     _call('read_record', record_id)
     record = records.get(record_id)
     if record is None or record['zone'] != zone_id:

@@ -3,6 +3,7 @@ that it writes nothing (no request that changes anything, no state, lock or log 
 
 import os
 import shutil
+import time
 
 import pytest
 
@@ -60,8 +61,10 @@ def test_all_ok_exits_0_and_changes_nothing(ready, tmp_path, tool):
     state.mkdir()
     status, out = run_check(env_of(ready, tool, state), tmp_path, tool)
     assert status == 0, out
-    assert marks(out) == ['ok'] * 8
+    assert marks(out) == ['ok'] * 9
     assert 'current IP 81.2.69.10 (from %s)' % ready.lookup.url in out
+    assert line(out, 'ok', 'ip file %s: none yet; next read of the record at the provider: the next run'
+                % (state / IP_FILE[tool]))
     assert line(out, 'ok', 'A %s %s found' % (of(tool).noun, RECORD))
     assert 'record holds 81.2.69.1, the current IP is 81.2.69.10: the next run updates it' in out
     assert out.rstrip().endswith('check: all ok; an update would succeed.')
@@ -199,9 +202,19 @@ def test_ip_file_hides_a_wrong_record(ready, tmp_path, tool):
     (state / IP_FILE[tool]).write_text('81.2.69.10\n')
     status, out = run_check(env_of(ready, tool, state), tmp_path, tool)
     assert status == 1, out
-    assert 'run once with --force' in line(out, 'FAIL', 'record holds 81.2.69.1 but the current IP is 81.2.69.10')
+    text = line(out, 'FAIL', 'record holds 81.2.69.1 but the current IP is 81.2.69.10')
+    assert 'run once with --force' in text and 'until it reads the record' in text
+    said = line(out, 'ok', 'ip file %s: says 81.2.69.10, last verified at the provider: ' % (state / IP_FILE[tool]))
+    assert said.endswith('; next read of the record at the provider: %s' % time.strftime(
+        '%Y-%m-%d %H:%M:%S', time.localtime(os.stat(str(state / IP_FILE[tool])).st_mtime + 86400)))
     assert (state / IP_FILE[tool]).read_text() == '81.2.69.10\n'
     assert os.listdir(str(state)) == [IP_FILE[tool]]
+    # a day old: the next run reads the record, and corrects it
+    os.utime(str(state / IP_FILE[tool]), (time.time() - 86400, time.time() - 86400))
+    status, out = run_check(env_of(ready, tool, state), tmp_path, tool)
+    assert line(out, 'ok', 'ip file').endswith('next read of the record at the provider: the next run')
+    status, out = run_check(env_of(ready, tool, state), tmp_path, tool, DDNS_VERIFY_INTERVAL='off')
+    assert line(out, 'ok', 'ip file').endswith('next read of the record at the provider: never (verify_interval off)')
 
 
 # --- provider A ---------------------------------------------------------------------------------------
@@ -405,5 +418,5 @@ def test_check_in_the_single_file_build(ready, tmp_path, tool):
     assert sorted(os.listdir(str(alone))) == [tool + '.py']
     status, out = run_check(env_of(ready, tool, tmp_path / 'state'), tmp_path, str(alone / (tool + '.py')))
     assert status == 0, out
-    assert marks(out) == ['ok'] * 8
+    assert marks(out) == ['ok'] * 9
     shutil.rmtree(str(alone))

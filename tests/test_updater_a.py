@@ -152,11 +152,25 @@ def test_aaaa_record_uses_doh_type_28(box, tmp_path):
     assert not (tmp_path / IP_FILE).exists()   # the A record's file is its own
 
 
-def test_previous_ip_from_doh_equal_means_unchanged_and_is_recorded(box, tmp_path):
+def test_previous_ip_from_doh_is_confirmed_at_the_provider_before_it_is_recorded(box, tmp_path):
+    box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.70')
     box.doh.names[(RECORD, 'A')] = ['81.2.69.70']
     box.lookup.answer = '81.2.69.70'
     done = run_tool('updater_a', env=box.env_a(str(tmp_path)))
     assert done.returncode == 0
-    assert 'IP has not changed' in done.stdout
-    assert box.provider_a.calls() == []
+    assert 'IP has not changed: 81.2.69.70 (the record at the provider holds it)' in done.stdout
+    assert box.provider_a.calls() == ['list_zones', 'list_records']
+    assert (tmp_path / IP_FILE).read_text() == '81.2.69.70\n'
+
+
+def test_doh_that_lies_does_not_keep_a_wrong_record(box, tmp_path):
+    """DoH (a cache, or a resolver that lies) says the name holds the current IP; the record holds
+    another: the provider's word counts."""
+    rid = box.provider_a.add_record(box.zone_a, RECORD, 'A', '81.2.69.1')
+    box.doh.names[(RECORD, 'A')] = ['81.2.69.70']
+    box.lookup.answer = '81.2.69.70'
+    done = run_tool('updater_a', env=box.env_a(str(tmp_path)))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert 'IP changed from 81.2.69.1 to 81.2.69.70; updating A' in done.stdout
+    assert box.provider_a.records[rid]['content'] == '81.2.69.70'
     assert (tmp_path / IP_FILE).read_text() == '81.2.69.70\n'

@@ -300,7 +300,8 @@ def test_refused_token_is_never_fetched_twice(box, state, status, refused):
     assert done.returncode == 1
     assert fake.calls() == ['update_record', 'get_token', 'update_record']
     assert 'refused a new token' in done.stdout
-    assert fake.recordsets[rid]['records'] == [OLD] and read(state, IP_FILE) == OLD + '\n'
+    # the ip file went before the update was sent: the next run reads what the provider holds
+    assert fake.recordsets[rid]['records'] == [OLD] and read(state, IP_FILE) is None
 
 
 def test_refused_new_token_is_not_retried(box, state):
@@ -330,7 +331,8 @@ def test_token_request_failures_are_exit_1(box, state, setup, shown):
     assert 'get token: ' in done.stdout and shown in done.stdout
     assert shown in read(state, LOG_FILE)
     assert fake.calls() == ['get_token']
-    assert TOKEN_FILE not in files(state) and read(state, IP_FILE) == OLD + '\n'
+    # the ip file went before the update was attempted: it claims nothing the provider may not hold
+    assert TOKEN_FILE not in files(state) and read(state, IP_FILE) is None
 
 
 # --- rules 2 and 3: the update answering without an id ---------------------------------------------
@@ -405,7 +407,7 @@ def test_failed_creation_is_exit_1_and_records_nothing(box, state):
     done = run_b(box, state)
     assert done.returncode == 1
     assert 'create record: Invalid record set value.' in done.stdout
-    assert fake.find(RECORD) == [] and read(state, IP_FILE) == OLD + '\n' and IDS_FILE not in files(state)
+    assert fake.find(RECORD) == [] and read(state, IP_FILE) is None and IDS_FILE not in files(state)
 
 
 def test_update_and_creation_both_failing_is_exit_1(box, state):
@@ -420,7 +422,8 @@ def test_update_and_creation_both_failing_is_exit_1(box, state):
     assert fake.calls() == ['update_record', 'create_record', 'list_records', 'update_record']
     assert 'create record: Attribute name conflicts' in done.stdout
     assert 'exists but cannot be found or updated' in done.stdout
-    assert fake.recordsets[rid]['records'] == [OLD] and read(state, IP_FILE) == OLD + '\n'
+    # the ip file went before the update was sent: the next run reads what the provider holds
+    assert fake.recordsets[rid]['records'] == [OLD] and read(state, IP_FILE) is None
 
 
 # --- the previous IP: DoH, then one ping ---------------------------------------------------------------
@@ -444,9 +447,11 @@ def test_previous_ip_from_one_ping_when_doh_has_nothing(box, state, output, stat
     box.doh.status = 2                                      # SERVFAIL: Status is not 0
     done = run_b(box, state, env={'PING_STUB_OUTPUT': output, 'PING_STUB_STATUS': str(status)})
     assert done.returncode == 0, out(done)
-    assert 'IP has not changed: %s' % NEW in done.stdout
     assert (state.parent / 'ping.log').read_text() == '-c 1 %s\n' % RECORD
-    assert box.doh.calls() == ['resolve'] and box.provider_b.calls() == []
+    # what the name resolves to is no word of the provider's: the recordset is read, then updated
+    assert 'IP changed from %s to %s' % (OLD, NEW) in done.stdout
+    assert box.doh.calls() == ['resolve'] and box.provider_b.calls() == [
+        'get_token', 'list_zones', 'list_records', 'update_record']
     assert read(state, IP_FILE) == NEW + '\n'
 
 
@@ -481,7 +486,9 @@ def test_aaaa_ping_asks_for_ipv6_and_reads_the_ipv6_address(box, state):
         lookup6.stop()
     assert done.returncode == 0, out(done)
     assert (state.parent / 'ping.log').read_text() == '-6 -c 1 %s\n' % RECORD
-    assert 'IP has not changed: 240e:1::10' in done.stdout
+    # what the name resolves to is no word of the provider's, which has no AAAA recordset yet
+    assert 'IP changed from unknown to 240e:1::10; updating AAAA' in done.stdout
+    assert box.provider_b.find(RECORD, 'AAAA')[0]['records'] == ['240e:1::10']
 
 
 # --- two runs, TLS, dry run, secrets, bad input, the single file ---------------------------------------
@@ -534,9 +541,8 @@ def test_dry_run_changes_nothing(box, state, ids):
     before = {name: read(state, name) for name in files(state)}
     done = run_b(box, state, '--dry-run')
     assert done.returncode == 0, out(done)
-    # with stored ids the recordset is not read first: what it holds is not known, so not said
-    said = 'to' if ids else 'from %s to' % OLD
-    assert 'Dry run: would update recordset %s %s %s.' % (RECORD, said, NEW) in done.stdout
+    # no ip file: the recordset is read first, by its stored ids or found by name
+    assert 'Dry run: would update recordset %s from %s to %s.' % (RECORD, OLD, NEW) in done.stdout
     assert {name: read(state, name) for name in files(state)} == before      # no file written at all
     assert fake.calls('update_record') == [] and fake.calls('create_record') == []
     assert fake.recordsets[rid]['records'] == [OLD]

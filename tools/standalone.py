@@ -28,7 +28,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 LIB = os.path.join(HERE, os.pardir, 'lib', 'ddkit')
 MARK = '# ddkit-path'
-WIDTH = 200      # characters of a line of compressed data: each line costs a router 4 bytes more
+WIDTH = 1000     # characters of a line of compressed data: each line costs a router 4 bytes more
 BUDGET = 64000   # bytes of a single file (BENCHMARKS.md): over it the build warns; nothing more is packed
 # The first line of a single file and of an installed stub: isolated (-I: no PYTHON* variables, no user
 # site) and site-less (-S: no site-packages scan, no .pth files) Python: nothing in the environment puts
@@ -202,15 +202,36 @@ END = '# --- the end of the single file ---'   # BOOT checks it: a copy cut shor
 def used_modules(source, seen=None):
     """The ddkit submodules a source names, followed through the library itself."""
     seen = set() if seen is None else seen
-    names = set(re.findall(r'\bddkit\.(\w+)', source))
-    for group in re.findall(r'from ddkit import ([\w, ()]+)', source):
-        names.update(n.strip('() ') for n in group.split(','))
-    for name in sorted(names):
+    for name in sorted(names_in(source)):
         path = os.path.join(LIB, name + '.py')
         if name not in seen and os.path.exists(path):
             seen.add(name)
             used_modules(strip(read(path)), seen)  # not what a comment names
     return seen
+
+
+def import_order(sources):
+    """The modules, each after those it imports (ties by name): code alike then sits within zlib's
+    32 KiB window, which makes the packed library about 1.5% smaller than in name order."""
+    order = []
+
+    def visit(module):
+        if module not in order:
+            for other in sorted(names_in(sources[module])):
+                if 'ddkit.' + other in sources and 'ddkit.' + other != module:
+                    visit('ddkit.' + other)
+            order.append(module)
+    for module in sorted(sources):
+        visit(module)
+    return order
+
+
+def names_in(source):
+    """The ddkit submodule names a source mentions (some may be other names of ddkit)."""
+    names = set(re.findall(r'\bddkit\.(\w+)', source))
+    for group in re.findall(r'from ddkit import ([\w, ()]+)', source):
+        names.update(n.strip('() ') for n in group.split(','))
+    return names
 
 
 def strip(source):
@@ -286,9 +307,9 @@ def tool_code(tool_path):
 def build(tool_path, packed=True):
     import hashlib
     name, head, code = tool_code(tool_path)
-    modules = ['ddkit'] + ['ddkit.' + m for m in sorted(used_modules(code))]
     sources = {m: strip(read(os.path.join(LIB, ('__init__' if m == 'ddkit' else m[6:]) + '.py')))
-               for m in modules}
+               for m in ['ddkit'] + ['ddkit.' + m for m in sorted(used_modules(code))]}
+    modules = import_order(sources)
     digest = hashlib.sha256(repr((code, sorted(sources.items()))).encode('utf-8')).hexdigest()[:16]
     version = re.search(r"VERSION = '([^']+)'", sources['ddkit']).group(1)
     doc = re.match(r'(#![^\n]*\n)?\s*("""[\s\S]*?""")', head)

@@ -46,6 +46,7 @@ def run(job):
                          lambda r: '%s found (id %s)' % (what, r.id) if r else
                          '%s does not exist yet: it will be created on the first update' % what)
     report.compare(record is not None, ', '.join(map(str, record.content or ())) if record else None, current)
+    report.verification()
     return report.finish()
 
 
@@ -96,6 +97,9 @@ class Report:
         try:
             result = run()
         except Failure as e:
+            from ddkit import http
+            if isinstance(e, http.NoAnswer):   # nothing was judged: named for what failed
+                name = 'API reachable'
             said = ' [%s]' % '; '.join(self.log.errors) if self.log.errors else ''
             self.fail('%s: %s%s' % (name, e, said), self.url_fix(e))
             self.blocked = name
@@ -248,9 +252,25 @@ class Report:
         previous = state.read_lines(self.job.ip_file)
         if previous and ipcheck.same_ip(previous[0], current) and not self.cfg.force:
             return self.fail('record holds %s but the current IP is %s, and the ip file %s already says '
-                             '%s, so a normal run will not update it' % (held, current, self.job.ip_file, current),
+                             '%s, so a normal run will not update it until it reads the record'
+                             % (held, current, self.job.ip_file, current),
                              'run once with --force (or delete the ip file)')
         self.ok('record holds %s, the current IP is %s: the next run updates it' % (held, current))
+
+    def verification(self):
+        """What the ip file claims, when the provider last confirmed it and when a run with the IP
+        unchanged next reads the record there (verify_interval)."""
+        import time
+        from ddkit import state
+        lines, verified = state.read_dated(self.job.ip_file)
+        interval, job = self.cfg.verify_interval, self.job
+        if not lines or job.verify_due(verified):
+            when = 'the next run'
+        else:
+            when = 'never (verify_interval off)' if interval is None else \
+                time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(verified + interval))
+        self.ok('ip file %s: %s; next read of the record at the provider: %s' % (
+            job.ip_file, 'says %s, %s' % (lines[0][:64], job.last_verified(verified)) if lines else 'none yet', when))
 
 
 def ca_store(ca_file):

@@ -71,8 +71,8 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
     """Make one request and return its Response, whatever its status (providers explain errors in
     the body); retry what is transient (refused, reset, timeout, 5xx, 429) a bounded number of
     times; raise Failure naming the step when no answer came or a redirect was offered. repeatable:
-    safe to send again on a new connection when a kept one turns out closed (GET, PUT, DELETE, and a
-    POST whose caller says so; a create is never sent twice)."""
+    safe to send again (GET, PUT, DELETE, and a POST whose caller says so); one that is not (a
+    create) is sent again only when its connection was refused, so it surely never arrived."""
     from ddkit import wire
     scheme, host, port, path = split_url(url)
     body = None
@@ -93,9 +93,6 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
             status, got, data = wire.exchange(scheme, host, port, method, '/' + path, sent, body,
                                               timeout, ca_file, family, source, max_body,
                                               safe)
-        except LookupError as e:  # "unknown encoding: idna": the router lacks python3-codecs
-            raise Failure('%s: cannot use %s: %s; on OpenWrt: opkg install python3-codecs'
-                          % (step, _where(url), e))
         except ImportError as e:  # no _ssl for an https:// URL: the router lacks python3-openssl
             if e.name not in ('ssl', '_ssl'):
                 raise
@@ -115,7 +112,8 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
             raise Failure('%s: %s answered with a redirect (HTTP %d to %s), which is refused: '
                           'set the URL to the final address' % (step, _where(url), answer.status,
                                                                 _where(answer.headers.get('location', '?'))))
-        if (answer.status >= 500 or answer.status == 429) and not last:
+        # a request that is not repeatable may have taken effect before the error: it is sent once
+        if (answer.status >= 500 or answer.status == 429) and not last and safe:
             wait = _retry_after(answer.headers.get('retry-after'), delay)
             if wait is None:
                 return answer  # longer than a run waits: this answer stands

@@ -6,6 +6,7 @@ A provider module supplies only its API; ddkit.reconcile drives it, ddkit.check 
 """
 
 import os
+import time
 
 from ddkit import Failure
 
@@ -117,20 +118,47 @@ class Job:
         """[(setting, fix or None)] this record lacks (missing())."""
         return missing(self.provider, self.cfg)
 
+    def verify_due(self, verified):
+        """True when the record is to be read at the provider: verify_interval seconds have passed
+        since the ip file was last confirmed (verified: its modification time), or the clock went
+        back past it."""
+        if self.cfg.verify_interval is None:
+            return False
+        now = time.time()
+        return verified is None or now - verified >= self.cfg.verify_interval or verified > now + 60
+
+    def last_verified(self, verified):
+        """When the provider last confirmed the ip file, for a log line."""
+        when = time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(verified)) if verified else 'never'
+        return 'last verified at the provider: %s' % when
+
     def changed(self, outcome):
         """The provider took a write ('created' or 'updated'): what on_change hears after the run."""
         if self.outcome != 'created':
             self.outcome = outcome
 
-    def save(self, path, lines, private=False):
-        """Write a state file (not in a dry run); a full or read-only disk is a Failure, state kept."""
+    def save(self, path, lines, private=False, touch=False, cache=False):
+        """Write a state file (not in a dry run; touch: state.write_if_changed); a full or read-only
+        disk is a Failure, state kept; cache: a file that only saves work later (a token), whose
+        failed write is logged and the run goes on."""
         from ddkit import state
         if self.cfg.dry_run:
             return False
         try:
-            return state.write_if_changed(path, lines, private=private)
+            return state.write_if_changed(path, lines, private=private, touch=touch)
         except OSError as e:
-            raise Failure('cannot write state file %s: %s' % (path, e.strerror or e))
+            if not cache:
+                raise Failure('cannot write state file %s: %s' % (path, e.strerror or e))
+            self.log.info('cannot write state file %s: %s; going on without it.' % (path, e.strerror or e))
+            return False
+
+    def discard(self, path):
+        """Remove a state file that no longer holds (not in a dry run); one that cannot be removed
+        is logged, and the run goes on."""
+        from ddkit import state
+        problem = None if self.cfg.dry_run else state.remove(path)
+        if problem:
+            self.log.info('cannot remove state file %s: %s.' % (path, problem))
 
 
 def missing(provider, cfg):

@@ -1,10 +1,12 @@
 """The update loop both updaters share: one record reconciled through its provider module.
 
-get the current IP; stop when the ip file holds it; else, under the record's lock, get the previous
-one (ip file, DoH, the provider's fallback); stop when it has not changed; find the zone and the
-record (stored ids first, looked up again once when stale); create or update the record; record the
-new IP. on_change and the health-check ping follow, the lock released. What a provider supplies is
-in docs/design.md.
+get the current IP; stop when the ip file claims it and its last verification is recent; else, under
+the record's lock, read the ip file again; when it does not say what the provider holds (absent, or
+due for verification), read the record at the provider; find the zone and the record (stored ids
+first, looked up again once when stale); create or update the record; record the new IP. The ip file
+claims only what the provider is known to hold: it goes before a write is sent and comes back once
+the provider has taken it, so a run cut short leaves the next one to ask. on_change and the
+health-check ping follow, the lock released. What a provider supplies is in docs/design.md.
 """
 
 import sys
@@ -26,9 +28,9 @@ def run(job):
         if current is None:
             job.judged = False  # exit 0, as nothing to do, but no health-check ping (ddkit.notify)
             status = 0
-        elif not cfg.force and state.read_lines(job.ip_file)[:1] == [current]:
-            unchanged(job, current, current)   # the common run: nothing to write, so no lock to take
-            status = 0   # (a run that writes reads the ip file again under the lock)
+        elif not cfg.force and settled(job, current, *state.read_dated(job.ip_file)):
+            status = 0   # the common run: nothing to write, so no lock to take (a run that may
+            # write reads the ip file again under the lock)
         elif cfg.dry_run:
             return update(job, current)  # a dry run writes no file, not even a lock file
         else:
@@ -50,21 +52,34 @@ def run(job):
 def update(job, current):
     """The flow of one record to the current IP; the exit status (a provider failure raises)."""
     cfg, log = job.cfg, job.log
-    previous = get_previous_ip(job, current)
-    if unchanged(job, current, previous):
+    lines, verified = state.read_dated(job.ip_file)
+    if not cfg.force and settled(job, current, lines, verified):
         return 0
+    claimed = claimed_ip(job, lines)
+    # the record is read at the provider before any write when the ip file cannot say what it holds
+    held = (claimed is None or claimed == current) and not cfg.force
+    if claimed is None:
+        job.old_ip, job.new_ip = get_previous_ip(job), current   # DoH, ping: for the log alone
+    if not held:
+        announce(job, claimed or job.old_ip, current)
+    elif claimed is not None:
+        job.old_ip, job.new_ip = claimed, current
+        log.info('IP has not changed: %s; verifying the %s at the provider (%s).' % (
+            current, job.provider.NOUN, job.last_verified(verified)))
     sent = True
     for attempt in (1, 2):
-        zone_id, record = find_ids(job, fresh=attempt == 2)
+        zone_id, record = find_ids(job, fresh=attempt == 2, held=held)
         try:
-            if record is None:
-                record_id = create_record(job, zone_id, current)
-            elif record.holds(current) and not cfg.force:
-                log.info('%s %s already holds %s; nothing sent.' % (job.provider.NOUN.capitalize(),
-                                                                    cfg.record_name, current))
+            if record is not None and record.holds(current) and not cfg.force:
+                log.info('IP has not changed: %s (the %s at the provider holds it).' % (current, job.provider.NOUN)
+                         if claimed is None else '%s %s already holds %s; nothing sent.' % (
+                             job.provider.NOUN.capitalize(), cfg.record_name, current))
                 sent, record_id = False, record.id
-            else:
-                record_id = update_record(job, zone_id, record, current)
+                break
+            if held:   # what the provider holds is known now: the reason for the write
+                announce(job, shown(record) if record else None, current, drift=claimed is not None)
+            record_id = create_record(job, zone_id, current) if record is None else \
+                update_record(job, zone_id, record, current)
             break
         except Stale:
             if attempt == 2:
@@ -73,6 +88,48 @@ def update(job, current):
             log.info('Stored ids are stale; looking them up again.')
     record_ip(job, [zone_id, record_id], current, sent)
     return 0
+
+
+def shown(record):
+    """What a record read at the provider holds, for a log line (an answer's words: bounded)."""
+    return ', '.join(map(str, record.content))[:200] if record.content else None
+
+
+def settled(job, current, lines, verified):
+    """True (logged) when the ip file claims current and its last verification is recent enough:
+    nothing to do, no request."""
+    if lines[:1] != [current] or job.verify_due(verified):
+        return False
+    job.old_ip = job.new_ip = current  # for on_change (ddkit.notify)
+    job.log.info('IP has not changed: %s (%s)' % (current, job.last_verified(verified)))
+    return True
+
+
+def claimed_ip(job, lines):
+    """The address the ip file claims the provider holds, or None (absent, or unreadable: said)."""
+    if not lines:
+        return None
+    from ddkit import ipcheck
+    ip, _ = ipcheck.valid_ip(lines[0], job.cfg.record_type)
+    if ip is None:
+        job.log.info('Ignoring unreadable ip file %s.' % job.ip_file)
+    return ip
+
+
+def announce(job, previous, current, drift=False):
+    """Log why a write follows; drift: the ip file claimed current, the provider holds previous
+    (None: no record)."""
+    from ddkit import ipcheck
+    cfg, log = job.cfg, job.log
+    job.old_ip, job.new_ip = previous, current  # for on_change (ddkit.notify)
+    what = '%s %s %s' % ('a real run would update' if cfg.dry_run else 'updating', cfg.record_type, job.name)
+    if drift:
+        log.info('The %s at the provider holds %s, not %s (changed there); %s.' % (
+            job.provider.NOUN, previous or 'nothing', current, what))
+    elif previous and ipcheck.same_ip(current, previous):
+        log.info('IP %s has not changed; %s anyway (--force).' % (current, what))
+    else:
+        log.info('IP changed from %s to %s; %s.' % (previous or 'unknown', current, what))
 
 
 def get_current_ip(job):
@@ -89,19 +146,11 @@ def get_current_ip(job):
     return ip
 
 
-def get_previous_ip(job, current=None):
-    """The ip file, else the DoH resolver, else the provider's own fallback; found -> ip file."""
-    cfg, log = job.cfg, job.log
-    lines = state.read_lines(job.ip_file)
-    if lines and lines[0] == current:
-        return current   # the text of a valid address: nothing to parse (most records of most runs)
-    if lines:
-        from ddkit import ipcheck
-        ip, _ = ipcheck.valid_ip(lines[0], cfg.record_type)
-        if ip:
-            return ip
-        log.info('Ignoring unreadable ip file %s.' % job.ip_file)
+def get_previous_ip(job):
+    """What DoH, else the provider's own fallback, says the record holds: a hint for the log and
+    on_change, never written to the ip file (only the provider's word is)."""
     from ddkit import lookup
+    cfg, log = job.cfg, job.log
     ip, why = lookup.resolve(cfg, cfg.record_name)
     fallback = getattr(job.provider, 'previous_ip', None)
     if ip is None and fallback:
@@ -109,35 +158,17 @@ def get_previous_ip(job, current=None):
         ip = fallback(job)
     elif ip is None:
         log.info('No previous IP from DoH: %s.' % why)
-    if ip:
-        job.save(job.ip_file, [ip])
     return ip
 
 
-def unchanged(job, current, previous):
-    """True (logged) when there is nothing to do; else log why an update follows."""
-    from ddkit import ipcheck
-    cfg, log = job.cfg, job.log
-    job.old_ip, job.new_ip = previous, current  # for on_change (ddkit.notify)
-    same = ipcheck.same_ip(current, previous)
-    if same and not cfg.force:
-        log.info('IP has not changed: %s' % current)
-        return True
-    what = '%s %s %s' % ('a real run would update' if cfg.dry_run else 'updating', cfg.record_type, job.name)
-    if same:
-        log.info('IP %s has not changed; %s anyway (--force).' % (current, what))
-    else:
-        log.info('IP changed from %s to %s; %s.' % (previous or 'unknown', current, what))
-    return False
-
-
-def find_ids(job, fresh=False):
-    """(zone id, Record or None): the stored ids when the provider still knows them, else looked up."""
+def find_ids(job, fresh=False, held=False):
+    """(zone id, Record or None): the stored ids when the provider still knows them, else looked up;
+    held: the Record says what the provider holds (read, where a provider updates unread)."""
     job.fresh = fresh
     ids = None if fresh else read_ids(job)
     if ids:
         try:
-            return ids[0], job.provider.read_record(job, *ids)
+            return ids[0], job.provider.read_record(job, *ids, held=held)
         except Stale:
             job.log.info('Stored ids are stale; looking them up again.')
     zone_id = find_zone(job)
@@ -166,6 +197,7 @@ def create_record(job, zone_id, ip):
     if cfg.dry_run:
         log.info('Dry run: would create %s %s %s with %s.' % (cfg.record_type, noun, cfg.record_name, ip))
         return 'new'
+    forget_ip(job)
     try:
         record_id = job.provider.create_record(job, zone_id, ip)
     except Exists:
@@ -186,10 +218,11 @@ def update_record(job, zone_id, record, ip):
     """Update the record (its id); an answer without one means the record must be created."""
     cfg, log, noun = job.cfg, job.log, job.provider.NOUN
     if cfg.dry_run:
-        held = ', '.join(map(str, record.content))[:200] if record.content else None  # an answer's words: bounded
+        held = shown(record)
         log.info('Dry run: would update %s %s%s to %s.' % (noun, cfg.record_name,
                                                            ' from %s' % held if held else '', ip))
         return record.id
+    forget_ip(job)
     record_id = job.provider.update_record(job, zone_id, record, ip)
     if record_id:
         job.changed('updated')
@@ -198,12 +231,23 @@ def update_record(job, zone_id, record, ip):
     return create_record(job, zone_id, ip)
 
 
+def forget_ip(job):
+    """Before a write is sent: the ip file claims nothing, so a run cut short once the provider has
+    taken the write (killed, its answer lost) leaves the next run to read the record. A file that
+    cannot be removed stops the run before anything is sent."""
+    problem = state.remove(job.ip_file)
+    if problem:
+        raise Failure('cannot remove state file %s before the update: %s; nothing was sent; fix: state_dir '
+                      'must be writable by this user' % (job.ip_file, problem))
+
+
 def record_ip(job, ids, ip, sent=True):
-    """Remember the ids and the new IP, and say so (a dry run only says it changed nothing)."""
+    """Remember the ids and the IP the provider now holds, and say so (a dry run only says it changed
+    nothing); the ip file's time says when the provider confirmed it."""
     job.save(job.ids_file, ids)
     if job.cfg.dry_run:
         job.log.info('Dry run: nothing was changed.')
         return
-    job.save(job.ip_file, [ip])
+    job.save(job.ip_file, [ip], touch=True)
     if sent:  # not sent: the record already held ip, which the loop has said in one line
         job.log.info('IP has been updated to: %s' % ip)

@@ -4,7 +4,7 @@ DDNS_* environment variable, UCI section (--uci or --all), --config file, defaul
 import os
 import sys
 
-from ddkit import UsageError
+from ddkit import UsageError, decimal
 
 NAME_CHARS = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.*@')
 
@@ -162,6 +162,21 @@ def check_timeout(value):
         number = 0
     if not 0 < number <= 300:
         raise ValueError('must be a number of seconds, more than 0 and at most 300')
+    return number
+
+
+VERIFY_MAX = 366 * 86400   # a verify_interval longer than a year is a mistake, not a wish
+
+
+def check_verify_interval(value):
+    """Seconds between reads of an unchanged record at the provider: 0 (every run) to a year, or
+    off (None: never)."""
+    value = value.strip().lower()
+    if value == 'off':
+        return None
+    number = decimal(value) if len(value) <= 9 else None
+    if number is None or number > VERIFY_MAX:
+        raise ValueError('must be a number of seconds from 0 (every run) to %d (a year), or off' % VERIFY_MAX)
     return number
 
 

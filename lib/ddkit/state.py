@@ -110,27 +110,34 @@ def make_dir(directory):
 def read_lines(path, limit=4096, private=False):
     """Return the file's non-empty stripped lines (of its first `limit` bytes), or [] when it is
     absent or unreadable; private: a file holding a token is made readable by its owner only."""
+    return read_dated(path, limit, private)[0]
+
+
+def read_dated(path, limit=4096, private=False):
+    """(read_lines(path), the file's modification time), or ([], None) when it is absent or
+    unreadable: the time comes from the fstat every open makes."""
     try:
-        fd = open_file(path, os.O_RDONLY, keep=0o600 if private else 0o7777)
+        fd, st = open_file(path, os.O_RDONLY, keep=0o600 if private else 0o7777, stat=True)
     except OSError:
-        return []
+        return [], None
     try:
         data = os.read(fd, limit)   # a regular file gives all it has up to limit at once
     except OSError:
-        return []
+        return [], None
     finally:
         os.close(fd)
     try:
         text = data.decode('utf-8')
     except UnicodeDecodeError:
-        return []  # garbage is treated as absent and rebuilt
-    return [line.strip() for line in text.split('\n') if line.strip()]  # strip() takes a '\r' too
+        return [], None  # garbage is treated as absent and rebuilt
+    return [line.strip() for line in text.split('\n') if line.strip()], st.st_mtime  # strip() takes a '\r' too
 
 
-def write_if_changed(path, lines, private=False, mode=None):
+def write_if_changed(path, lines, private=False, mode=None, touch=False):
     """Write lines to path atomically (temp file, fsync, rename) unless it already holds them.
 
-    Returns True when the file was written. Router flash wears, so an unchanged file is not touched.
+    Returns True when the file was written. Router flash wears, so an unchanged file is not
+    rewritten; touch: its modification time is set to now instead (what it says was confirmed).
     The file gets mode (default 0600 when private, else 0644), whatever the umask.
     """
     mode = mode if mode is not None else 0o600 if private else 0o644
@@ -138,6 +145,8 @@ def write_if_changed(path, lines, private=False, mode=None):
     try:
         with os.fdopen(open_file(path, os.O_RDONLY, mode), 'rb') as f:  # drops looser permission bits
             if f.read(len(data) + 1) == data:
+                if touch:
+                    os.utime(f.fileno())   # the descriptor: never a path
                 return False
     except OSError:
         pass
@@ -164,11 +173,15 @@ def write_if_changed(path, lines, private=False, mode=None):
 
 
 def remove(path):
-    """Remove a state file if present."""
+    """Remove a state file if present: None when it is gone, else why it could not be removed (a
+    read-only or foreign directory) for the caller to say; never raises."""
     try:
         os.unlink(path)
     except FileNotFoundError:
         pass
+    except OSError as e:
+        return e.strerror or str(e)
+    return None
 
 
 def _remove_orphans(path):

@@ -33,6 +33,9 @@ COMMON = [
     Setting('ca_file', help='CA bundle, or directory of hashed CA certificates, for https (default: the '
             'system\'s hashed directory when it has one, else its bundle)', check=settings.check_ca),
     Setting('timeout', '10', help='seconds per request', check=settings.check_timeout),
+    Setting('verify_interval', '86400', help='seconds between reads of the record at the provider while '
+            'the IP is unchanged (0: every run; off: never)',
+            check=settings.check_verify_interval),
     Setting('on_change', help='command run (no shell) after the record changed or an update failed; '
             'details in its DDNS_HOOK_* environment', check=settings.check_command),
     Setting('healthcheck_url', help='pinged after each run: GET <url>, or <url>/fail after a failure '

@@ -123,11 +123,11 @@ def tls(sock, host, timeout, ca_file):
 
 
 def server_name(host):
-    """The name TLS sends and verifies, encoded as the ssl module does; an ASCII name needs no idna
-    codec (LookupError without one)."""
+    """The name TLS sends and verifies: a URL's host, always ASCII (settings.check_url), so as it is,
+    with no idna codec."""
     if not host:
         raise ValueError('no host name to verify the certificate against')
-    return host if all(ord(c) < 128 for c in host) else host.encode('idna').decode('ascii')
+    return host
 
 
 class TLS:

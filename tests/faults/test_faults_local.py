@@ -57,17 +57,19 @@ def test_disk_full_keeps_old_state(rig, request):
     out = rig.output(done)
     assert done.returncode == 1, out
     assert 'No space left on device' in out and 'Traceback' not in out
-    assert rig.ip_state() == OLD               # old state intact, not truncated
-    # A's update went out before its state could be saved; B could not cache its token: no DNS write
-    assert rig.content() == (NEW if rig.name == 'A' else OLD)
-    assert rig.read(rig.ids_name) is None
+    # the ip file went before the update was sent (a removal needs no space): it claims nothing,
+    # never a truncated line; B used its token without caching it
+    assert rig.ip_state() is None and (rig.name == 'A' or 'going on without it' in out)
+    assert rig.content() == NEW
+    assert rig.read(rig.ids_name) in (None, rig.ids_text())   # the removal may have freed its room
     assert leftovers(rig) == []
     os.unlink(filler)
     assert_healed(rig)
 
 
 def test_sigkill_while_writing_state_never_leaves_a_mix(rig):
-    """50 runs killed at random points: every state file holds the old or the new content."""
+    """50 runs killed at random points: every state file holds the old or the new content (the ip
+    file may be gone: it goes before a write is sent)."""
     rig.seed(ids_file=False)
     full = None
     for ip in (NEW, '81.2.70.99'):                         # two full runs: how long one takes
@@ -79,7 +81,7 @@ def test_sigkill_while_writing_state_never_leaves_a_mix(rig):
     seed = random.randrange(1 << 30)
     rnd = random.Random(seed)
     names = [rig.ip_name, rig.ids_name] + list(rig.token_names)
-    outcomes = {'old': 0, 'new': 0}
+    outcomes = {'old': 0, 'new': 0, 'gone': 0}
     for i in range(50):
         ip = '81.2.70.%d' % (i + 1)
         rig.box.lookup.answer = ip
@@ -93,8 +95,9 @@ def test_sigkill_while_writing_state_never_leaves_a_mix(rig):
             text = rig.read(name)
             assert text != '', 'seed %d: %s is empty' % (seed, name)
             if name == rig.ip_name:
-                assert text in (before[name], ip + '\n'), 'seed %d: ip file holds %r' % (seed, text)
-                outcomes['new' if text == ip + '\n' else 'old'] += 1
+                assert text in (before[name], ip + '\n', None), 'seed %d: ip file holds %r' % (seed, text)
+                assert text in (ip + '\n', None) or rig.content() + '\n' == text, 'seed %d: false claim' % seed
+                outcomes['new' if text == ip + '\n' else 'old' if text else 'gone'] += 1
                 full *= 0.87 if text == ip + '\n' else 1.15  # home in on the moment the file is written
             elif name == rig.ids_name:
                 assert text in (before[name], rig.ids_text()), 'seed %d: ids file holds %r' % (seed, text)
@@ -103,7 +106,7 @@ def test_sigkill_while_writing_state_never_leaves_a_mix(rig):
     print('SIGKILL outcomes (seed %d): %s' % (seed, outcomes))
     rig.box.lookup.answer = NEW
     assert_healed(rig)
-    assert outcomes['new'] and outcomes['old'], outcomes   # kills landed before and after the write
+    assert outcomes['new'] and outcomes['old'] + outcomes['gone'], outcomes   # kills before and after the write
     assert leftovers(rig) == [], 'temporary files of killed runs pile up'
 
 
@@ -238,3 +241,54 @@ def test_damaged_auth_file(rig, auth, new_token):
     assert token == rig.provider.issued[-1] and expiry > time.time()
     assert_healed(rig)
     assert len(rig.provider.issued) == issued + new_token  # the healed run reuses the cached token
+
+
+def test_a_refused_token_in_a_directory_the_run_cannot_write_is_no_traceback(request, tmp_path):
+    """Updater B run by its owner, nobody, in a state directory it can no longer write (0500), when
+    its record is due for verification: the cached token is refused, its file cannot be removed,
+    the new token cannot be cached. Each is said in one line and the run goes on: the record is
+    read, holds the IP, and the ip file's time (which needs no write to the directory) says so."""
+    import pwd
+    import shutil
+    import tempfile
+    from conftest import RECORD, run_tool
+    from faultkit import make_rig
+    from netns import user_group
+    python = '/usr/bin/python3'   # a Python nobody can start (not one under /root)
+    if os.geteuid() != 0 or not shutil.which('setpriv') or not os.path.exists(python):
+        needs.missing('needs root, setpriv (util-linux) and %s to run the tool as nobody' % python)
+    rig = make_rig('B', tmp_path)
+    request.addfinalizer(rig.box.stop)
+    base = tempfile.mkdtemp(prefix='ddkit-ro-', dir='/tmp')   # under /tmp: sticky, so trusted
+    request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
+    os.chmod(base, 0o755)
+    rig.state_dir = os.path.join(base, 'state')
+    os.mkdir(rig.state_dir)
+    rig.seed(ids_file=True)
+    rig.provider.recordsets[rig.rid]['records'] = [NEW]
+    rig.write(rig.ip_name, NEW + '\n')
+    os.utime(os.path.join(rig.state_dir, rig.ip_name), (time.time() - 2 * 86400,) * 2)
+    token = rig.provider.issue_token()
+    rig.write(rig.auth_name, '%d %s\n' % (time.time() + 3600, token))
+    rig.provider.tokens[token]['revoked'] = True
+    rig.write('.updater_b_%s.lock' % RECORD, '')
+    user = pwd.getpwnam('nobody')
+    for name in os.listdir(rig.state_dir) + ['']:
+        os.chown(os.path.join(rig.state_dir, name), user.pw_uid, user.pw_gid)
+    os.chmod(rig.state_dir, 0o500)
+    prefix = ['setpriv', '--reuid=nobody', '--regid=%s' % user_group('nobody'), '--clear-groups']
+    env = dict(rig.env(), DDNS_LOG_FILE=os.path.join(base, 'b.log'))
+    done = run_tool(rig.tool, env=env, prefix=prefix, python=python)
+    out = rig.output(done)
+    assert done.returncode == 0 and 'Traceback' not in out, out
+    assert 'cannot remove state file %s' % os.path.join(rig.state_dir, rig.auth_name) in out
+    assert 'cannot write state file %s' % os.path.join(rig.state_dir, rig.auth_name) in out and 'going on without it' in out
+    assert 'already holds %s; nothing sent.' % NEW in out and rig.updates() == 0 and rig.read(rig.auth_name)
+    assert time.time() - os.stat(os.path.join(rig.state_dir, rig.ip_name)).st_mtime < 60
+    # changed at the provider meanwhile: the ip file cannot be taken away first, so nothing is sent
+    rig.provider.recordsets[rig.rid]['records'] = [OLD]
+    done = run_tool(rig.tool, env=dict(env, DDNS_VERIFY_INTERVAL='0'), prefix=prefix, python=python)
+    out = rig.output(done)
+    assert done.returncode == 1 and 'Traceback' not in out, out
+    assert 'before the update' in out and 'nothing was sent' in out and rig.updates() == 0
+    assert rig.ip_state() == NEW and rig.content() == OLD
