@@ -111,8 +111,14 @@ class Log:
                 self.size = st.st_size
             data = (line + '\n').encode('utf-8')
             self.size += len(data)   # another run's lines count at the next open
-            while data:
-                data = data[os.write(self.fd, data):]
+            written = 0
+            try:
+                while written < len(data):
+                    written += os.write(self.fd, data[written:])
+            except OSError:
+                if written:   # a full disk took part of the line: the file keeps whole lines only
+                    os.ftruncate(self.fd, os.fstat(self.fd).st_size - written)
+                raise
             if self.size > LOG_MAX:
                 self.close()   # the cut file is a new one (written whole, then renamed)
                 _trim(self.path)

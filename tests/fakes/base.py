@@ -95,7 +95,8 @@ class FakeServer:
         self.budgets.update(limits)
 
     def fail(self, kind, route=None, times=1, **options):
-        """Make the next `times` requests (to `route`, or any) fail: kinds are listed in _fault."""
+        """Make the next `times` requests (to `route`, or any) fail: kinds are listed in _fault, and
+        in _dispatch the two whose request takes effect ('rewrite', 'lost')."""
         with self.lock:
             for _ in range(times):
                 self.faults.append((route, kind, options))
@@ -193,16 +194,19 @@ class FakeServer:
         if name in self.budgets and count > self.budgets[name]:
             self.over_budget.append(req)
             return self._send(h, Reply(599, {'error': 'over budget for %s' % name}))
-        if fault and fault[0] != 'rewrite':
+        if fault and fault[0] not in ('rewrite', 'lost'):
             return self._fault(h, *fault)
         if handler is None:
             return self._send(h, Reply(404, {'error': 'no route %s %s' % (h.command, split.path)}))
         try:
             reply = (guard and guard(req, *match.groups())) or handler(req, *match.groups())
-            if fault:  # 'rewrite': the request takes effect, its answer is changed by options['answer']
-                reply = fault[1]['answer'](reply)
+            if fault and fault[0] == 'rewrite':  # the request takes effect, its answer is changed by
+                reply = fault[1]['answer'](reply)  # options['answer']
         except Exception as e:  # a bug in a fake must show up in the test, not hang it
             reply = Reply(598, {'error': 'fake crashed: %r' % e})
+        if fault and fault[0] == 'lost':  # the request takes effect, its answer never leaves: the
+            h.close_connection = True     # connection closes with no byte of it
+            return
         self._send(h, reply)
 
     def seen(self, req):

@@ -4,11 +4,13 @@ ten runs at once, damaged state files, a clock off by a day."""
 import os
 import random
 import subprocess
+import sys
 import threading
 import time
 
 import pytest
 
+from conftest import ROOT
 from faultkit import NEW, OLD, mount_tmpfs, remount, rig  # noqa: F401  (rig is a fixture)
 import needs  # noqa: E402
 
@@ -292,3 +294,20 @@ def test_a_refused_token_in_a_directory_the_run_cannot_write_is_no_traceback(req
     assert done.returncode == 1 and 'Traceback' not in out, out
     assert 'before the update' in out and 'nothing was sent' in out and rig.updates() == 0
     assert rig.ip_state() == NEW and rig.content() == OLD
+
+
+def test_disk_full_in_the_middle_of_a_log_line_leaves_whole_lines(tmp_path, request):
+    """A write the full disk cuts short is taken back: the log keeps whole lines only."""
+    sys.path.insert(0, os.path.join(ROOT, 'lib'))
+    from ddkit.log import Log
+    directory = str(tmp_path / 'small')
+    request.addfinalizer(mount_tmpfs(directory, size='4k'))   # one page
+    path = os.path.join(directory, 'log')
+    earlier = b'[2026-01-01 00:00:00] - an earlier line\n' * 100    # 4,000 bytes: 96 left
+    with open(path, 'wb') as f:
+        f.write(earlier)
+    log = Log(path, quiet=True)
+    log.info('a line longer than the room left: ' + 'x' * 300)
+    log.close()
+    with open(path, 'rb') as f:
+        assert f.read() == earlier
