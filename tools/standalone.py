@@ -236,6 +236,15 @@ def names_in(source):
 
 def strip(source):
     """The source without comments, docstrings and blank lines; every line of code kept as written."""
+    if source not in _STRIPPED:   # a feed strips each module once for every tool that imports it
+        _STRIPPED[source] = _strip(source)
+    return _STRIPPED[source]
+
+
+_STRIPPED = {}
+
+
+def _strip(source):
     import ast
     import io
     import tokenize
