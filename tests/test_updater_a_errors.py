@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -158,14 +159,20 @@ def test_an_unchanged_record_needs_no_lock(box, tmp_path):
 def test_two_runs_at_once_one_waits_then_gives_up(box, tmp_path):
     rid = cached(box, tmp_path)
     box.lookup.answer = '81.2.69.95'
-    box.provider_a.fail('hang', route='get_record', seconds=7)
-    env = dict(os.environ, **box.env_a(str(tmp_path)))
+    # the first run holds the lock, its read unanswered, until the second has given up: however
+    # slow a loaded machine starts the second, it meets the lock taken
+    second_done = threading.Event()
+    box.provider_a.fail('hang', route='get_record', seconds=60, until=second_done)
+    env = dict(os.environ, **box.env_a(str(tmp_path)), DDNS_TIMEOUT='60')
     first = subprocess.Popen([sys.executable, tool_path('updater_a')], env=env, stdout=subprocess.PIPE, text=True)
-    deadline = time.time() + 5
-    while not box.provider_a.calls('get_record') and time.time() < deadline:
+    deadline = time.monotonic() + 30
+    while not box.provider_a.calls('get_record') and time.monotonic() < deadline:
         time.sleep(0.05)
-    second = run_tool('updater_a', env=box.env_a(str(tmp_path)))
-    out, _ = first.communicate(timeout=30)
+    try:
+        second = run_tool('updater_a', env=box.env_a(str(tmp_path)))
+    finally:
+        second_done.set()
+    out, _ = first.communicate(timeout=60)
     assert second.returncode == 1 and 'another run for this record is still going' in second.stdout
     assert first.returncode == 0, out
     assert len(box.provider_a.calls('update_record')) == 1

@@ -232,8 +232,11 @@ class FakeServer:
 
     def _fault(self, h, kind, options):
         """The ways real services fail."""
-        if kind == 'hang':  # accept, read, never answer
-            time.sleep(options.get('seconds', 30))
+        if kind == 'hang':  # accept, read, never answer (until options['until'], an Event, is set)
+            if 'until' in options:
+                options['until'].wait(options.get('seconds', 30))
+            else:
+                time.sleep(options.get('seconds', 30))
             h.close_connection = True
         elif kind == 'status':  # e.g. 500, 502, 503, or 429 with retry_after
             headers = {'Retry-After': str(options['retry_after'])} if 'retry_after' in options else {}
