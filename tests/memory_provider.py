@@ -7,7 +7,8 @@ from ddkit import Failure
 from ddkit.provider import Exists, Record, Stale, Zone
 from ddkit.settings import Setting, check_text
 
-TOOL = 'updater_m'
+NAME = 'memory'
+STEM = 'updater_m'
 SUMMARY = 'Keep one record at the in-memory test provider equal to this host\'s public IP.'
 SETTINGS = [Setting('account', help='whose zones', check=check_text, secret=True)]
 REQUIRED = ('account',)

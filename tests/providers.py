@@ -4,8 +4,9 @@ instead of branching on the tool's name. A third provider is one more adapter he
 
 
 class Adapter:
-    def __init__(self, tool, letter, noun, files, credentials, content, store):
+    def __init__(self, tool, provider, letter, noun, files, credentials, content, store):
         self.tool, self.letter, self.noun, self.files = tool, letter, noun, files
+        self.provider = provider         # its name in the registry (ddkit.registry)
         self.store = store               # the fake's attribute holding its records by id
         self.credentials = credentials   # DDNS_* settings that satisfy it offline (no request is made)
         self.content = content           # a record's value as the fake holds it
@@ -35,6 +36,16 @@ class Adapter:
         for rid in [rid for rid, r in records.items() if r['name'].rstrip('.') == name.rstrip('.')]:
             del records[rid]
 
+    def module(self):
+        """The provider's module of the library (lib/ddkit/<provider>.py), imported."""
+        import importlib
+        import os
+        import sys
+        lib = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'lib')
+        if lib not in sys.path:
+            sys.path.insert(0, lib)
+        return importlib.import_module('ddkit.' + self.provider)
+
     def ip_file(self, name):
         return self.files['ip_file'] % name
 
@@ -42,9 +53,9 @@ class Adapter:
         return self.tool
 
 
-A = Adapter('updater_a', 'a', 'record', {'ip_file': '.cf-wan_ip_%s.txt', 'ids_file': '.cf-id_%s.txt'},
+A = Adapter('updater_a', 'cloudflare', 'a', 'record', {'ip_file': '.cf-wan_ip_%s.txt', 'ids_file': '.cf-id_%s.txt'},
             {'DDNS_AUTH_EMAIL': 'a@example.com', 'DDNS_AUTH_KEY': 'k' * 37}, lambda ip: ip, 'records')
-B = Adapter('updater_b', 'b', 'recordset', {'ip_file': '.hw-wan_ip_%s.txt', 'ids_file': '.hw-id_%s.txt',
+B = Adapter('updater_b', 'huaweicloud', 'b', 'recordset', {'ip_file': '.hw-wan_ip_%s.txt', 'ids_file': '.hw-id_%s.txt',
                                             'auth_file': '.hw-token_%s.txt'},
             {'DDNS_USERNAME': 'user', 'DDNS_PASSWORD': 'pw-secret', 'DDNS_PROJECT_NAME': 'cn-north-4'},
             lambda ip: [ip], 'recordsets')

@@ -375,10 +375,9 @@ def whole_and_based(args, env, tool='updater_a'):
     import sys
     from conftest import ROOT
     sys.path.insert(0, os.path.join(ROOT, 'lib'))
-    sys.path.insert(0, os.path.join(ROOT, 'bin'))
-    import importlib
     from ddkit import UsageError, records, settings, updater
-    provider = importlib.import_module(tool)
+    import providers
+    provider = providers.of(tool).module()
     table = provider.SETTINGS + updater.COMMON
     parsed = settings.parse_args(args, table, updater.SWITCHES, files=True)
     planned, shared = records.plan(parsed, tool, table)

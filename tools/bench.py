@@ -119,12 +119,10 @@ def scale_mac(i):
 
 
 def tool_files(tool):
-    """The FILES table of bin/<tool>.py (its state file name patterns), read without importing it."""
-    import ast
-    with open(os.path.join(ROOT, 'bin', tool + '.py')) as f:
-        tree = ast.parse(f.read())
-    return next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
-                and getattr(node.targets[0], 'id', None) == 'FILES')
+    """The FILES table (state file name patterns) of the provider the tool is fixed to."""
+    sys.path.insert(0, os.path.join(ROOT, 'lib'))
+    from ddkit import registry
+    return registry.of_tool(tool).FILES
 
 
 def private_file(path, text):

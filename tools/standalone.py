@@ -398,7 +398,10 @@ if hasattr(sys, 'pycache_prefix') and not _ddkit_untrusted(os.path.dirname(_cach
     sys.pycache_prefix = os.path.join(_cache, '@BUILD@')  # per build: an upgrade never meets old code
 else:
     sys.dont_write_bytecode = True  # never beside the code (flash), nor in a cache others could write
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), @SUBDIR@))
+_code = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), @SUBDIR@)
+if not os.path.isfile(os.path.join(_code, 'ddkit', '__init__.py')):
+    sys.exit('@NAME@: the library is not installed: install the package ddkit')
+sys.path.insert(0, _code)
 from @NAME@ import main  # noqa: E402
 
 sys.exit(main())

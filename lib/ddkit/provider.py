@@ -43,6 +43,11 @@ class Record:
         return self.content is not None and len(self.content) == 1 and ipcheck.same_ip(str(self.content[0]), ip)
 
 
+
+class ProviderSession:
+    """What a provider keeps for itself during one record's run (a token): each Job gets one of the
+    provider's Session class (this one when it keeps nothing), and only the provider reads it."""
+
 class Run:
     """What the records of one run share: lookups made once (zone, listing, current IP, token), the
     health-check pings to send at the end, and whether it runs several records."""
@@ -78,17 +83,18 @@ class Job:
     """One record's run: its settings (cfg, never changed here), the provider module, the log, its
     state files, and what the run finds out (the outcome on_change hears, the IPs)."""
 
-    def __init__(self, provider, cfg, run, log):
+    def __init__(self, provider, cfg, run, log, tool=None):
         self.provider, self.cfg, self.run, self.log = provider, cfg, run, log
-        self.tool = provider.TOOL
+        self.tool = tool or provider.STEM   # the command that runs it, for messages and hooks
+        self.session = getattr(provider, 'Session', ProviderSession)()
         self.outcome = self.message = self.old_ip = self.new_ip = None
         self.judged = True    # False: no valid current IP, so nothing could be judged
         self.fresh = False    # True: stored ids were stale, so what the run looked up may be too
-        # A keeps the original script's names; an AAAA record of the same name gets files of its own
+        # the seed tools' names, whichever command runs the record; an AAAA record gets files of its own
         key = '%s_AAAA' % cfg.record_name if cfg.record_type == 'AAAA' else cfg.record_name
         self.files = {name: os.path.join(cfg.state_dir, pattern % key) for name, pattern in provider.FILES.items()}
         self.ip_file, self.ids_file = self.files['ip_file'], self.files['ids_file']
-        self.lock_file = os.path.join(cfg.state_dir, '.%s_%s.lock' % (self.tool, key))
+        self.lock_file = os.path.join(cfg.state_dir, '.%s_%s.lock' % (provider.STEM, key))
 
     @property
     def name(self):

@@ -52,10 +52,11 @@ SWITCHES = [
 ]
 
 
-def main(provider, argv=None):
-    """Run the records the command line names through the provider; the exit status."""
+def main(provider, argv=None, tool=None):
+    """Run the records the command line names through the provider; the exit status. tool: the
+    command's name (updater_a is the provider cloudflare fixed), for messages, --help and its UCI file."""
     from ddkit.provider import Run
-    tool, table = provider.TOOL, provider.SETTINGS + COMMON
+    tool, table = tool or provider.STEM, provider.SETTINGS + COMMON
     try:
         args = settings.parse_args(sys.argv[1:] if argv is None else argv, table, SWITCHES, files=True)
         several = args is not None and ('all' in args.on or len(args.uci) > 1)
@@ -69,7 +70,7 @@ def main(provider, argv=None):
         print('%s: %s' % (tool, e), file=sys.stderr)
         return e.exit_status
     if args is None or 'version' in args.on:
-        return about(provider, table, args)
+        return about(tool, provider, table, args)
     run, outcomes = Run(several), []
     environ = dict(os.environ)   # read once: each record's settings look every name up in it
     try:   # what the records share, resolved once a run; a bad value: each record keeping it says so
@@ -87,7 +88,7 @@ def main(provider, argv=None):
         families = cfg.record_type.split()
         run.several = run.several or len(families) > 1
         for family in families:
-            job = make_job(provider, cfg, family, run)
+            job = make_job(provider, cfg, family, run, tool)
             name = '%s%s %s' % ('%s: ' % label if label else '', family, cfg.record_name)
             try:
                 if run.several:
@@ -101,15 +102,15 @@ def main(provider, argv=None):
     return status
 
 
-def about(provider, table, args):
+def about(tool, provider, table, args):
     """--help or --version: printed, exit 0."""
     from ddkit import VERSION
     from ddkit.log import say
     if args is not None:
-        say('%s %s' % (provider.TOOL, VERSION))
+        say('%s %s' % (tool, VERSION))
         return 0
     from ddkit import helptext
-    say(helptext.usage(settings.prog(provider.TOOL), provider.SUMMARY, table, SWITCHES, uci_name=provider.TOOL))
+    say(helptext.usage(settings.prog(tool), provider.SUMMARY, table, SWITCHES, uci_name=tool))
     return 0
 
 
@@ -134,7 +135,7 @@ def usable(provider, cfg, label):
         raise UsageError('%s: nothing was sent; fix: %s' % problem)
 
 
-def make_job(provider, cfg, family, run):
+def make_job(provider, cfg, family, run, tool):
     """The Job of one record: the settings of its family, with the defaults derived from them."""
     from ddkit.lookup import LOOKUP
     from ddkit.log import Log
@@ -146,10 +147,11 @@ def make_job(provider, cfg, family, run):
     own.ip_lookup_url = cfg.ip_lookup_url or list(LOOKUP[family])
     own.state_dir = cfg.state_dir or os.path.expanduser('~')
     key = '%s_AAAA' % cfg.record_name if family == 'AAAA' else cfg.record_name
-    own.log_file = cfg.log_file or os.path.join(own.state_dir, '%s_%s.log' % (provider.TOOL, key))
+    # the seed tools' log names, whichever command runs the record
+    own.log_file = cfg.log_file or os.path.join(own.state_dir, '%s_%s.log' % (provider.STEM, key))
     log = Log(None if own.dry_run else own.log_file, quiet=cfg.quiet, secrets=cfg.secrets,
-              tag=provider.TOOL if openwrt() else None)
-    return Job(provider, own, run, log)
+              tag=tool if openwrt() else None)
+    return Job(provider, own, run, log, tool)
 
 
 _OPENWRT = []

@@ -1,0 +1,329 @@
+"""Huawei Cloud DNS: keep one A or AAAA recordset equal to this host's public IP.
+
+A provider module of the shared update loop (ddkit.reconcile; the contract: docs/design.md): its
+settings, files, error fixes and API calls, registered as `huaweicloud` (ddkit.registry); updater_b
+is this provider fixed. The DNS API is called with a password-based IAM token, cached for a day in
+the auth file (the token is the provider's session: Session, never an attribute of the shared Job);
+a missing recordset is created; the previous IP may also come from one ping of the name.
+API reference: https://support.huaweicloud.com/intl/en-us/api-dns/dns_api_64001.html (recordsets),
+https://support.huaweicloud.com/intl/en-us/api-iam/iam_30_0001.html (tokens)
+"""
+
+import time
+
+from ddkit import Failure, decimal, http
+from ddkit.provider import PAGE, Absent, Exists, ProviderSession, Record, Stale, Zone, listing, safe_id, whole_zone
+from ddkit.settings import Setting, check_text, check_url
+
+NAME = 'huaweicloud'
+STEM = 'updater_b'                       # its lock and log files' prefix: the seed tool's name
+SUMMARY = ('Keep one A or AAAA recordset at cloud provider B (IAM token, DNS v2) equal to this host\'s '
+           'public IP.')
+SETTINGS = [
+    Setting('username', help='account user name (also the user\'s domain name)', check=check_text),
+    Setting('password', help='account password (prefer DDNS_PASSWORD or --config: argv is visible)',
+            secret=True, check=check_text),
+    Setting('project_name', help='region project name in the token scope, e.g. cn-north-4',
+            check=check_text),
+    Setting('auth_url', 'https://iam.myhuaweicloud.com', help='IAM base URL (token)', check=check_url),
+    Setting('dns_url', 'https://dns.myhuaweicloud.com', help='DNS API base URL', check=check_url),
+]
+FILES = {'ip_file': '.hw-wan_ip_%s.txt', 'ids_file': '.hw-id_%s.txt', 'auth_file': '.hw-token_%s.txt'}
+REQUIRED = ('username', 'password', 'project_name')
+URLS = ('auth_url', 'dns_url')
+NOUN = 'recordset'
+TTL = 120                     # sent on every create and update
+TOKEN_DAYS = 1                # a token is taken as valid for a day from its Date
+TOKEN_MAX = 64 * 1024         # real tokens are several KiB; the auth file holds one line
+ZONE_GONE = {'DNS.0302'}      # "This zone does not exist.": the stored zone id is stale
+DOESNT_EXIST = 'Doesn\'t exist.'  # what the original tool logged for a listing with total_count 0
+FIXES = {   # what to do about the provider's codes users meet (docs/providers.md)
+    'APIGW.0101': 'check dns_url and auth_url: the bare base URL, without a path',
+    'APIGW.0308': 'too many requests: run at most every 5 minutes',
+    'DNS.0005': 'the user lacks DNS permissions: grant it a DNS policy (e.g. DNS FullAccess)',
+    'DNS.0013': 'the user lacks DNS permissions, or the project is frozen: grant a DNS policy, '
+                'settle the account',
+    'DNS.0302': 'check zone_name and project_name',
+    'DNS.0304': 'record_name must end with zone_name',
+    'DNS.0307': 'check record_type (A for IPv4, AAAA for IPv6)',
+    'DNS.0308': 'check record_type (A for IPv4, AAAA for IPv6)',
+    'DNS.0312': 'a recordset of this name and type already exists: run again, or delete the ids file',
+    'DNS.0403': 'the recordset quota is used up: raise it or delete unused recordsets',
+}
+
+
+
+class Session(ProviderSession):
+    """The record's token: its value, and whether it came from the cache (a refused cached token is
+    worth one new one; a refused new one is not)."""
+
+    def __init__(self):
+        self.token, self.cached = None, False
+
+def account(cfg):
+    """Whose token, zones and recordsets: the key of what several records of a run share."""
+    return cfg.auth_url, cfg.dns_url, cfg.username, cfg.password, cfg.project_name
+
+
+def login(job):
+    """--check: a new token, never the cached one, and not saved (--check runs as a dry run)."""
+    new_token(job)
+    return ': a token for user %s, project %s (not cached)' % (job.cfg.username, job.cfg.project_name)
+
+
+def list_zones(job):
+    """The zones the listing returns for zone_name (it matches names loosely)."""
+    cfg = job.cfg
+    return job.shared(('zones', account(cfg), cfg.zone_name), lambda: [
+        z for z in listing(call(job, 'GET', '/v2/zones?name=%s' % cfg.zone_name, 'find zone', zones=True), 'zones',
+                           'find zone')
+        if safe_id(z.get('id'))])
+
+
+def choose_zone(job, zones):
+    """The zone named exactly zone_name (not blindly the first of a loose match), and the others listed."""
+    cfg = job.cfg
+    want = cfg.zone_name  # settings.check_name dropped any trailing dot
+    exact = [z for z in zones if str(z.get('name', '')).rstrip('.') == want]
+    if not exact:
+        raise Failure('find zone: no zone named %s in project %s (found: %s); check zone_name (the root '
+                      'domain) and project_name' % (want, cfg.project_name,
+                                                    ', '.join(str(z.get('name')) for z in zones) or 'none'))
+    return Zone(safe_id(exact[0]['id']), str(exact[0].get('name')),
+                [str(z.get('name')) for z in zones if z is not exact[0]])
+
+
+def find_record(job, zone_id, strict=False):
+    """The recordset of this name and type, or None; not strict, a failed lookup is None too, so that
+    creation follows (what the original tool did)."""
+    cfg = job.cfg
+    if job.run.several and not strict:   # one listing of the zone for every name of the run
+        try:
+            listed = job.shared(('zone records', account(cfg), zone_id), lambda: whole_zone(
+                lambda page: zone_page(job, zone_id, page)))
+        except Failure:
+            listed = None   # a large zone, or a failed listing: this name alone, as below
+        if listed is not None:
+            return first(listed, cfg)
+    # several records in a run list a name once for both families; a strict lookup is fresh
+    query = 'name=%s' % cfg.record_name + ('' if job.run.several else '&type=%s' % cfg.record_type)
+    try:
+        data = job.shared(None if strict else ('records', account(cfg), zone_id, query), lambda: call(
+            job, 'GET', '/v2/zones/%s/recordsets?%s' % (zone_id, query), 'find record', tolerate=not strict))
+    except Absent:
+        return None
+    return first(listing(data or {}, 'recordsets', 'find record'), cfg)
+
+
+def zone_page(job, zone_id, page):
+    """(recordsets, number of pages) of one page of the zone's listing."""
+    try:
+        data = call(job, 'GET', '/v2/zones/%s/recordsets?limit=%d&offset=%d' % (zone_id, PAGE, (page - 1) * PAGE),
+                    'find record')
+    except Absent:   # an empty zone
+        return [], 0
+    total = total_count(data)
+    return listing(data, 'recordsets', 'find record'), None if total is None else -(-total // PAGE)
+
+
+def first(records, cfg):
+    """The first listed recordset of this name and type, or None."""
+    records = [r for r in records if safe_id(r.get('id')) and str(r.get('name', '')).rstrip('.') == cfg.record_name
+               and r.get('type') == cfg.record_type]
+    if not records:
+        return None
+    held = records[0].get('records')
+    return Record(safe_id(records[0]['id']), held if isinstance(held, list) else None, records[0])
+
+
+def read_record(job, zone_id, record_id, held=False):
+    """The recordset the stored ids name; unread unless held (what it holds) is asked for: the
+    update's answer tells whether it still exists."""
+    if not held:
+        return Record(record_id)
+    data = call(job, 'GET', '/v2/zones/%s/recordsets/%s' % (zone_id, record_id), 'read record', stale=True)
+    found = first([data], job.cfg)
+    if found is None or found.id != record_id:
+        raise Stale()  # ids of another recordset: find ours again
+    return found
+
+
+def create_record(job, zone_id, ip):
+    data = call(job, 'POST', '/v2/zones/%s/recordsets' % zone_id, 'create record', recordset(job, ip, 'created'),
+                create=True)
+    record_id = safe_id(data.get('id'))
+    if not record_id:
+        raise Failure('create record: the answer has no recordset id')
+    return record_id
+
+
+def update_record(job, zone_id, record, ip):
+    """The recordset's id, or None when the update failed or its answer has none: then the loop
+    creates it (what the original tool did)."""
+    data = call(job, 'PUT', '/v2/zones/%s/recordsets/%s' % (zone_id, record.id), 'update record',
+                recordset(job, ip, 'updated'), tolerate=True)
+    return safe_id((data or {}).get('id'))
+
+
+def recordset(job, ip, what):
+    """The body of a create or an update: the name carries the trailing dot."""
+    cfg = job.cfg
+    when = time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())
+    return {'name': cfg.record_name + '.', 'type': cfg.record_type, 'ttl': TTL, 'records': [ip],
+            'description': '%s by %s at %s' % (what, job.tool, when)}
+
+
+def previous_ip(job):
+    """The previous IP's last resort: the address one ping of the record name shows."""
+    from ddkit import lookup
+    return lookup.by_ping(job.cfg, job.log)
+
+
+def call(job, method, path, step, body=None, tolerate=False, create=False, zones=False, stale=False):
+    """One DNS API call with the token, its answer checked; a tolerated failure is logged and gives None.
+    A cached token the API refuses is dropped and replaced, once. create: a zone that is gone raises
+    Stale, a recordset that exists raises Exists (the loop acts on both); stale: a zone or recordset
+    that is gone raises Stale; zones: a zone listing, where none found is for choose_zone to say;
+    elsewhere total_count 0 raises Absent."""
+    cfg, log = job.cfg, job.log
+    token = job.session.token or get_token(job)
+    for _ in (1, 2):
+        answer = http.request(method, cfg.dns_url + path, step, json_body=body, timeout=cfg.timeout,
+                              ca_file=cfg.ca_file, headers={'X-Auth-Token': token,
+                                                            'Content-Type': 'application/json'})
+        code, message = provider_error(answer)
+        if not token_refused(answer, code):
+            break
+        if not job.session.cached:  # a new token refused: asking again would loop
+            raise Failure('%s: the API refused a new token (HTTP %d%s): check project_name and the '
+                          'user\'s DNS permissions' % (step, answer.status, ', %s: %s' % (code, message)
+                                                       if code or message else ''))
+        log.info('%s: the API refused the cached token (%s); getting a new one.' % (step, message or code))
+        drop_token(job)
+        token = new_token(job)
+    data = None if code or message else _json(answer)
+    failure = Failure
+    if code or message:
+        why = message or code
+    elif not answer.body.strip():
+        why = 'no data received, check connectivity'
+    elif not isinstance(data, dict):
+        raise Failure('%s: unexpected answer (HTTP %d): %s'
+                      % (step, answer.status, http.snippet(answer.text)))
+    elif total_count(data) == 0 and not zones:
+        why, failure = DOESNT_EXIST, Absent
+    elif answer.status >= 400:
+        why = 'HTTP %d: %s' % (answer.status, http.snippet(answer.text))
+    else:
+        log.info('%s: OK.' % step)
+        return data
+    if (create or stale) and (code in ZONE_GONE or answer.status == 404):
+        log.info('%s: %s' % (step, why))
+        raise Stale()
+    if create and (code == 'DNS.0312' or answer.status == 409):
+        log.info('%s: %s' % (step, why))
+        raise Exists()
+    if tolerate:
+        log.info('%s: %s' % (step, why))
+        return None
+    raise failure('%s: %s%s' % (step, why, '; ' + FIXES[code] if code in FIXES else ''))
+
+
+def provider_error(answer):
+    """(code, message) of an error answer in any of B's shapes: code/message (DNS),
+    error_code/error_msg (API gateway), errorCode/errorMsg (what the SDK reads), error.{code, message}
+    (IAM); else (None, None)."""
+    data = _json(answer)
+    if not isinstance(data, dict):
+        return None, None
+    nested = data.get('error') if isinstance(data.get('error'), dict) else {}
+    for where, code_key, message_key in ((data, 'code', 'message'), (data, 'error_code', 'error_msg'),
+                                         (data, 'errorCode', 'errorMsg'), (nested, 'code', 'message')):
+        if where.get(code_key) is not None or where.get(message_key) is not None:
+            return (str(where[code_key]) if where.get(code_key) is not None else None,
+                    str(where[message_key]) if where.get(message_key) is not None else None)
+    return None, None
+
+
+def token_refused(answer, code):
+    # 401/403, or the API gateway's authentication codes (APIGW.0301 bad token, .0307 expired)
+    return answer.status in (401, 403) or str(code or '').startswith('APIGW.03')
+
+
+def total_count(data):
+    """total_count at the top level or under metadata (the real listings); None when absent."""
+    meta = data.get('metadata') if isinstance(data.get('metadata'), dict) else {}
+    for where in (data, meta):
+        if isinstance(where.get('total_count'), int) and not isinstance(where.get('total_count'), bool):
+            return where['total_count']
+    return None
+
+
+def get_token(job):
+    """The token cache: the auth file's token while now <= its expiry, else a new one."""
+    from ddkit import state
+    cfg, log = job.cfg, job.log
+    known = job.run.recall(('token', account(cfg)))
+    if known:   # another record of this run has it: one token per run
+        log.add_secret(known)
+        job.session.token, job.session.cached = known, True
+        return known
+    lines = state.read_lines(job.files['auth_file'], limit=TOKEN_MAX, private=True)
+    expiry, _, token = (lines[0] if lines else '').partition(' ')
+    token = token.strip()
+    # epoch seconds as new_token writes them; anything else (inf, nan, 60000 digits) is expired
+    expiry = (decimal(expiry) if len(expiry) <= 12 else None) or 0
+    if token and _clean_token(token) and time.time() <= expiry:
+        log.add_secret(token)
+        job.session.token, job.session.cached = token, True
+        job.run.remember(('token', account(cfg)), token)
+        return token
+    return new_token(job)
+
+
+def new_token(job):
+    """POST the password to IAM; the token comes back in X-Subject-Token, cached 0600 until Date + 1 day."""
+    cfg, log = job.cfg, job.log
+    log.info('Getting a token for user %s, project %s.' % (cfg.username, cfg.project_name))
+    body = {'auth': {'identity': {'methods': ['password'], 'password': {'user': {
+        'name': cfg.username, 'password': cfg.password, 'domain': {'name': cfg.username}}}},
+        'scope': {'project': {'name': cfg.project_name}}}}
+    answer = http.request('POST', cfg.auth_url + '/v3/auth/tokens', 'get token', json_body=body,
+                          headers={'Content-Type': 'application/json;charset=utf8'},
+                          timeout=cfg.timeout, ca_file=cfg.ca_file, repeatable=True)   # asks, changes nothing
+    token = answer.headers.get('x-subject-token', '').strip()
+    log.add_secret(token)
+    if answer.status >= 300 or not _clean_token(token):
+        code, message = provider_error(answer)
+        if message or code:
+            why = message or code
+        elif not answer.body.strip():
+            why = 'no data received, check connectivity'
+        else:
+            why = 'HTTP %d without a token: %s' % (answer.status, http.snippet(answer.text))
+        raise Failure('get token: %s (check username, password and project_name)' % why)
+    expiry = int(http.date(answer.headers.get('date')) or time.time()) + TOKEN_DAYS * 86400
+    job.save(job.files['auth_file'], ['%d %s' % (expiry, token)], private=True, cache=True)
+    log.info('get token: OK.')
+    job.session.token, job.session.cached = token, False
+    job.run.remember(('token', account(cfg)), token)
+    return token
+
+
+def drop_token(job):
+    """Forget a refused token, so that a failure before the next one is saved cannot reuse it."""
+    job.discard(job.files['auth_file'])
+    job.session.token, job.session.cached = None, False
+    job.run.remember(('token', account(job.cfg)), None)
+
+
+def _clean_token(token):
+    # it goes into a header line and the one-line auth file
+    return 0 < len(token) < TOKEN_MAX and all(33 <= ord(c) < 127 for c in token)
+
+
+def _json(answer):
+    try:
+        return answer.json()
+    except Failure:
+        return None

@@ -1,0 +1,27 @@
+"""The DNS providers by name: one line each. A provider is the module ddkit.<name> (its settings,
+files, error fixes and API calls: the contract in docs/design.md); `ddkit --provider <name>` runs it,
+and the packages, services, docs tables and test adapters are derived from this list."""
+
+from ddkit import UsageError
+
+PROVIDERS = (
+    'cloudflare',     # Cloudflare API v4 (updater_a)
+    'huaweicloud',    # Huawei Cloud DNS v2 with an IAM token (updater_b)
+)
+
+
+def provider(name):
+    """The module of the provider registered under name; a UsageError naming the known ones."""
+    if name not in PROVIDERS:
+        raise UsageError('unknown provider %r: known providers are %s' % (name, ', '.join(PROVIDERS)))
+    import importlib
+    return importlib.import_module('ddkit.' + name)
+
+
+def of_tool(tool):
+    """The provider a seed tool (updater_a, updater_b) is fixed to, or None."""
+    for name in PROVIDERS:
+        module = provider(name)
+        if module.STEM == tool:
+            return module
+    return None
