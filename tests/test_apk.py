@@ -15,6 +15,7 @@ import zlib
 
 import pytest
 
+import needs
 from apk_reader import Adb, Refused, key_id, read_index, read_package
 from apk_root import Router, tree
 from conftest import RECORD, ROOT, run_tool, sampled
@@ -274,7 +275,8 @@ def test_both_feeds_are_the_same_bytes_under_every_python(apk_unsigned, tmp_path
     """Python 3.8 to 3.13 build the same unsigned .apk files and the same .ipk files (3.8 used to
     write device numbers into the tar headers, 3.8-3.10 and 3.13 another OS byte into gzip's)."""
     if python == 'none':
-        pytest.skip('no other Python 3.8-3.13 on this machine')
+        needs.missing('no other Python 3.8-3.13 on this machine (pyenv install one, or put python3.8 ... '
+                      'python3.13 on PATH)')
     same_files(apk_unsigned[0], build_apk(tmp_path / 'apk', python=python)[0])
     ipk = []
     for out in (tmp_path / 'here', tmp_path / 'there'):

@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+import needs
 from conftest import RECORD, run_tool
 from providers import TOOLS, of  # noqa: E402
 
@@ -147,7 +148,7 @@ def read_only(path):
         os.chmod(str(path), 0o500)
         return []
     if not shutil.which('unshare'):
-        pytest.skip('needs unshare (util-linux) to make a read-only directory for root')
+        needs.missing('needs unshare (util-linux) to make a read-only directory for root')
     return ['unshare', '--mount', '--propagation', 'private', 'sh', '-c',
             'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"', str(path)]
 

@@ -20,10 +20,14 @@ def test_request_validation_is_active():
         assert list(validator.iter_errors(bad)), bad
 
 
+SHARED_SCHEMA = os.path.join(ROOT, os.pardir, 'shared', 'spec', 'cloudflare-dns-openapi-subset.json')
+
+
+# the shared spec is the developers' sibling checkout, not part of this repository: a clean clone
+# (CI) has only the copy, which this row compares where both are
+@pytest.mark.skipif(not os.path.exists(SHARED_SCHEMA), reason='no ../shared/spec beside this checkout')
 def test_schema_copy_matches_the_shared_spec():
-    shared = os.path.join(ROOT, os.pardir, 'shared', 'spec', 'cloudflare-dns-openapi-subset.json')
-    if not os.path.exists(shared):
-        pytest.skip('no ../shared/spec beside this checkout')
+    shared = SHARED_SCHEMA
     with open(shared, 'rb') as a, open(provider_a.SPEC, 'rb') as b:
         assert a.read() == b.read()
 

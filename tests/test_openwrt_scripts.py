@@ -504,7 +504,8 @@ def in_namespace(tmp_path, directories, command, env, files=()):
     done = subprocess.run(['unshare', '-m', 'sh', '-c', script, 'sh'] + command,
                           env=env, capture_output=True, text=True, timeout=60)
     if done.returncode != 0 and 'mount' in done.stderr:
-        pytest.skip('overlay mounts are not available here: %s' % done.stderr.strip())
+        needs.missing('overlay mounts are not available here (needs a kernel with overlayfs): %s'
+                      % done.stderr.strip())
     return done
 
 

@@ -11,6 +11,7 @@ import subprocess
 
 import pytest
 
+import needs
 from conftest import ROOT, sampled
 from fakes.base import Listener
 from test_apk import pythons
@@ -79,7 +80,7 @@ def certs(tmp_path_factory):
 ])
 def test_every_python_verifies_the_certificate(certs, python, case, host, taken):
     if python == 'none':
-        pytest.skip('no Python 3.8 to 3.13 found')
+        needs.missing('no Python 3.8 to 3.13 found (pyenv install one, or put python3.8 ... python3.13 on PATH)')
     servers, ca = certs
     done = subprocess.run([python, '-I', '-S', '-c', PROBE, os.path.join(ROOT, 'lib'), host,
                            str(servers[case].port), ca], capture_output=True, text=True, timeout=60)

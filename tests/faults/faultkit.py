@@ -9,21 +9,12 @@ import textwrap
 import pytest
 
 import conftest
-from conftest import RECORD, ZONE, Sandbox, run_tool, tool_path
+import needs
+from conftest import RECORD, ZONE, Sandbox, run_tool
 
 OLD, NEW = '81.2.69.1', '81.2.69.10'
 KEY = 'Ak3y-' + 'q7Z' * 11                  # provider A's global key: distinctive, easy to grep
 PASSWORD = 'Pw0rd-' + 'x9Y' * 8             # provider B's password
-
-
-def have_b():
-    """Updater B and its fake exist (issue 3); until then B's rows are skipped."""
-    try:
-        import fakes.provider_b  # noqa: F401
-        import faultkit_b  # noqa: F401
-    except ImportError:
-        return False
-    return os.path.exists(tool_path('updater_b'))
 
 
 class Rig:
@@ -212,9 +203,7 @@ class RigA(Rig):
 def make_rig(kind, tmp_path, tls_cert=None):
     """A rig of the given kind ('A' or 'B') on a fresh sandbox; the caller stops rig.box."""
     if kind == 'B':
-        if not have_b():
-            pytest.skip('updater B (issue 3) is not there yet')
-        from faultkit_b import RigB
+        from faultkit_b import RigB   # here, not at the top: faultkit_b imports Rig from this module
         cls = RigB
     else:
         cls = RigA
@@ -272,12 +261,12 @@ def _stand_ins(directory, argv_log):
 
 
 def mount_tmpfs(path, size='64k'):
-    """A tiny tmpfs at path (root only); returns an unmount function, or skips the test."""
+    """A tiny tmpfs at path (root only); returns an unmount function, or says it is missing (needs)."""
     os.makedirs(path, exist_ok=True)
     done = subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=%s,mode=0755' % size, 'tmpfs', path],
                           capture_output=True, text=True)
     if done.returncode != 0:
-        pytest.skip('cannot mount a tmpfs here (needs root): %s' % done.stderr.strip())
+        needs.missing('cannot mount a tmpfs here (needs root): %s' % done.stderr.strip())
 
     def unmount():
         subprocess.run(['umount', '-l', path], capture_output=True)

@@ -221,14 +221,13 @@ def auth_readable(rig):
     return '%d %s\n' % (time.time() + 3600, rig.provider.issue_token())
 
 
+@pytest.mark.parametrize('rig', ['B'], indirect=True)   # updater A keeps no token
 @pytest.mark.parametrize('auth, new_token', [(auth_garbage, True), (auth_expired, True),
                                               (auth_far_future_revoked, True), (auth_no_token, True),
                                               (auth_readable, False)],
                          ids=['garbage', 'expiry past', 'expiry far future, token revoked', 'no token',
                               'valid but readable by others'])
 def test_damaged_auth_file(rig, auth, new_token):
-    if not rig.token_names:
-        pytest.skip('updater A keeps no token')
     rig.seed()
     rig.write(rig.auth_name, auth(rig))
     os.chmod(os.path.join(rig.state_dir, rig.auth_name), 0o644)
