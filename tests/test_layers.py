@@ -77,7 +77,8 @@ def test_no_cycle_among_the_modules():
 
 
 def test_the_library_never_imports_a_tool():
-    tools = {n[:-3] for n in os.listdir(os.path.join(ROOT, 'bin')) if n.endswith('.py')}
+    # the ddkit command is named as the library is: `import ddkit` in the library is the library
+    tools = {n[:-3] for n in os.listdir(os.path.join(ROOT, 'bin')) if n.endswith('.py')} - {'ddkit'}
     for module in library():
         with open(module_file(module), encoding='utf-8') as f:
             tree = ast.parse(f.read())

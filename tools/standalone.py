@@ -111,7 +111,7 @@ def _ddkit_unpack():
             else:
                 os.unlink(path)
     files = [(os.path.join('ddkit', (name[6:] or '__init__') + '.py'), name) for name in _ddkit_modules()]
-    files.append((_NAME + '.py', '__main__'))  # last: the mark of a complete folder (BOOT)
+    files.append((_MODULE + '.py', '__main__'))  # last: the mark of a complete folder (BOOT)
     try:
         for folder in (_DIR, os.path.join(_DIR, 'ddkit')):
             if not os.path.isdir(folder):
@@ -174,7 +174,7 @@ try:
     _st = os.lstat(_HOME)
     if _st.st_mode & 0o170777 != 0o040700 or _st.st_uid != os.getuid():
         raise OSError('not a private folder')
-    os.stat(os.path.join(_DIR, _NAME + '.py'))  # unpacked in full by an earlier run
+    os.stat(os.path.join(_DIR, _MODULE + '.py'))  # unpacked in full by an earlier run
 except (OSError, TypeError):
     with open(__file__, encoding='utf-8') as _f:
         _code = _f.read()
@@ -193,21 +193,31 @@ except (OSError, TypeError):
         _ddkit_run()  # nowhere to unpack: the modules from this file, compiled on every run
         sys.exit()
 sys.path.insert(0, _DIR)
-sys.exit(__import__(_NAME).main())
+sys.exit(__import__(_MODULE).main())
 '''
 DATA = '# --- the data of the single file: comments, which Python does not compile ---'
 END = '# --- the end of the single file ---'   # BOOT checks it: a copy cut short says so
 
 
 def used_modules(source, seen=None):
-    """The ddkit submodules a source names, followed through the library itself."""
+    """The ddkit submodules a source names, followed through the library itself; the registry
+    imports its providers by name, so a source that uses it uses every provider."""
     seen = set() if seen is None else seen
-    for name in sorted(names_in(source)):
+    names = names_in(source)
+    for name in sorted(names | (set(registered()) if 'registry' in names else set())):
         path = os.path.join(LIB, name + '.py')
         if name not in seen and os.path.exists(path):
             seen.add(name)
             used_modules(strip(read(path)), seen)  # not what a comment names
     return seen
+
+
+def registered():
+    """The provider names of ddkit.registry (its PROVIDERS), read without importing the library."""
+    import ast
+    tree = ast.parse(read(os.path.join(LIB, 'registry.py')))
+    return next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
+                and [getattr(t, 'id', None) for t in node.targets] == ['PROVIDERS'])
 
 
 def import_order(sources):
@@ -351,8 +361,15 @@ def assemble(name, version, digest, docstring, code, modules, sources, packed):
              % (', zlib and base85 (#=)' if packed else ' (#:)')]
     data += ['#= ' + line for line in pack(lib).splitlines()] if packed else comments('#:', lib)
     # what Python compiles on every run: as few tokens as can be (each costs a router memory)
-    return '\n'.join([SHEBANG, docstring, '', '_NAME = %r' % name, '_BUILD = %r' % digest,
+    return '\n'.join([SHEBANG, docstring, '', '_NAME = %r' % name, '_MODULE = %r' % module_name(name),
+                      '_BUILD = %r' % digest,
                       '', '', BOOT.replace('@UNTRUSTED@', untrusted_source())] + data + [END]) + '\n'
+
+
+def module_name(tool):
+    """The tool's code as a module: its name, but for the ddkit command, whose name is the library's
+    (a module ddkit.py beside the package ddkit/ would never be imported)."""
+    return 'ddkit_command' if tool == 'ddkit' else tool
 
 
 def untrusted_source():
@@ -380,7 +397,7 @@ LIB_DIR = 'usr/lib/ddkit'   # the library as the package ddkit, the tools' code 
 # directory of this user only, in a TMPDIR no other user can change; without one nothing is cached
 # (rather than trust it).
 STUB = SHEBANG + '''
-"""@NAME@: its code is /@LIB@/@NAME@.py, the library (package ddkit) /@LIB@/ddkit/.
+"""@NAME@: its code is /@LIB@/@MODULE@.py, the library (package ddkit) /@LIB@/ddkit/.
 Compiled code is cached in $TMPDIR/ddkit-<uid>-pyc/ (RAM on OpenWrt), when only its owner can use it."""
 
 import os
@@ -402,7 +419,7 @@ _code = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if not os.path.isfile(os.path.join(_code, 'ddkit', '__init__.py')):
     sys.exit('@NAME@: the library is not installed: install the package ddkit')
 sys.path.insert(0, _code)
-from @NAME@ import main  # noqa: E402
+from @MODULE@ import main  # noqa: E402
 
 sys.exit(main())
 '''
@@ -410,7 +427,7 @@ sys.exit(main())
 
 def installed(tool_paths):
     """[(path under /, mode, bytes)] of the installed layout: LIB_DIR/ddkit/*.py (the modules the
-    tools use) and LIB_DIR/<tool>.py (each tool's code), stripped; usr/bin/<tool> (its stub)."""
+    tools use) and LIB_DIR/<tool>.py (each tool's code, module_name), stripped; usr/bin/<tool> (its stub)."""
     import hashlib
     tools = [tool_code(path) for path in tool_paths]
     used = set()
@@ -422,9 +439,10 @@ def installed(tool_paths):
     for name, _, code in tools:
         digest = hashlib.sha256((build + code).encode('utf-8')).hexdigest()[:16]
         subdir = ', '.join(repr(part) for part in LIB_DIR.split('/')[1:])
-        stub = STUB.replace('@NAME@', name).replace('@LIB@', LIB_DIR).replace('@BUILD@', digest) \
+        stub = STUB.replace('@NAME@', name).replace('@MODULE@', module_name(name)).replace('@LIB@', LIB_DIR) \
+            .replace('@BUILD@', digest) \
             .replace('@UNTRUSTED@', untrusted_source())
-        files += [(LIB_DIR + '/%s.py' % name, 0o644, code.encode('utf-8')),
+        files += [(LIB_DIR + '/%s.py' % module_name(name), 0o644, code.encode('utf-8')),
                   ('usr/bin/' + name, 0o755, stub.replace('@SUBDIR@', subdir).encode('utf-8'))]
     return files
 

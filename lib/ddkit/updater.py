@@ -52,11 +52,15 @@ SWITCHES = [
 ]
 
 
-def main(provider, argv=None, tool=None):
+def main(provider=None, argv=None, tool=None, choice=None):
     """Run the records the command line names through the provider; the exit status. tool: the
-    command's name (updater_a is the provider cloudflare fixed), for messages, --help and its UCI file."""
+    command's name (updater_a is the provider cloudflare fixed), for messages, --help and its UCI file.
+    choice instead of a provider (the ddkit command, ddkit.choice): each record names its own."""
     from ddkit.provider import Run
-    tool, table = tool or provider.STEM, provider.SETTINGS + COMMON
+    if choice is not None:
+        tool, table = tool or 'ddkit', choice.every_table(COMMON)
+    else:
+        tool, table = tool or provider.STEM, provider.SETTINGS + COMMON
     try:
         args = settings.parse_args(sys.argv[1:] if argv is None else argv, table, SWITCHES, files=True)
         several = args is not None and ('all' in args.on or len(args.uci) > 1)
@@ -70,17 +74,20 @@ def main(provider, argv=None, tool=None):
         print('%s: %s' % (tool, e), file=sys.stderr)
         return e.exit_status
     if args is None or 'version' in args.on:
-        return about(tool, provider, table, args)
+        return about(tool, provider or choice, table, args)
     run, outcomes = Run(several), []
     environ = dict(os.environ)   # read once: each record's settings look every name up in it
-    try:   # what the records share, resolved once a run; a bad value: each record keeping it says so
-        base = shared and settings.load(args, table, SWITCHES, environ=environ, **shared())
-    except UsageError:
-        base = None
+    bases = {}   # provider -> the Config of what the records share, or None (see shared_base)
     for label, values in planned:
         try:
-            cfg = settings.load(args, table, SWITCHES, environ=environ, base=base, **values())
-            usable(provider, cfg, label)
+            own = values()
+            if choice is not None and args.config and 'file_values' not in own:   # read once, every
+                own['file_values'] = settings.read_config(args.config, {s.name: s for s in table})  # provider's names known
+            chosen = provider or choice.chosen(args, own, environ, several, COMMON)
+            chosen_table = table if provider else choice.table_of(chosen, COMMON)
+            base = shared_base(bases, chosen, args, chosen_table, environ, shared)
+            cfg = settings.load(args, chosen_table, SWITCHES, environ=environ, base=base, **own)
+            usable(chosen, cfg, label)
         except UsageError as e:
             print('%s: %s%s' % (tool, 'record %s: ' % label if label else '', e), file=sys.stderr)
             outcomes.append((label, e.exit_status))
@@ -88,7 +95,7 @@ def main(provider, argv=None, tool=None):
         families = cfg.record_type.split()
         run.several = run.several or len(families) > 1
         for family in families:
-            job = make_job(provider, cfg, family, run, tool)
+            job = make_job(chosen, cfg, family, run, tool)
             name = '%s%s %s' % ('%s: ' % label if label else '', family, cfg.record_name)
             try:
                 if run.several:
@@ -100,6 +107,20 @@ def main(provider, argv=None, tool=None):
     if 'ddkit.wire' in sys.modules:   # only a run that made a request loaded it
         sys.modules['ddkit.wire'].close_all()
     return status
+
+
+def shared_base(bases, provider, args, table, environ, shared):
+    """What the records of a run share (ddkit.records' shared values), resolved once a run for each
+    provider; None for a run of one record, or when a shared value is bad (then each record keeping
+    it says so when it loads)."""
+    if shared is None:
+        return None
+    if provider not in bases:
+        try:
+            bases[provider] = settings.load(args, table, SWITCHES, environ=environ, **shared())
+        except UsageError:
+            bases[provider] = None
+    return bases[provider]
 
 
 def about(tool, provider, table, args):

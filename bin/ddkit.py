@@ -1,0 +1,21 @@
+#!/usr/bin/env python3
+"""Keep DNS records (A or AAAA) equal to this host's public IP at any provider of the registry
+(ddkit.registry): each record names its provider (--provider, DDNS_PROVIDER, provider= in a config
+file, option provider in a UCI section) and runs through the same update loop, with the same state
+files, as the tool fixed to that provider (updater_a is cloudflare, updater_b huaweicloud).
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir, 'lib'))  # ddkit-path
+
+from ddkit import choice, updater  # noqa: E402
+
+
+def main(argv=None):
+    return updater.main(argv=argv, tool='ddkit', choice=choice)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

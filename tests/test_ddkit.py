@@ -1,0 +1,142 @@
+"""The ddkit command: every provider of the registry through one command, against the fake providers
+over real HTTP. A record's state does not depend on the command that ran it: `ddkit --provider
+cloudflare` reads and writes updater_a's files (huaweicloud: updater_b's), so either command takes
+over from the other without a provider request; a --config file or a UCI file mixes providers."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import RECORD, ROOT, ZONE, run_tool
+from openwrt_env import quoted
+from providers import PROVIDERS
+
+OLD, NEW, NEWER = '81.2.69.1', '81.2.69.10', '81.2.69.20'
+
+
+def env_of(adapter, box, state, **more):
+    env = dict(adapter.env(box, state), DDNS_PROVIDER=adapter.provider)
+    env.update(more)
+    return env
+
+
+def provider_calls(box):
+    return [c for fake in (box.provider_a, box.provider_b) for c in fake.calls()]
+
+
+@pytest.mark.parametrize('adapter', PROVIDERS, ids=[p.provider for p in PROVIDERS])
+def test_ddkit_and_the_seed_tool_share_one_records_state(box, tmp_path, adapter):
+    adapter.add(box, RECORD, 'A', OLD)
+    box.lookup.answer = NEW
+    done = run_tool('ddkit', env=env_of(adapter, box, tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert adapter.held(box, RECORD) == adapter.content(NEW)
+    made = sorted(os.listdir(str(tmp_path)))
+    # the seed tool's file names: its ip and ids files, its log (and B's token)
+    assert adapter.ip_file(RECORD) in made and '%s_%s.log' % (adapter.tool, RECORD) in made, made
+    assert (tmp_path / adapter.ip_file(RECORD)).read_text() == NEW + '\n'
+
+    # the seed tool finds the record done: no provider request
+    before = len(provider_calls(box))
+    seed = run_tool(adapter.tool, env=adapter.env(box, tmp_path))
+    assert seed.returncode == 0 and 'IP has not changed: %s' % NEW in seed.stdout, seed.stdout + seed.stderr
+    assert len(provider_calls(box)) == before
+
+    # the seed tool updates, then ddkit finds it done: the same files, whichever command ran
+    box.lookup.answer = NEWER
+    assert run_tool(adapter.tool, env=adapter.env(box, tmp_path)).returncode == 0
+    before = len(provider_calls(box))
+    again = run_tool('ddkit', env=env_of(adapter, box, tmp_path))
+    assert again.returncode == 0 and 'IP has not changed: %s' % NEWER in again.stdout, again.stdout
+    assert len(provider_calls(box)) == before
+    assert sorted(os.listdir(str(tmp_path))) == made
+
+
+def test_a_config_file_mixes_providers_in_one_run(box, tmp_path):
+    for adapter in PROVIDERS:
+        adapter.add(box, RECORD, 'A', OLD)
+    box.lookup.answer = NEW
+    lines = []
+    for adapter in PROVIDERS:
+        lines.append('[%s]' % adapter.provider)
+        lines.append('provider=%s' % adapter.provider)
+        lines += ['%s=%s' % (k[5:].lower(), v) for k, v in adapter.env(box, tmp_path / adapter.provider).items()]
+        (tmp_path / adapter.provider).mkdir()
+    config = tmp_path / 'ddkit.conf'
+    config.write_text('\n'.join(lines) + '\n')
+    config.chmod(0o600)
+    done = run_tool('ddkit', ['--config', str(config), '--all'])
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert 'All 2 records done.' in done.stdout
+    for adapter in PROVIDERS:
+        assert adapter.held(box, RECORD) == adapter.content(NEW), adapter
+        assert (tmp_path / adapter.provider / adapter.ip_file(RECORD)).read_text() == NEW + '\n'
+
+
+def test_a_uci_file_names_the_provider_of_each_section(box, tmp_path):
+    for adapter in PROVIDERS:
+        adapter.add(box, RECORD, 'A', OLD)
+    box.lookup.answer = NEW
+    text = "config defaults\n\toption ip_lookup_url %s\n\toption doh_url %s\n" % (
+        quoted(box.lookup.url), quoted(box.doh.url))
+    for adapter in PROVIDERS:
+        (tmp_path / adapter.provider).mkdir()
+        options = {k[5:].lower(): v for k, v in adapter.env(box, tmp_path / adapter.provider).items()
+                   if k not in ('DDNS_IP_LOOKUP_URL', 'DDNS_DOH_URL')}
+        text += "\nconfig ddkit '%s'\n\toption enabled '1'\n\toption provider '%s'\n" % (adapter.provider,
+                                                                                          adapter.provider)
+        text += ''.join('\toption %s %s\n' % (k, quoted(v)) for k, v in options.items())
+    uci = tmp_path / 'ddkit.uci'
+    uci.write_text(text)
+    uci.chmod(0o600)
+    done = run_tool('ddkit', ['--all'], env={'DDNS_UCI_FILE': str(uci)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    for adapter in PROVIDERS:
+        assert adapter.held(box, RECORD) == adapter.content(NEW), adapter
+
+
+@pytest.mark.parametrize('args, env, said', [
+    ([], {}, 'ddkit: missing setting provider: give it as --provider, DDNS_PROVIDER or provider= in a '
+             '--config file'),
+    (['--provider', 'nope'], {}, "ddkit: bad value for provider (--provider): not a known provider; known: "
+                                 "cloudflare, huaweicloud; got 'nope'"),
+    ([], {'DDNS_PROVIDER': 'Cloudflare'}, 'bad value for provider (DDNS_PROVIDER)'),
+    (['--provider', 'cloudflare', '--username', 'u'], {}, 'ddkit: --username is not a setting of provider '
+                                                          'cloudflare; see --help'),
+], ids=['none', 'unknown', 'unknown in the environment', 'another provider\'s flag'])
+def test_a_record_without_a_known_provider_is_refused_before_any_request(box, tmp_path, args, env, said):
+    done = run_tool('ddkit', ['--zone-name', ZONE, '--record-name', RECORD] + args,
+                    env=dict(env, DDNS_STATE_DIR=str(tmp_path), DDNS_IP_LOOKUP_URL=box.lookup.url))
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert 'Traceback' not in done.stderr and os.listdir(str(tmp_path)) == []
+    assert [s.calls() for s in box.servers] == [[] for _ in box.servers]
+
+
+def test_help_names_every_provider_and_marks_their_settings():
+    done = run_tool('ddkit', ['--help'])
+    assert done.returncode == 0
+    assert '--provider' in done.stdout and 'cloudflare' in done.stdout and 'huaweicloud' in done.stdout
+    assert '(cloudflare) API token' in done.stdout and '(huaweicloud) account password' in done.stdout
+
+
+def test_the_single_file_holds_every_provider_and_runs_from_its_unpacked_copy(box, tmp_path):
+    """dist/ddkit.py: every provider in one file; the second run imports the copy the first unpacked
+    (the command's module must not be shadowed by the library of the same name)."""
+    out = str(tmp_path / 'dist' / 'ddkit.py')
+    subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'standalone.py'),
+                    os.path.join(ROOT, 'bin', 'ddkit.py'), out], check=True)
+    cache = tmp_path / 'tmp'
+    cache.mkdir(mode=0o700)
+    for adapter in PROVIDERS:
+        adapter.add(box, RECORD, 'A', OLD)
+        state = tmp_path / adapter.provider
+        state.mkdir()
+        for answer in (NEW, NEWER):   # the first run unpacks, the second imports the unpacked copy
+            box.lookup.answer = answer
+            done = run_tool(out, env=env_of(adapter, box, state, TMPDIR=str(cache), PYTHONDONTWRITEBYTECODE=''))
+            assert done.returncode == 0 and 'Traceback' not in done.stderr, done.stdout + done.stderr
+            assert adapter.held(box, RECORD) == adapter.content(answer)
+    unpacked = [p for p in (cache / ('ddkit-%d' % os.getuid())).iterdir()]
+    assert len(unpacked) == 1 and (unpacked[0] / 'ddkit_command.py').exists(), unpacked
