@@ -16,7 +16,7 @@ DOCS = ['README.md'] + [os.path.join('docs', f) for f in sorted(os.listdir(os.pa
                         if f.endswith('.md')]
 ALL = DOCS + ['BENCHMARKS.md', os.path.join('windows', 'README.md')]
 TOP = ('bin/', 'lib/', 'tests/', 'tools/', 'docs/', 'openwrt/', 'windows/', '.ci/')
-TOOLS = ('updater_a', 'updater_b', 'egress6', 'egress6_win')
+TOOLS = ('ddkit', 'updater_a', 'updater_b', 'egress6', 'egress6_win')
 # flags of other programs the documents show (apk, ip6tables, winget) and of the build tools
 OTHER_FLAGS = {'--allow-untrusted', '--keys-dir', '--to-source', '--line-number', '--id'}
 
