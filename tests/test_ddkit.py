@@ -4,6 +4,7 @@ cloudflare` reads and writes updater_a's files (huaweicloud: updater_b's), so ei
 over from the other without a provider request; a --config file or a UCI file mixes providers."""
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -140,3 +141,21 @@ def test_the_single_file_holds_every_provider_and_runs_from_its_unpacked_copy(bo
             assert adapter.held(box, RECORD) == adapter.content(answer)
     unpacked = [p for p in (cache / ('ddkit-%d' % os.getuid())).iterdir()]
     assert len(unpacked) == 1 and (unpacked[0] / 'ddkit_command.py').exists(), unpacked
+
+
+def test_a_provider_not_installed_is_named_with_its_package(box, tmp_path):
+    """A router carries the providers it uses: the others' modules are absent, and a record naming
+    one says which package brings it; --help lists what is there."""
+    lib = tmp_path / 'lib'
+    shutil.copytree(os.path.join(ROOT, 'lib'), str(lib))
+    (lib / 'ddkit' / 'huaweicloud.py').unlink()
+    tool = tmp_path / 'bin' / 'ddkit.py'
+    tool.parent.mkdir()
+    shutil.copy(os.path.join(ROOT, 'bin', 'ddkit.py'), str(tool))
+    b = [p for p in PROVIDERS if p.provider == 'huaweicloud'][0]
+    done = run_tool(str(tool), env=env_of(b, box, tmp_path))
+    assert done.returncode == 2 and 'ddkit: provider huaweicloud is not installed: install the package ' \
+        'ddkit-huaweicloud' in done.stderr and 'Traceback' not in done.stderr, done.stderr
+    assert [s.calls() for s in box.servers] == [[] for _ in box.servers]
+    shown = run_tool(str(tool), ['--help'])
+    assert shown.returncode == 0 and '(cloudflare)' in shown.stdout and '(huaweicloud)' not in shown.stdout

@@ -21,11 +21,15 @@ PROVIDER = Setting('provider', help='the DNS provider of the record: %s; its set
 
 
 def every_table(common):
-    """The command line's settings: provider, every provider's own (each named once, its help marked
-    with its provider), the common ones."""
+    """The command line's settings: provider, every installed provider's own (each named once, its
+    help marked with its provider), the common ones."""
     table, seen = [PROVIDER], {s.name for s in common}
     for name in registry.PROVIDERS:
-        for s in registry.provider(name).SETTINGS:
+        try:
+            provider = registry.provider(name)
+        except UsageError:   # not installed here: a record naming it says so when it loads
+            continue
+        for s in provider.SETTINGS:
             if s.name not in seen:
                 seen.add(s.name)
                 table.append(Setting(s.name, s.default, '(%s) %s' % (name, s.help), s.secret, s.short, s.check,

@@ -15,7 +15,13 @@ def provider(name):
     if name not in PROVIDERS:
         raise UsageError('unknown provider %r: known providers are %s' % (name, ', '.join(PROVIDERS)))
     import importlib
-    return importlib.import_module('ddkit.' + name)
+    try:
+        return importlib.import_module('ddkit.' + name)
+    except ModuleNotFoundError as e:
+        if e.name != 'ddkit.' + name:   # a module the provider imports: a bug or a broken install
+            raise
+        # each provider is a package of its own (opkg, apk): a router carries the ones it uses
+        raise UsageError('provider %s is not installed: install the package ddkit-%s' % (name, name))
 
 
 def of_tool(tool):
