@@ -8,7 +8,7 @@ import time
 import pytest
 
 import needs
-from conftest import RECORD, run_tool
+from conftest import RECORD, Sandbox, run_tool
 from providers import TOOLS, of  # noqa: E402
 
 IP_FILE = {'updater_a': '.cf-wan_ip_%s.txt' % RECORD, 'updater_b': '.hw-wan_ip_%s.txt' % RECORD}
@@ -355,6 +355,32 @@ def test_tls_with_another_ca(tls_box, tmp_path, tool):
     assert line(out, 'skip', 'credentials accepted: not checked (needs: TLS working)')
     assert line(out, 'skip', 'current IP: not asked')
     assert provider(tls_box, tool).calls() == [] and tls_box.lookup.calls() == []
+
+
+@pytest.mark.parametrize('kind, fix', [
+    ('expired', 'check the clock of this host (on a router: enable NTP)'),
+    ('another name', 'check the host in the URL'),
+])
+def test_tls_refused_for_the_time_or_the_name_says_which(ca, tmp_path, kind, fix):
+    """The fix follows OpenSSL's verify code (clock or name), never the words of its message."""
+    import datetime
+    if kind == 'expired':
+        past = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=30)
+        cert = ca.issue_cert('127.0.0.1', 'localhost', not_before=past - datetime.timedelta(days=2), not_after=past)
+    else:
+        cert = ca.issue_cert('other.example.net')
+    sandbox = Sandbox(tls_cert=cert)
+    try:
+        ca_file = str(tmp_path / 'ca.pem')
+        ca.cert_pem.write_to_path(ca_file)
+        status, out = run_check(env_of(sandbox, 'updater_a', tmp_path), tmp_path, 'updater_a', DDNS_CA_FILE=ca_file)
+        assert status == 1, out
+        text = line(out, 'FAIL', 'TLS with %s: certificate %s' % (
+            hosts(sandbox, 'updater_a')[0], '' if kind == 'expired' else 'is for another name'))
+        assert fix in text, text
+        assert provider(sandbox, 'updater_a').calls() == []
+    finally:
+        sandbox.stop()
 
 
 @BOTH

@@ -34,9 +34,39 @@ class Reason(str):
 
 
 class Failure(Exception):
-    """An expected failure: one line for the user, exit status 1, never a traceback."""
+    """An expected failure: one line for the user (its text), exit status 1, never a traceback. What
+    it is about is in fields, which the code that acts on it reads (--check, the status, the hooks),
+    never the wording: step (what was attempted: 'find zone', 'get current IP'), why (the line
+    without its step), url, status (the HTTP status), code and provider_message (the provider's
+    own), fix (what the user can do), kind (what went wrong, one of KINDS), verify_code (OpenSSL's,
+    for a certificate refused). A field not known is None."""
 
     exit_status = 1
+    step = why = url = status = code = provider_message = fix = kind = verify_code = None
+
+    def __init__(self, text, **fields):
+        super().__init__(text)
+        for name, value in fields.items():
+            if not hasattr(Failure, name):
+                raise TypeError('Failure has no field %s' % name)
+            setattr(self, name, value)
+
+    @classmethod
+    def at(cls, step, why, **fields):
+        """A failure of step, said as '<step>: <why>'."""
+        return cls('%s: %s' % (step, why), step=step, why=why, **fields)
+
+    def fields(self):
+        """The fields that are known, by name (the status and the hooks write them)."""
+        return {name: getattr(self, name) for name in FIELDS if getattr(self, name) is not None}
+
+
+FIELDS = ('step', 'why', 'url', 'status', 'code', 'provider_message', 'fix', 'kind', 'verify_code')
+# what went wrong: no answer came (the name did not resolve, the connection was refused or cut, the
+# time ran out, TLS refused the certificate); an answer that was no JSON, too large, a redirect; the
+# provider refused the request; a local file could not be written
+KINDS = ('resolve', 'unreachable', 'timeout', 'tls', 'no tls', 'not json', 'too large', 'redirect',
+         'refused', 'unexpected', 'state')
 
 
 class UsageError(Failure):

@@ -110,7 +110,7 @@ class Report:
     def url_fix(self, failure):
         """The fix when a remote step got no answer, or no answer of its API, from a URL setting."""
         from ddkit import http
-        url = getattr(failure, 'url', '')
+        url = failure.url or ''
         names = [n for n in self.job.provider.URLS if url.startswith(getattr(self.cfg, n) + '/')]
         if not names:
             return None
@@ -289,6 +289,12 @@ def ca_store(ca_file):
     return 'system store', 'no CA bundle at %s or in %s' % (cafile, capath)
 
 
+# OpenSSL's verify codes (x509_vfy.h) of a certificate refused for the time (not yet valid, expired)
+# and for the name (host name, e-mail, IP address mismatch)
+CLOCK_CODES = (9, 10)
+NAME_CODES = (62, 63, 64)
+
+
 def handshake(url, cfg, ssl):
     """(None, None) when a verified TLS handshake with url's host succeeds, else (problem, fix)."""
     from ddkit import http, wire
@@ -301,10 +307,11 @@ def handshake(url, cfg, ssl):
             sock.close()
     except ssl.SSLCertVerificationError as e:
         reason = getattr(e, 'verify_message', '') or str(e)
-        if 'expired' in reason or 'not yet valid' in reason:
+        code = getattr(e, 'verify_code', None)
+        if code in CLOCK_CODES:
             return ('certificate %s' % reason, 'check the clock of this host (on a router: enable NTP), '
                     'a wrong date makes every certificate look invalid')
-        if 'mismatch' in reason:
+        if code in NAME_CODES:
             return ('certificate is for another name (%s)' % reason, 'check the host in the URL')
         return ('certificate not trusted (%s)' % reason,
                 'set ca_file to the CA that signed it, or install the CA bundle: ' + CA_PACKAGE)

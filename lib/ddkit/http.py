@@ -17,19 +17,11 @@ MAX_RETRY_AFTER = 30     # a Retry-After longer than this is not waited for: the
 
 
 class NoAnswer(Failure):
-    """No answer came from url (refused, unreachable, timed out, TLS failed)."""
-
-    def __init__(self, text, url):
-        super().__init__(text)
-        self.url = url
+    """No answer came from url: its kind says why (resolve, unreachable, timeout, tls)."""
 
 
 class NotJson(Failure):
     """The answer was no JSON: often the wrong URL (an HTML page, a 404 of another path)."""
-
-    def __init__(self, text, answer):
-        super().__init__(text)
-        self.url, self.status = answer.url, answer.status
 
 
 class TooLarge(Failure):
@@ -52,8 +44,9 @@ class Response:
         try:
             return jsontext.loads(self.body.decode('utf-8'))
         except ValueError:  # jsontext also refuses numbers out of range and deep nesting
-            raise NotJson('%s: %s answered HTTP %d with no JSON: %s'
-                          % (self.step, _where(self.url), self.status, snippet(self.text)), self)
+            raise NotJson.at(self.step, '%s answered HTTP %d with no JSON: %s' % (
+                _where(self.url), self.status, snippet(self.text)), url=_where(self.url), status=self.status,
+                kind='not json')
 
 
 def snippet(text, limit=200):
@@ -96,22 +89,27 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
         except ImportError as e:  # no _ssl for an https:// URL: the router lacks python3-openssl
             if e.name not in ('ssl', '_ssl'):
                 raise
-            raise Failure('%s: cannot use %s: this Python has no TLS (no module %s); on OpenWrt: '
-                          'opkg install python3-openssl' % (step, _where(url), e.name))
+            raise Failure.at(step, 'cannot use %s: this Python has no TLS (no module %s); on OpenWrt: '
+                             'opkg install python3-openssl' % (_where(url), e.name), url=_where(url), kind='no tls',
+                             fix='opkg install python3-openssl')
         except OSError as e:  # refused, reset, timed out, TLS, and wire.ProtocolError
             # a create is tried again only when it surely never arrived (the connection was refused)
             if last or not _transient(e) or not safe and not isinstance(e, ConnectionRefusedError):
-                raise NoAnswer('%s: no answer from %s: %s' % (step, _where(url), _reason(e)), url)
+                raise NoAnswer.at(step, 'no answer from %s: %s' % (_where(url), _reason(e)), url=_where(url),
+                                  kind=_kind(e), verify_code=getattr(e, 'verify_code', None))
             time.sleep(delay)
             delay *= 2
             continue
         if len(data) > max_body:
-            raise TooLarge('%s: %s sent an answer larger than %d bytes' % (step, _where(url), max_body))
+            raise TooLarge.at(step, '%s sent an answer larger than %d bytes' % (_where(url), max_body),
+                              url=_where(url), status=status, kind='too large')
         answer = Response(status, got, data, step, url)
         if 300 <= answer.status < 400:
-            raise Failure('%s: %s answered with a redirect (HTTP %d to %s), which is refused: '
-                          'set the URL to the final address' % (step, _where(url), answer.status,
-                                                                _where(answer.headers.get('location', '?'))))
+            raise Failure.at(step, '%s answered with a redirect (HTTP %d to %s), which is refused: set the URL '
+                             'to the final address' % (_where(url), answer.status,
+                                                       _where(answer.headers.get('location', '?'))),
+                             url=_where(url), status=answer.status, kind='redirect',
+                             fix='set the URL to the final address')
         # a request that is not repeatable may have taken effect before the error: it is sent once
         if (answer.status >= 500 or answer.status == 429) and not last and safe:
             wait = _retry_after(answer.headers.get('retry-after'), delay)
@@ -160,6 +158,20 @@ def _transient(e):
     # ConnectionError: refused, reset, aborted, broken pipe; 'timeout' is socket.timeout before 3.10
     return isinstance(e, (ConnectionError, TimeoutError)) or \
         type(e).__name__ in ('timeout', 'RemoteDisconnected', 'IncompleteRead', 'BadStatusLine')
+
+
+def _kind(e):
+    """What kept an answer from coming, as a Failure's kind (OSError subclasses, never the words)."""
+    import _socket
+    if type(e).__name__ == 'SSLCertVerificationError' or getattr(e, 'verify_code', None):
+        return 'tls'
+    if isinstance(e, _socket.gaierror):
+        return 'resolve'
+    if isinstance(e, TimeoutError) or type(e).__name__ == 'timeout':
+        return 'timeout'
+    if type(e).__name__ in ('BadStatusLine', 'IncompleteRead'):   # something answered, not in HTTP
+        return 'unexpected'
+    return 'unreachable'
 
 
 def _retry_after(value, default):

@@ -53,7 +53,7 @@ def from_urls(cfg):
             if len(urls) == 1:
                 raise
             failures.append(e)
-            refused.append('%s: %s' % (url, str(e).partition(': ')[2] or e))
+            refused.append('%s: %s' % (url, e.why or e))
             continue
         ip, why = ipcheck.valid_ip(text, cfg.record_type)
         if ip or len(urls) == 1:
@@ -77,7 +77,7 @@ def from_url(cfg, url, retries=None):
     except http.TooLarge:
         text = '<an answer of more than 4096 bytes: a web page, not an address>'
     except Failure as e:
-        if type(e.__context__).__name__ == 'gaierror':  # the name did not resolve in that family
+        if e.kind == 'resolve':  # the name did not resolve in that family
             wrong_family(cfg, http.split_url(url)[1], family)
         raise
     for line in text.split('\n') if 'ip=' in text else ():
