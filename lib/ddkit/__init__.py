@@ -61,12 +61,21 @@ class Failure(Exception):
         return {name: getattr(self, name) for name in FIELDS if getattr(self, name) is not None}
 
 
+# How a record's run ended: the one value ddkit.reconcile.run returns, from which the exit status, the
+# on_change hook, the health-check ping and the status derive. Nothing to change (also: the record
+# at the provider was read and holds the IP); updated or created at the provider; failed (its
+# Failure is the Job's failure); no valid current IP, so nothing was judged.
+UNCHANGED, UPDATED, CREATED, FAILED, NO_IP = 'unchanged', 'updated', 'created', 'failed', 'no-ip'
+OUTCOMES = (UNCHANGED, UPDATED, CREATED, FAILED, NO_IP)
+
+
 FIELDS = ('step', 'why', 'url', 'status', 'code', 'provider_message', 'fix', 'kind', 'verify_code')
 # what went wrong: no answer came (the name did not resolve, the connection was refused or cut, the
 # time ran out, TLS refused the certificate); an answer that was no JSON, too large, a redirect; the
-# provider refused the request; a local file could not be written
+# provider refused the request, or has no such zone; an answer the tool cannot use; a state file
+# could not be written or removed; another run holds the record
 KINDS = ('resolve', 'unreachable', 'timeout', 'tls', 'no tls', 'not json', 'too large', 'redirect',
-         'refused', 'unexpected', 'state')
+         'refused', 'not found', 'unexpected', 'state', 'busy')
 
 
 class UsageError(Failure):

@@ -91,8 +91,9 @@ def choose_zone(job, zones):
     cfg = job.cfg
     exact = [z for z in zones if z.get('name') == cfg.zone_name]
     if not zones:
-        raise Failure('find zone: no zone named %s in this account; check zone_name (the root domain, '
-                      'not a zone id) and the credentials' % cfg.zone_name)
+        raise Failure.at('find zone', 'no zone named %s in this account; check zone_name (the root domain, '
+                         'not a zone id) and the credentials' % cfg.zone_name, kind='not found',
+                         fix='check zone_name (the root domain, not a zone id) and the credentials')
     zone = (exact or zones)[0]
     return Zone(safe_id(zone['id']), str(zone.get('name')))
 
@@ -177,11 +178,12 @@ def call(job, method, path, step, body=None, stale=False):
     answer = http.request(method, cfg.base_url + API_PATH + path, step, headers=headers,
                           json_body=body, timeout=cfg.timeout, ca_file=cfg.ca_file)
     if not answer.body.strip():
-        raise Failure('%s: empty answer (HTTP %d): the request timed out; check connectivity'
-                      % (step, answer.status))
+        raise Failure.at(step, 'empty answer (HTTP %d): the request timed out; check connectivity' % answer.status,
+                         url=answer.where, status=answer.status, kind='unexpected', fix='check connectivity')
     data = answer.json()
     if not isinstance(data, dict):
-        raise Failure('%s: unexpected answer: %s' % (step, http.snippet(answer.text)))
+        raise Failure.at(step, 'unexpected answer: %s' % http.snippet(answer.text), url=answer.where,
+                         status=answer.status, kind='unexpected')
     if data.get('success') is False or 'error' in data:
         errors = listing(data, 'errors', step)
         codes = set()
@@ -193,11 +195,16 @@ def call(job, method, path, step, body=None, stale=False):
         if stale and (codes & NOT_FOUND or answer.status == 404):
             raise Stale()
         fixes = [FIXES[_int(e.get('code'))] for e in errors if _int(e.get('code')) in FIXES]
-        raise Failure('%s: the provider refused the request (HTTP %d%s)%s' % (
-            step, answer.status, ', codes ' + ', '.join(str(e.get('code')) for e in errors) if errors else '',
-            '; ' + fixes[0] if fixes else ''))
+        first = errors[0] if errors else {}
+        raise Failure.at(step, 'the provider refused the request (HTTP %d%s)%s' % (
+            answer.status, ', codes ' + ', '.join(str(e.get('code')) for e in errors) if errors else '',
+            '; ' + fixes[0] if fixes else ''), url=answer.where, status=answer.status, kind='refused',
+            code=None if first.get('code') is None else str(first.get('code'))[:40],
+            provider_message=str(first.get('message') or data.get('error') or '')[:200] or None,
+            fix=fixes[0] if fixes else None)
     if data.get('success') is not True:
-        raise Failure('%s: unexpected answer: %s' % (step, http.snippet(answer.text)))
+        raise Failure.at(step, 'unexpected answer: %s' % http.snippet(answer.text), url=answer.where,
+                         status=answer.status, kind='unexpected')
     return data
 
 
@@ -206,7 +213,7 @@ def record_id_of(data, step, known=None):
     result = data.get('result')
     found = safe_id(result.get('id')) if isinstance(result, dict) else None
     if not found and not known:
-        raise Failure('%s: the answer has no usable record id' % step)
+        raise Failure.at(step, 'the answer has no usable record id', kind='unexpected')
     return found or known
 
 

@@ -35,6 +35,11 @@ class Response:
         self.status, self.headers, self.body, self.step, self.url = status, headers, body, step, url
 
     @property
+    def where(self):
+        """The URL without its query: what a failure names."""
+        return _where(self.url)
+
+    @property
     def text(self):
         return self.body.decode('utf-8', 'replace')
 

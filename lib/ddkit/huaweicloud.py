@@ -86,9 +86,10 @@ def choose_zone(job, zones):
     want = cfg.zone_name  # settings.check_name dropped any trailing dot
     exact = [z for z in zones if str(z.get('name', '')).rstrip('.') == want]
     if not exact:
-        raise Failure('find zone: no zone named %s in project %s (found: %s); check zone_name (the root '
-                      'domain) and project_name' % (want, cfg.project_name,
-                                                    ', '.join(str(z.get('name')) for z in zones) or 'none'))
+        raise Failure.at('find zone', 'no zone named %s in project %s (found: %s); check zone_name (the root '
+                         'domain) and project_name' % (want, cfg.project_name,
+                                                       ', '.join(str(z.get('name')) for z in zones) or 'none'),
+                         kind='not found', fix='check zone_name (the root domain) and project_name')
     return Zone(safe_id(exact[0]['id']), str(exact[0].get('name')),
                 [str(z.get('name')) for z in zones if z is not exact[0]])
 
@@ -153,7 +154,7 @@ def create_record(job, zone_id, ip):
                 create=True)
     record_id = safe_id(data.get('id'))
     if not record_id:
-        raise Failure('create record: the answer has no recordset id')
+        raise Failure.at('create record', 'the answer has no recordset id', kind='unexpected')
     return record_id
 
 
@@ -195,9 +196,11 @@ def call(job, method, path, step, body=None, tolerate=False, create=False, zones
         if not token_refused(answer, code):
             break
         if not job.session.cached:  # a new token refused: asking again would loop
-            raise Failure('%s: the API refused a new token (HTTP %d%s): check project_name and the '
-                          'user\'s DNS permissions' % (step, answer.status, ', %s: %s' % (code, message)
-                                                       if code or message else ''))
+            raise Failure.at(step, 'the API refused a new token (HTTP %d%s): check project_name and the '
+                             'user\'s DNS permissions' % (answer.status, ', %s: %s' % (code, message)
+                                                          if code or message else ''),
+                             url=answer.where, status=answer.status, code=code, provider_message=message,
+                             kind='refused', fix='check project_name and the user\'s DNS permissions')
         log.info('%s: the API refused the cached token (%s); getting a new one.' % (step, message or code))
         drop_token(job)
         token = new_token(job)
@@ -208,8 +211,8 @@ def call(job, method, path, step, body=None, tolerate=False, create=False, zones
     elif not answer.body.strip():
         why = 'no data received, check connectivity'
     elif not isinstance(data, dict):
-        raise Failure('%s: unexpected answer (HTTP %d): %s'
-                      % (step, answer.status, http.snippet(answer.text)))
+        raise Failure.at(step, 'unexpected answer (HTTP %d): %s' % (answer.status, http.snippet(answer.text)),
+                         url=answer.where, status=answer.status, kind='unexpected')
     elif total_count(data) == 0 and not zones:
         why, failure = DOESNT_EXIST, Absent
     elif answer.status >= 400:
@@ -226,7 +229,9 @@ def call(job, method, path, step, body=None, tolerate=False, create=False, zones
     if tolerate:
         log.info('%s: %s' % (step, why))
         return None
-    raise failure('%s: %s%s' % (step, why, '; ' + FIXES[code] if code in FIXES else ''))
+    raise failure.at(step, '%s%s' % (why, '; ' + FIXES[code] if code in FIXES else ''), url=answer.where,
+                     status=answer.status, code=code, provider_message=message, fix=FIXES.get(code),
+                     kind='refused' if code or message or answer.status >= 400 else 'unexpected')
 
 
 def provider_error(answer):
@@ -301,7 +306,10 @@ def new_token(job):
             why = 'no data received, check connectivity'
         else:
             why = 'HTTP %d without a token: %s' % (answer.status, http.snippet(answer.text))
-        raise Failure('get token: %s (check username, password and project_name)' % why)
+        raise Failure.at('get token', '%s (check username, password and project_name)' % why, url=answer.where,
+                         status=answer.status, code=code, provider_message=message,
+                         kind='refused' if code or message or answer.status >= 400 else 'unexpected',
+                         fix='check username, password and project_name')
     expiry = int(http.date(answer.headers.get('date')) or time.time()) + TOKEN_DAYS * 86400
     job.save(job.files['auth_file'], ['%d %s' % (expiry, token)], private=True, cache=True)
     log.info('get token: OK.')

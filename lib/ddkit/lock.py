@@ -20,7 +20,8 @@ class Lock:
             taken = self._try()
         except OSError as e:  # a read-only or missing state directory: say so in one line
             raise Failure('cannot create lock file %s: %s; state_dir must be a writable directory'
-                          % (self.path, e.strerror or e))
+                          % (self.path, e.strerror or e), step='lock the record', kind='state',
+                          fix='state_dir must be a writable directory')
         if not taken:
             self._wait()
         return self
@@ -31,7 +32,7 @@ class Lock:
         while not self._try():
             if time.monotonic() >= deadline:
                 raise Failure('another run for this record is still going (lock %s); try again later'
-                              % self.path)
+                              % self.path, step='lock the record', kind='busy', fix='try again later')
             time.sleep(0.1)
 
     def _try(self):

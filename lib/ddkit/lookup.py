@@ -61,7 +61,8 @@ def from_urls(cfg):
         refused.append('%s: %s' % (url, why))
         last = why
     if len(failures) == len(urls):
-        raise Failure('get current IP: no lookup service answered (%s)' % '; '.join(refused))
+        raise Failure.at('get current IP', 'no lookup service answered (%s)' % '; '.join(refused),
+                         kind=failures[-1].kind)
     return None, 'the lookup services', Reason('; '.join(refused), last.kind)
 
 
@@ -123,9 +124,10 @@ def wrong_family(cfg, host, family):
             _socket.getaddrinfo(host.encode('ascii', 'replace'), None)
         except OSError:
             return  # no address at all: the request's own error says it
-    raise Failure('get current IP: %s has no IPv%d address, and %s records are looked up over IPv%d: set '
-                  'ip_lookup_url to a service reachable over IPv%d (default %s)'
-                  % (host, family, cfg.record_type, family, family, ' '.join(LOOKUP[cfg.record_type])))
+    raise Failure.at('get current IP', '%s has no IPv%d address, and %s records are looked up over IPv%d: set '
+                     'ip_lookup_url to a service reachable over IPv%d (default %s)'
+                     % (host, family, cfg.record_type, family, family, ' '.join(LOOKUP[cfg.record_type])),
+                     kind='resolve', fix='set ip_lookup_url to a service reachable over IPv%d' % family)
 
 
 def resolve(cfg, name):

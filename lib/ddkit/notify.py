@@ -17,6 +17,7 @@ LINE_MAX = 200           # characters of its first output line that go to the lo
 INHERIT = ('PATH', 'HOME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'USER', 'LOGNAME')
 DEFAULT_PATH = '/usr/sbin:/usr/bin:/sbin:/bin'
 # what the hook is told, each as DDNS_HOOK_<KEY> (empty when unknown); outcome: updated, created, failed
+# (the DNS updaters add step: what a failed run was attempting; egress6 its operator)
 EVENT = ('outcome', 'record_name', 'record_type', 'old_ip', 'new_ip', 'message')
 
 
@@ -56,18 +57,19 @@ def split_command(value):
     return argv
 
 
-def tell(job, status):
-    """After a record's run (ddkit.reconcile.run): the on_change hook after a change or a failure, then
-    the health-check ping. A run that found no valid current IP judged nothing: no ping, neither ok
-    nor /fail (a line down for a minute pages nobody; a source that never gives an address stops the
-    pings, so the check's own grace period raises the alert). In a run of several records each URL is
-    pinged once, at the end (ddkit.updater)."""
-    cfg = job.cfg
-    event = job.outcome and {
-        'outcome': job.outcome, 'record_name': cfg.record_name, 'record_type': cfg.record_type,
-        'old_ip': job.old_ip, 'new_ip': job.new_ip,
-        'message': job.message or 'IP has been updated to: %s' % job.new_ip}
-    ok = status == 0 if status or job.judged else None
+def tell(job, outcome):
+    """After a record's run (ddkit.reconcile.run), by its outcome: the on_change hook after a change
+    or a failure, then the health-check ping. A run that found no valid current IP judged nothing: no
+    ping, neither ok nor /fail (a line down for a minute pages nobody; a source that never gives an
+    address stops the pings, so the check's own grace period raises the alert). In a run of several
+    records each URL is pinged once, at the end (ddkit.updater)."""
+    from ddkit import CREATED, FAILED, NO_IP, UPDATED
+    cfg, failure = job.cfg, job.failure
+    event = outcome in (UPDATED, CREATED, FAILED) and {
+        'outcome': outcome, 'record_name': cfg.record_name, 'record_type': cfg.record_type,
+        'old_ip': job.old_ip, 'new_ip': job.new_ip, 'step': failure and failure.step,
+        'message': str(failure) if failure else 'IP has been updated to: %s' % job.new_ip}
+    ok = None if outcome == NO_IP else outcome != FAILED
     url = cfg.healthcheck_url
     if url and job.run.several:
         job.run.pings[url] = (merge(job.run.pings.get(url, (True,))[0], ok), cfg.ca_file)
@@ -96,7 +98,7 @@ def hook_environment(log, tool, event):
     env = {name: os.environ[name] for name in INHERIT if name in os.environ}
     env.setdefault('PATH', DEFAULT_PATH)
     env['DDNS_HOOK_TOOL'] = tool
-    for key in set(EVENT) | set(event):  # egress6 adds its operator
+    for key in set(EVENT) | set(event):  # the updaters add step, egress6 its operator
         env['DDNS_HOOK_' + key.upper()] = str(event.get(key) or '')
     # log.clean masks every secret of the run and escapes control characters (a provider's text)
     return {name: log.clean(value).replace('\0', '') for name, value in env.items()}

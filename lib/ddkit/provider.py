@@ -87,8 +87,8 @@ class Job:
         self.provider, self.cfg, self.run, self.log = provider, cfg, run, log
         self.tool = tool or provider.STEM   # the command that runs it, for messages and hooks
         self.session = getattr(provider, 'Session', ProviderSession)()
-        self.outcome = self.message = self.old_ip = self.new_ip = None
-        self.judged = True    # False: no valid current IP, so nothing could be judged
+        self.outcome = self.old_ip = self.new_ip = None   # outcome: set by changed(), then by the loop
+        self.failure = None   # the Failure of a failed run: its fields are what the hook and status tell
         self.fresh = False    # True: stored ids were stale, so what the run looked up may be too
         # the seed tools' names, whichever command runs the record; an AAAA record gets files of its own
         key = '%s_AAAA' % cfg.record_name if cfg.record_type == 'AAAA' else cfg.record_name
@@ -139,8 +139,9 @@ class Job:
         return 'last verified at the provider: %s' % when
 
     def changed(self, outcome):
-        """The provider took a write ('created' or 'updated'): what on_change hears after the run."""
-        if self.outcome != 'created':
+        """The provider took a write (CREATED or UPDATED): what the run's outcome is, unless it fails."""
+        from ddkit import CREATED
+        if self.outcome != CREATED:
             self.outcome = outcome
 
     def save(self, path, lines, private=False, touch=False, cache=False):
@@ -154,7 +155,8 @@ class Job:
             return state.write_if_changed(path, lines, private=private, touch=touch)
         except OSError as e:
             if not cache:
-                raise Failure('cannot write state file %s: %s' % (path, e.strerror or e))
+                raise Failure('cannot write state file %s: %s' % (path, e.strerror or e), step='save state',
+                              kind='state', fix='state_dir must be a writable directory with room')
             self.log.info('cannot write state file %s: %s; going on without it.' % (path, e.strerror or e))
             return False
 
@@ -200,7 +202,7 @@ def listing(data, key, step):
     if items is None:
         return []
     if not isinstance(items, list):
-        raise Failure('%s: unexpected answer: "%s" is not a list' % (step, key))
+        raise Failure.at(step, 'unexpected answer: "%s" is not a list' % key, kind='unexpected')
     return [item for item in items if isinstance(item, dict)]
 
 

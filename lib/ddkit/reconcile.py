@@ -11,50 +11,63 @@ health-check ping follow, the lock released. What a provider supplies is in docs
 
 import sys
 
-from ddkit import Failure, state
+from ddkit import CREATED, FAILED, NO_IP, UNCHANGED, UPDATED, Failure, state
 from ddkit.provider import Exists, Stale
 
+
 def run(job):
-    """Update the record under its lock; the exit status; then, the lock released, tell on_change and
-    healthcheck_url when set (not in a dry run)."""
+    """Update the record under its lock; its outcome (one of ddkit.OUTCOMES; a failure's Failure is
+    job.failure); then, the lock released, tell on_change and healthcheck_url when set (not in a dry
+    run)."""
     cfg, log = job.cfg, job.log
     problem = job.untrusted_dirs()
     if problem:  # before the lock and the log: nothing is written into a directory others can change
         log.close()   # a run of several: the record's heading first, on stdout only
         print('%s: %s; nothing was changed; fix: %s' % ((job.tool,) + problem), file=sys.stderr)
-        return 1
+        job.failure = Failure('%s; nothing was changed' % problem[0], step='trust the state directory',
+                              kind='state', fix=problem[1])
+        return FAILED
     try:
         current = get_current_ip(job)   # the kernel or a lookup service: nothing written yet
         if current is None:
-            job.judged = False  # exit 0, as nothing to do, but no health-check ping (ddkit.notify)
-            status = 0
+            outcome = NO_IP   # exit 0, as nothing to do, but no health-check ping (ddkit.notify)
         elif not cfg.force and settled(job, current, *state.read_dated(job.ip_file)):
-            status = 0   # the common run: nothing to write, so no lock to take (a run that may
-            # write reads the ip file again under the lock)
+            outcome = UNCHANGED   # the common run: nothing to write, so no lock to take (a run that
+            # may write reads the ip file again under the lock)
         elif cfg.dry_run:
-            return update(job, current)  # a dry run writes no file, not even a lock file
+            update(job, current)  # a dry run writes no file, not even a lock file
+            return UNCHANGED
         else:
             from ddkit.lock import Lock
             with Lock(job.lock_file):
-                status = update(job, current)
+                update(job, current)
+            outcome = job.outcome or UNCHANGED
     except Failure as e:
         log.error('ERROR: %s' % e)
-        status, job.outcome, job.message = e.exit_status, 'failed', str(e)
+        outcome, job.failure = FAILED, e
     except KeyboardInterrupt:
         log.error('ERROR: interrupted')
-        return 1
+        job.failure = Failure('interrupted', kind='unexpected')
+        return FAILED
+    job.outcome = outcome
     if not cfg.dry_run and (cfg.on_change or cfg.healthcheck_url):
         from ddkit import notify
-        notify.tell(job, status)
-    return status
+        notify.tell(job, outcome)
+    return outcome
+
+
+def exit_status(job, outcome):
+    """The exit status an outcome gives: 0, or a failure's own (1; 2 for bad input)."""
+    return job.failure.exit_status if outcome == FAILED else 0
 
 
 def update(job, current):
-    """The flow of one record to the current IP; the exit status (a provider failure raises)."""
+    """The flow of one record to the current IP (what the provider took: job.outcome; a failure
+    raises)."""
     cfg, log = job.cfg, job.log
     lines, verified = state.read_dated(job.ip_file)
     if not cfg.force and settled(job, current, lines, verified):
-        return 0
+        return
     claimed = claimed_ip(job, lines)
     # the record is read at the provider before any write when the ip file cannot say what it holds
     held = (claimed is None or claimed == current) and not cfg.force
@@ -83,11 +96,10 @@ def update(job, current):
             break
         except Stale:
             if attempt == 2:
-                raise Failure('update record: the provider still says the %s or its zone does not exist'
-                              % job.provider.NOUN)
+                raise Failure.at('update record', 'the provider still says the %s or its zone does not exist'
+                                 % job.provider.NOUN, kind='not found')
             log.info('Stored ids are stale; looking them up again.')
     record_ip(job, [zone_id, record_id], current, sent)
-    return 0
 
 
 def shown(record):
@@ -206,11 +218,12 @@ def create_record(job, zone_id, ip):
         record = job.provider.find_record(job, zone_id, strict=True)
         record_id = record and job.provider.update_record(job, zone_id, record, ip)
         if not record_id:
-            raise Failure('create record: %s %s exists but cannot be found or updated' % (noun, cfg.record_name))
-        job.changed('updated')
+            raise Failure.at('create record', '%s %s exists but cannot be found or updated' % (noun, cfg.record_name),
+                             kind='unexpected')
+        job.changed(UPDATED)
         return record_id
     log.info('Created %s %s %s.' % (cfg.record_type, noun, job.name))
-    job.changed('created')
+    job.changed(CREATED)
     return record_id
 
 
@@ -225,7 +238,7 @@ def update_record(job, zone_id, record, ip):
     forget_ip(job)
     record_id = job.provider.update_record(job, zone_id, record, ip)
     if record_id:
-        job.changed('updated')
+        job.changed(UPDATED)
         return record_id
     log.info('update record: no %s id in the answer; creating the %s.' % (noun, noun))
     return create_record(job, zone_id, ip)
@@ -238,7 +251,8 @@ def forget_ip(job):
     problem = state.remove(job.ip_file)
     if problem:
         raise Failure('cannot remove state file %s before the update: %s; nothing was sent; fix: state_dir '
-                      'must be writable by this user' % (job.ip_file, problem))
+                      'must be writable by this user' % (job.ip_file, problem), step='update record',
+                      kind='state', fix='state_dir must be writable by this user')
 
 
 def record_ip(job, ids, ip, sent=True):

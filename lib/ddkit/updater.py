@@ -191,7 +191,7 @@ def one_record(job):
         from ddkit import check
         return check.run(job)
     from ddkit import reconcile
-    return reconcile.run(job)
+    return reconcile.exit_status(job, reconcile.run(job))
 
 
 def heading(job, text):
