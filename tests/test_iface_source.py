@@ -51,7 +51,16 @@ def test_aaaa_with_only_unusable_addresses_is_no_valid_ip(lab, tmp_path):
     done = run_tool('updater_a', env=env, prefix=lab.prefix())
     assert done.returncode == 0, done.stdout + done.stderr
     assert 'No valid IP from interface wan0: interface wan0 has no stable global IPv6 address' in done.stdout
-    assert os.listdir(tmp_path) == ['updater_a_%s_AAAA.log' % RECORD]   # nothing to write: no lock either
+    # nothing to write but what was decided: no lock, the log and the status (no-ip)
+    status = tmp_path / ('.updater_a_%s_AAAA.status' % RECORD)
+    assert sorted(os.listdir(tmp_path)) == sorted([status.name, 'updater_a_%s_AAAA.log' % RECORD])
+    assert status.read_text().startswith('outcome=no-ip\n')
+    # the line is still down: the same decision again writes nothing (a router's flash)
+    kept, stamp = status.read_text(), os.stat(str(status)).st_mtime_ns
+    os.utime(str(status), ns=(stamp - 10 ** 9, stamp - 10 ** 9))
+    again = run_tool('updater_a', env=env, prefix=lab.prefix())
+    assert again.returncode == 0 and status.read_text() == kept
+    assert os.stat(str(status)).st_mtime_ns == stamp - 10 ** 9
 
 
 @pytest.mark.parametrize('address, says', [('81.2.69.5/24', 'IP has not changed: 81.2.69.5'),

@@ -105,7 +105,8 @@ def test_first_run_updates_the_existing_recordset(box, state):
     assert put.json['name'] == RECORD + '.' and put.json['type'] == 'A'
     assert set(put.json) == {'name', 'description', 'type', 'ttl', 'records'}
     # the state files
-    assert files(state) == sorted([IP_FILE, IDS_FILE, TOKEN_FILE, LOG_FILE, '.updater_b_%s.lock' % RECORD])
+    assert files(state) == sorted([IP_FILE, IDS_FILE, TOKEN_FILE, LOG_FILE, '.updater_b_%s.lock' % RECORD,
+                                   '.updater_b_%s.status' % RECORD])
     assert read(state, IP_FILE) == NEW + '\n'
     assert read(state, IDS_FILE) == '%s\n%s\n' % (box.zone_b, rid)
     assert token_file(state) == (fake.token_dates[token] + DAY, token)
@@ -523,7 +524,7 @@ def test_tls_verified_and_a_wrong_ca_refused_with_nothing_changed(tls_box, state
         assert done.returncode == 1
         assert 'get token' in done.stdout and 'TLS certificate not trusted' in done.stdout
         assert tls_box.provider_b.requests == []
-        assert files(state) == sorted([IP_FILE, LOG_FILE, '.updater_b_%s.lock' % RECORD])
+        assert files(state) == sorted([IP_FILE, LOG_FILE, '.updater_b_%s.lock' % RECORD, '.updater_b_%s.status' % RECORD])
         assert read(state, IP_FILE) == OLD + '\n' and tls_box.provider_b.recordsets[rid]['records'] == [OLD]
         env['DDNS_CA_FILE'] = tls_box.ca_file
         done = run_b(tls_box, state, env=env)

@@ -71,11 +71,11 @@ OUTCOMES = (UNCHANGED, UPDATED, CREATED, FAILED, NO_IP)
 
 FIELDS = ('step', 'why', 'url', 'status', 'code', 'provider_message', 'fix', 'kind', 'verify_code')
 # what went wrong: no answer came (the name did not resolve, the connection was refused or cut, the
-# time ran out, TLS refused the certificate); an answer that was no JSON, too large, a redirect; the
-# provider refused the request, or has no such zone; an answer the tool cannot use; a state file
-# could not be written or removed; another run holds the record
-KINDS = ('resolve', 'unreachable', 'timeout', 'tls', 'no tls', 'not json', 'too large', 'redirect',
-         'refused', 'not found', 'unexpected', 'state', 'busy')
+# time ran out, TLS refused the certificate); a server error (HTTP 5xx); an answer that was no JSON,
+# too large, a redirect; the provider refused the request, or has no such zone; an answer the tool
+# cannot use; a state file could not be written or removed; another run holds the record
+KINDS = ('resolve', 'unreachable', 'timeout', 'tls', 'no tls', 'server error', 'not json', 'too large',
+         'redirect', 'refused', 'not found', 'unexpected', 'state', 'busy')
 
 
 class UsageError(Failure):

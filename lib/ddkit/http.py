@@ -51,7 +51,7 @@ class Response:
         except ValueError:  # jsontext also refuses numbers out of range and deep nesting
             raise NotJson.at(self.step, '%s answered HTTP %d with no JSON: %s' % (
                 _where(self.url), self.status, snippet(self.text)), url=_where(self.url), status=self.status,
-                kind='not json')
+                kind='server error' if self.status >= 500 else 'not json')
 
 
 def snippet(text, limit=200):

@@ -231,7 +231,14 @@ def call(job, method, path, step, body=None, tolerate=False, create=False, zones
         return None
     raise failure.at(step, '%s%s' % (why, '; ' + FIXES[code] if code in FIXES else ''), url=answer.where,
                      status=answer.status, code=code, provider_message=message, fix=FIXES.get(code),
-                     kind='refused' if code or message or answer.status >= 400 else 'unexpected')
+                     kind=kind_of(answer, code, message))
+
+
+def kind_of(answer, code, message):
+    """A failed answer's kind: refused (the provider said why, or a 4xx), a server error, else unexpected."""
+    if code or message or 400 <= answer.status < 500:
+        return 'refused'
+    return 'server error' if answer.status >= 500 else 'unexpected'
 
 
 def provider_error(answer):
@@ -308,7 +315,7 @@ def new_token(job):
             why = 'HTTP %d without a token: %s' % (answer.status, http.snippet(answer.text))
         raise Failure.at('get token', '%s (check username, password and project_name)' % why, url=answer.where,
                          status=answer.status, code=code, provider_message=message,
-                         kind='refused' if code or message or answer.status >= 400 else 'unexpected',
+                         kind=kind_of(answer, code, message),
                          fix='check username, password and project_name')
     expiry = int(http.date(answer.headers.get('date')) or time.time()) + TOKEN_DAYS * 86400
     job.save(job.files['auth_file'], ['%d %s' % (expiry, token)], private=True, cache=True)

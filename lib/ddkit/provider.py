@@ -95,6 +95,7 @@ class Job:
         self.files = {name: os.path.join(cfg.state_dir, pattern % key) for name, pattern in provider.FILES.items()}
         self.ip_file, self.ids_file = self.files['ip_file'], self.files['ids_file']
         self.lock_file = os.path.join(cfg.state_dir, '.%s_%s.lock' % (provider.STEM, key))
+        self.files['status_file'] = os.path.join(cfg.state_dir, '.%s_%s.status' % (provider.STEM, key))
 
     @property
     def name(self):

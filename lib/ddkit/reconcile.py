@@ -27,13 +27,14 @@ def run(job):
         job.failure = Failure('%s; nothing was changed' % problem[0], step='trust the state directory',
                               kind='state', fix=problem[1])
         return FAILED
+    quiet = False   # True: the IP found unchanged without a request (the status may stay as it is)
     try:
         current = get_current_ip(job)   # the kernel or a lookup service: nothing written yet
         if current is None:
             outcome = NO_IP   # exit 0, as nothing to do, but no health-check ping (ddkit.notify)
         elif not cfg.force and settled(job, current, *state.read_dated(job.ip_file)):
-            outcome = UNCHANGED   # the common run: nothing to write, so no lock to take (a run that
-            # may write reads the ip file again under the lock)
+            outcome, quiet = UNCHANGED, True   # the common run: nothing to write, so no lock to take
+            # (a run that may write reads the ip file again under the lock)
         elif cfg.dry_run:
             update(job, current)  # a dry run writes no file, not even a lock file
             return UNCHANGED
@@ -50,6 +51,8 @@ def run(job):
         job.failure = Failure('interrupted', kind='unexpected')
         return FAILED
     job.outcome = outcome
+    from ddkit import status
+    status.record(job, outcome, quiet)
     if not cfg.dry_run and (cfg.on_change or cfg.healthcheck_url):
         from ddkit import notify
         notify.tell(job, outcome)

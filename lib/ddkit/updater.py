@@ -47,6 +47,9 @@ SWITCHES = [
     Switch('quiet', help='log file only; nothing on stdout unless an error'),
     Switch('check', help='diagnose the set-up, read-only: one ok/FAIL line per step with the fix; '
            'exit 0 when an update would succeed'),
+    Switch('status', help='print each record\'s last outcome as its runs kept it (with --all: every enabled '
+           'record, "never" for one not run yet); nothing is sent; exit 1 when a record\'s last run failed'),
+    Switch('json', help='with --status: a JSON array, one object per record (keys: docs/status.md)'),
     Switch('all', help='every enabled record of /etc/config/<tool> (or every [record] of the --config '
            'file) in one run; exit status the worst of them'),
 ]
@@ -75,7 +78,10 @@ def main(provider=None, argv=None, tool=None, choice=None):
         return e.exit_status
     if args is None or 'version' in args.on:
         return about(tool, provider or choice, table, args)
-    run, outcomes = Run(several), []
+    if 'json' in args.on and 'status' not in args.on:
+        print('%s: --json goes with --status; see --help' % tool, file=sys.stderr)
+        return 2
+    run, outcomes, shown = Run(several), [], []
     environ = dict(os.environ)   # read once: each record's settings look every name up in it
     bases = {}   # provider -> the Config of what the records share, or None (see shared_base)
     for label, values in planned:
@@ -87,13 +93,17 @@ def main(provider=None, argv=None, tool=None, choice=None):
             chosen_table = table if provider else choice.table_of(chosen, COMMON)
             base = shared_base(bases, chosen, args, chosen_table, environ, shared)
             cfg = settings.load(args, chosen_table, SWITCHES, environ=environ, base=base, **own)
-            usable(chosen, cfg, label)
+            usable(chosen, cfg, label, reading='status' in args.on)
         except UsageError as e:
             print('%s: %s%s' % (tool, 'record %s: ' % label if label else '', e), file=sys.stderr)
             outcomes.append((label, e.exit_status))
             continue
         families = cfg.record_type.split()
         run.several = run.several or len(families) > 1
+        if 'status' in args.on:   # what the runs kept: read, nothing sent, nothing written
+            from ddkit import status
+            shown += [status.shown(make_job(chosen, cfg, family, run, tool), chosen.NAME) for family in families]
+            continue
         for family in families:
             job = make_job(chosen, cfg, family, run, tool)
             name = '%s%s %s' % ('%s: ' % label if label else '', family, cfg.record_name)
@@ -103,10 +113,27 @@ def main(provider=None, argv=None, tool=None, choice=None):
                 outcomes.append((name, one_record(job)))
             finally:
                 job.log.close()
+    if 'status' in args.on:
+        return show_status(shown, outcomes, 'json' in args.on)
     status = outcomes[0][1] if not run.several else finish(tool, args, outcomes, run)
     if 'ddkit.wire' in sys.modules:   # only a run that made a request loaded it
         sys.modules['ddkit.wire'].close_all()
     return status
+
+
+def show_status(shown, failed_loads, as_json):
+    """Print each record's kept status (a line each, or one JSON array); the exit status: 2 when a
+    record's settings could not be read, 1 when a record's last run failed, else 0."""
+    from ddkit import FAILED, status
+    from ddkit.log import say
+    if as_json:
+        from ddkit import jsontext
+        say(jsontext.dumps(shown))
+    else:
+        for values in shown:
+            say(status.line(values))
+    worst = max([code for _, code in failed_loads] or [0])
+    return worst or (1 if any(values['outcome'] == FAILED for values in shown) else 0)
 
 
 def shared_base(bases, provider, args, table, environ, shared):
@@ -135,9 +162,15 @@ def about(tool, provider, table, args):
     return 0
 
 
-def usable(provider, cfg, label):
+def usable(provider, cfg, label, reading=False):
     """A UsageError when the record cannot be run: settings missing (all named at once), the record
-    outside its zone (--check reports these two as FAIL lines instead), a LAN source on an A record."""
+    outside its zone (--check reports these two as FAIL lines instead), a LAN source on an A record.
+    reading (--status): only the record's name is needed, to find its files."""
+    if reading:
+        if not cfg.record_name:
+            raise UsageError('missing setting record_name: --status shows the record it names (or every '
+                             'record with --all)')
+        return
     settings.check_source_type(cfg.ip_source, cfg.record_type)
     if cfg.check:
         return

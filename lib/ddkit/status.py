@@ -1,0 +1,109 @@
+"""Each record's last outcome, kept in its state directory and read back by --status.
+
+The status file, `.<stem>_<record>.status` beside the record's other state files (stem: the seed
+tool's name its provider keeps, so ddkit and updater_a share it), holds `key=value` lines: outcome,
+checked and changed (epoch seconds), ip, and the fields of the last failure. It is written when a run
+decided something new: a change at the provider, another outcome or failure than the one kept, or the
+first unchanged run after a failure or no valid IP. A run that decides what is kept already (the IP
+unchanged after a good outcome, or before there was a status file; the same failure again; no valid
+IP again) writes nothing (a router's state directory may be on flash): its `checked` is the
+modification time of the record's log file, to which that run appended its line. The keys --status --json prints are documented in docs/status.md and kept stable.
+"""
+
+import os
+import time
+
+from ddkit import CREATED, FAILED, FIELDS, NO_IP, UNCHANGED, UPDATED
+
+GOOD = (UNCHANGED, UPDATED, CREATED)   # outcomes after which an unchanged run need not write
+NEVER = 'never'    # the outcome --status shows for a record no run has decided yet
+KEYS = ('name', 'type', 'provider', 'ip', 'outcome', 'checked', 'changed', 'step', 'message', 'fix', 'code',
+        'http_status', 'url', 'kind')   # of --status --json, in this order
+VALUE_MAX = 500    # characters of a value kept: a provider's message is bounded
+
+
+def path_of(job):
+    """The record's status file."""
+    return job.files['status_file']
+
+
+def read(path):
+    """{key: value} of a status file ({} when absent, unreadable or not ours)."""
+    from ddkit import state
+    found = {}
+    for line in state.read_lines(path, limit=8192):
+        key, eq, value = line.partition('=')
+        if eq and key in STORED:
+            found[key] = value
+    return found
+
+
+STORED = ('outcome', 'checked', 'changed', 'ip', 'message') + FIELDS
+
+
+def record(job, outcome, quiet):
+    """Keep this run's outcome (not in a dry run), unless it is what is kept already. quiet: the
+    run found the IP unchanged without a request, which a good outcome kept says already."""
+    if job.cfg.dry_run or outcome not in (UNCHANGED, UPDATED, CREATED, FAILED, NO_IP):
+        return
+    path = path_of(job)
+    kept = read(path)
+    # no status file yet (a record run before there was one): the ip file says as much
+    if quiet and kept.get('outcome', UNCHANGED) in GOOD and kept.get('ip', job.new_ip) == job.new_ip:
+        return
+    from ddkit.log import printable
+    now = '%d' % time.time()
+    values = {'outcome': outcome,
+              'changed': now if outcome in (UPDATED, CREATED) else kept.get('changed', ''),
+              'ip': job.new_ip if outcome in GOOD else kept.get('ip', '')}
+    failure = job.failure if outcome == FAILED else None
+    if failure is not None:
+        values['message'] = job.log.clean(str(failure))   # secrets masked, as in the log
+        values.update((name, job.log.clean(str(value))) for name, value in failure.fields().items())
+    values = {key: printable(str(value or ''))[:VALUE_MAX] for key, value in values.items()}
+    if kept and all(kept.get(key, '') == value for key, value in values.items()) and \
+            not set(kept) - set(values) - {'checked'}:
+        return   # the same again (a line down for days, the same failure): its time is the log's
+    lines = ['%s=%s' % (key, value) for key, value in dict(values, checked=now).items()]
+    job.save(path, lines, cache=True)   # a status that cannot be written must not fail the update
+
+
+def shown(job, provider_name):
+    """The record's status as --status reads it: {key: value} of KEYS (numbers as ints, unknown as
+    None; outcome 'never' when no run decided yet)."""
+    from ddkit import decimal, state
+    cfg = job.cfg
+    kept = read(path_of(job))
+    lines, verified = state.read_dated(job.ip_file)
+    if not kept and lines:   # run before there was a status file: the ip file claims what it holds
+        kept = {'outcome': UNCHANGED, 'checked': '%d' % verified}
+    checked = decimal(kept.get('checked', ''))
+    if kept:   # later runs that decided the same appended a log line and wrote nothing here
+        try:
+            logged = int(os.stat(cfg.log_file).st_mtime)
+        except OSError:
+            logged = None
+        if logged and checked and logged > checked:
+            checked = logged
+    values = {'name': cfg.record_name, 'type': cfg.record_type, 'provider': provider_name,
+              'ip': (lines[0] if lines else kept.get('ip')) or None,
+              'outcome': kept.get('outcome') or NEVER, 'checked': checked,
+              'changed': decimal(kept.get('changed', '')), 'step': kept.get('step') or None,
+              'message': kept.get('message') or None, 'fix': kept.get('fix') or None,
+              'code': kept.get('code') or None, 'http_status': decimal(kept.get('status', '')),
+              'url': kept.get('url') or None, 'kind': kept.get('kind') or None}
+    return {key: values[key] for key in KEYS}
+
+
+def line(values):
+    """One line of --status for a record."""
+    def when(seconds):
+        return time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(seconds)) if seconds else 'never'
+    text = '%s %s %s: %s' % (values['provider'], values['type'], values['name'], values['outcome'])
+    if values['outcome'] == NEVER:
+        return text + ' (no run has decided yet)'
+    text += ', ip %s, checked %s, changed %s' % (values['ip'] or 'unknown', when(values['checked']),
+                                                 when(values['changed']))
+    if values['outcome'] == FAILED:
+        text += '; failed at %s: %s' % (values['step'] or 'an unknown step', values['message'] or '')
+    return text

@@ -1,0 +1,134 @@
+"""Status as data: each record's last outcome kept in its state directory and read by --status (a
+line per record) and --status --json (the keys of docs/status.md), for every provider, against the
+fakes over real HTTP. An unchanged run after a good one writes nothing (flash): its time is read from
+the log line it appended."""
+
+import json
+import os
+import time
+
+import pytest
+
+from conftest import RECORD, run_tool
+from providers import PROVIDERS
+
+OLD, NEW = '81.2.69.1', '81.2.69.10'
+KEYS = ['name', 'type', 'provider', 'ip', 'outcome', 'checked', 'changed', 'step', 'message', 'fix', 'code',
+        'http_status', 'url', 'kind']
+EACH = pytest.mark.parametrize('adapter', PROVIDERS, ids=[p.provider for p in PROVIDERS])
+
+
+def status(adapter, box, state, command=None, args=()):
+    """(exit status, the JSON --status --json printed)."""
+    env = dict(adapter.env(box, state), DDNS_PROVIDER=adapter.provider)
+    done = run_tool(command or adapter.tool, ['--status', '--json'] + list(args), env=env)
+    assert 'Traceback' not in done.stderr, done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+def update(adapter, box, state, **env):
+    done = run_tool(adapter.tool, env=dict(adapter.env(box, state), **env))
+    assert 'Traceback' not in done.stderr, done.stderr
+    return done
+
+
+def status_file(adapter, state):
+    return state / ('.%s_%s.status' % (adapter.tool, RECORD))
+
+
+@EACH
+def test_a_record_never_run_then_updated_then_unchanged(box, tmp_path, adapter):
+    code, shown = status(adapter, box, tmp_path)
+    assert code == 0 and len(shown) == 1 and list(shown[0]) == KEYS
+    assert shown[0]['outcome'] == 'never' and shown[0]['provider'] == adapter.provider
+    assert shown[0]['name'] == RECORD and shown[0]['type'] == 'A' and shown[0]['ip'] is None
+    assert os.listdir(str(tmp_path)) == []   # --status writes nothing
+
+    adapter.add(box, RECORD, 'A', OLD)
+    box.lookup.answer = NEW
+    before = time.time()
+    assert update(adapter, box, tmp_path).returncode == 0
+    code, (values,) = status(adapter, box, tmp_path)
+    assert code == 0 and values['outcome'] == 'updated' and values['ip'] == NEW
+    assert before - 1 <= values['changed'] <= time.time() and values['checked'] == values['changed']
+    assert values['step'] is None and values['message'] is None
+
+    # an unchanged run without a request writes no status: its time comes from its log line
+    path = status_file(adapter, tmp_path)
+    text = path.read_text().replace('checked=%d' % values['checked'], 'checked=%d' % (values['checked'] - 1000))
+    path.write_text(text)
+    os.utime(str(path), (values['checked'] - 1000,) * 2)
+    calls = len(adapter.fake(box).calls())
+    again = update(adapter, box, tmp_path)
+    assert again.returncode == 0 and 'IP has not changed' in again.stdout
+    assert len(adapter.fake(box).calls()) == calls and path.read_text() == text
+    code, (values,) = status(adapter, box, tmp_path)
+    assert values['outcome'] == 'updated' and values['checked'] >= time.time() - 60
+
+
+@EACH
+def test_a_failure_is_kept_as_fields_and_the_next_good_run_replaces_it(box, tmp_path, adapter):
+    adapter.add(box, RECORD, 'A', OLD)
+    (tmp_path / adapter.ip_file(RECORD)).write_text(OLD + '\n')
+    box.lookup.answer = NEW
+    env = adapter.env(box, tmp_path)
+    secret = [env[s.env] for s in adapter.module().SETTINGS if s.secret and s.env in env][0]
+    adapter.fake(box).fail('status', times=10, status=500, text='upstream down, key %s' % secret)
+    assert update(adapter, box, tmp_path).returncode == 1
+    code, (values,) = status(adapter, box, tmp_path)
+    assert code == 1 and values['outcome'] == 'failed' and values['http_status'] == 500
+    assert values['step'] in ('find zone', 'get token') and values['kind'] == 'server error'
+    assert values['url'].startswith(adapter.fake(box).url) and '?' not in values['url']
+    assert values['message'].startswith(values['step'] + ': ') and 'upstream down' in values['message']
+    assert secret not in status_file(adapter, tmp_path).read_text()
+    line = run_tool(adapter.tool, ['--status'], env=adapter.env(box, tmp_path))
+    assert line.returncode == 1 and ': failed, ' in line.stdout and \
+        'failed at %s: ' % values['step'] in line.stdout, line.stdout
+
+    del adapter.fake(box).faults[:]   # the provider is back
+    assert update(adapter, box, tmp_path).returncode == 0
+    code, (values,) = status(adapter, box, tmp_path)
+    assert code == 0 and values['outcome'] == 'updated' and values['ip'] == NEW and values['step'] is None
+
+
+@EACH
+def test_no_valid_ip_is_kept_and_the_ip_the_provider_holds_stays(box, tmp_path, adapter):
+    adapter.add(box, RECORD, 'A', OLD)
+    box.lookup.answer = OLD
+    assert update(adapter, box, tmp_path).returncode == 0
+    box.lookup.answer = '10.0.0.1'   # a private address: no valid IP
+    assert update(adapter, box, tmp_path).returncode == 0
+    code, (values,) = status(adapter, box, tmp_path)
+    assert code == 0 and values['outcome'] == 'no-ip' and values['ip'] == OLD
+
+
+@EACH
+def test_ddkit_reads_the_status_the_seed_tool_kept(box, tmp_path, adapter):
+    box.lookup.answer = NEW
+    assert update(adapter, box, tmp_path).returncode == 0
+    code, (values,) = status(adapter, box, tmp_path, command='ddkit')
+    assert code == 0 and values['outcome'] == 'created' and values['provider'] == adapter.provider
+
+
+def test_all_lists_every_record_never_for_one_not_run(box, tmp_path):
+    a = PROVIDERS[0]
+    box.lookup.answer = NEW
+    assert update(a, box, tmp_path).returncode == 0
+    env = a.env(box, tmp_path)
+    config = tmp_path / 'records.conf'
+    shared = ''.join('%s=%s\n' % (k[5:].lower(), v) for k, v in env.items() if k != 'DDNS_RECORD_NAME')
+    config.write_text(shared + '[home]\nrecord_name=%s\n[nas]\nrecord_name=nas.example.com\n' % RECORD)
+    config.chmod(0o600)
+    requests = [len(s.calls()) for s in box.servers]
+    done = run_tool(a.tool, ['--config', str(config), '--all', '--status', '--json'])
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(done.stdout)
+    assert [(v['name'], v['outcome']) for v in shown] == [(RECORD, 'created'), ('nas.example.com', 'never')]
+    plain = run_tool(a.tool, ['--config', str(config), '--all', '--status'])
+    assert plain.stdout.splitlines()[1] == 'cloudflare A nas.example.com: never (no run has decided yet)'
+    assert [len(s.calls()) for s in box.servers] == requests   # nothing asked of anyone
+
+
+def test_json_without_status_is_refused(box, tmp_path):
+    done = run_tool('updater_a', ['--json'], env=PROVIDERS[0].env(box, tmp_path))
+    assert done.returncode == 2 and '--json goes with --status' in done.stderr
