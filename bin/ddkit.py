@@ -2,7 +2,7 @@
 """Keep DNS records (A or AAAA) equal to this host's public IP at any provider of the registry
 (ddkit.registry): each record names its provider (--provider, DDNS_PROVIDER, provider= in a config
 file, option provider in a UCI section) and runs through the same update loop, with the same state
-files, as the tool fixed to that provider (updater_a is cloudflare, updater_b huaweicloud).
+files, as a tool fixed to that provider (updater_a, updater_b).
 """
 
 import os

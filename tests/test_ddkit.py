@@ -1,7 +1,8 @@
 """The ddkit command: every provider of the registry through one command, against the fake providers
 over real HTTP. A record's state does not depend on the command that ran it: `ddkit --provider
-cloudflare` reads and writes updater_a's files (huaweicloud: updater_b's), so either command takes
-over from the other without a provider request; a --config file or a UCI file mixes providers."""
+<name>` reads and writes the files of the seed tool fixed to that provider (updater_a, updater_b), so
+either command takes over from the other without a provider request; a --config file or a UCI file
+mixes providers."""
 
 import os
 import shutil
@@ -98,14 +99,20 @@ def test_a_uci_file_names_the_provider_of_each_section(box, tmp_path):
         assert adapter.held(box, RECORD) == adapter.content(NEW), adapter
 
 
+KNOWN = ', '.join(p.provider for p in PROVIDERS)
+FIRST, OTHER = PROVIDERS[0], PROVIDERS[1]
+# a setting of the second provider that the first does not have
+FOREIGN = [s.name for s in OTHER.module().SETTINGS if s.name not in {t.name for t in FIRST.module().SETTINGS}][0]
+
+
 @pytest.mark.parametrize('args, env, said', [
     ([], {}, 'ddkit: missing setting provider: give it as --provider, DDNS_PROVIDER or provider= in a '
              '--config file'),
     (['--provider', 'nope'], {}, "ddkit: bad value for provider (--provider): not a known provider; known: "
-                                 "cloudflare, huaweicloud; got 'nope'"),
-    ([], {'DDNS_PROVIDER': 'Cloudflare'}, 'bad value for provider (DDNS_PROVIDER)'),
-    (['--provider', 'cloudflare', '--username', 'u'], {}, 'ddkit: --username is not a setting of provider '
-                                                          'cloudflare; see --help'),
+                                 "%s; got 'nope'" % KNOWN),
+    ([], {'DDNS_PROVIDER': FIRST.provider.upper()}, 'bad value for provider (DDNS_PROVIDER)'),
+    (['--provider', FIRST.provider, '--' + FOREIGN.replace('_', '-'), 'u'], {},
+     'ddkit: --%s is not a setting of provider %s; see --help' % (FOREIGN.replace('_', '-'), FIRST.provider)),
 ], ids=['none', 'unknown', 'unknown in the environment', 'another provider\'s flag'])
 def test_a_record_without_a_known_provider_is_refused_before_any_request(box, tmp_path, args, env, said):
     done = run_tool('ddkit', ['--zone-name', ZONE, '--record-name', RECORD] + args,
@@ -118,8 +125,10 @@ def test_a_record_without_a_known_provider_is_refused_before_any_request(box, tm
 def test_help_names_every_provider_and_marks_their_settings():
     done = run_tool('ddkit', ['--help'])
     assert done.returncode == 0
-    assert '--provider' in done.stdout and 'cloudflare' in done.stdout and 'huaweicloud' in done.stdout
-    assert '(cloudflare) API token' in done.stdout and '(huaweicloud) account password' in done.stdout
+    assert '--provider' in done.stdout
+    for adapter in PROVIDERS:   # each provider's settings, marked with its name
+        for s in adapter.module().SETTINGS:
+            assert '(%s) %s' % (adapter.provider, s.help.split()[0]) in done.stdout, s.name
 
 
 def test_the_single_file_holds_every_provider_and_runs_from_its_unpacked_copy(box, tmp_path):
@@ -148,14 +157,14 @@ def test_a_provider_not_installed_is_named_with_its_package(box, tmp_path):
     one says which package brings it; --help lists what is there."""
     lib = tmp_path / 'lib'
     shutil.copytree(os.path.join(ROOT, 'lib'), str(lib))
-    (lib / 'ddkit' / 'huaweicloud.py').unlink()
+    (lib / 'ddkit' / (OTHER.provider + '.py')).unlink()
     tool = tmp_path / 'bin' / 'ddkit.py'
     tool.parent.mkdir()
     shutil.copy(os.path.join(ROOT, 'bin', 'ddkit.py'), str(tool))
-    b = [p for p in PROVIDERS if p.provider == 'huaweicloud'][0]
-    done = run_tool(str(tool), env=env_of(b, box, tmp_path))
-    assert done.returncode == 2 and 'ddkit: provider huaweicloud is not installed: install the package ' \
-        'ddkit-huaweicloud' in done.stderr and 'Traceback' not in done.stderr, done.stderr
+    done = run_tool(str(tool), env=env_of(OTHER, box, tmp_path))
+    assert done.returncode == 2 and 'ddkit: provider %s is not installed: install the package ddkit-%s' % (
+        OTHER.provider, OTHER.provider) in done.stderr and 'Traceback' not in done.stderr, done.stderr
     assert [s.calls() for s in box.servers] == [[] for _ in box.servers]
     shown = run_tool(str(tool), ['--help'])
-    assert shown.returncode == 0 and '(cloudflare)' in shown.stdout and '(huaweicloud)' not in shown.stdout
+    assert shown.returncode == 0 and '(%s)' % FIRST.provider in shown.stdout
+    assert '(%s)' % OTHER.provider not in shown.stdout

@@ -125,7 +125,7 @@ def test_all_lists_every_record_never_for_one_not_run(box, tmp_path):
     shown = json.loads(done.stdout)
     assert [(v['name'], v['outcome']) for v in shown] == [(RECORD, 'created'), ('nas.example.com', 'never')]
     plain = run_tool(a.tool, ['--config', str(config), '--all', '--status'])
-    assert plain.stdout.splitlines()[1] == 'cloudflare A nas.example.com: never (no run has decided yet)'
+    assert plain.stdout.splitlines()[1] == '%s A nas.example.com: never (no run has decided yet)' % a.provider
     assert [len(s.calls()) for s in box.servers] == requests   # nothing asked of anyone
 
 

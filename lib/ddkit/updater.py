@@ -57,7 +57,7 @@ SWITCHES = [
 
 def main(provider=None, argv=None, tool=None, choice=None):
     """Run the records the command line names through the provider; the exit status. tool: the
-    command's name (updater_a is the provider cloudflare fixed), for messages, --help and its UCI file.
+    command's name (a seed tool is one provider fixed), for messages, --help and its UCI file.
     choice instead of a provider (the ddkit command, ddkit.choice): each record names its own."""
     from ddkit.provider import Run
     if choice is not None:
