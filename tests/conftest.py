@@ -58,25 +58,29 @@ GUARD_MARK = '[import guard]'
 
 
 @functools.lru_cache()
-def package_depends():
+def package_depends(of_tools=False):
     """{package: [OpenWrt packages its Depends bring, through the feed's ddkit]}, read from
-    openwrt/Makefile by tools/feed.py."""
+    openwrt/Makefile by tools/feed.py; of_tools: {tool: the package that ships it} instead (the ddkit
+    command is the package ddkit-command, whose name is not the tool's)."""
     spec = importlib.util.spec_from_file_location('ddkit_feed', os.path.join(ROOT, 'tools', 'feed.py'))
     feed = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(feed)
     recipe = feed.Recipe()
+    if of_tools:
+        return {tool: recipe.package_of(tool) for tool in recipe.tool_paths()}
     return {name: recipe.system_depends(name) for name in recipe.packages}
 
 
 def import_guard(tool):
     """Environment that loads tests/importguard into a packaged tool: like a router with only
-    python3-light and the tool's Depends installed, any other package's module is missing."""
+    python3-light and the Depends of the tool's package installed, any other package's module is missing."""
     name = os.path.basename(tool)
     name = name[:-3] if name.endswith('.py') else name
-    if name not in package_depends():
+    package = package_depends(of_tools=True).get(name)
+    if package is None:
         return {}
     return {'PYTHONPATH': os.pathsep.join([GUARD_DIR] + [p for p in [os.environ.get('PYTHONPATH')] if p]),
-            'DDKIT_GUARD_TOOL': name, 'DDKIT_GUARD_DEPENDS': ','.join(package_depends()[name])}
+            'DDKIT_GUARD_TOOL': package, 'DDKIT_GUARD_DEPENDS': ','.join(package_depends()[package])}
 
 
 @pytest.fixture

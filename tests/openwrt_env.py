@@ -12,18 +12,38 @@ import tarfile
 
 import pytest
 import needs  # noqa: E402
+from providers import BY_TOOL
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-ROUTER_TOOLS = ('updater_a', 'updater_b', 'egress6')
+sys.path.insert(0, os.path.join(ROOT, 'tools'))
+import standalone  # noqa: E402
+
+ROUTER_TOOLS = ('updater_a', 'updater_b', 'egress6')   # each the package of its name
+COMMAND = 'ddkit'                      # the ddkit command, any provider: its package is COMMAND_PACKAGE
+COMMAND_PACKAGE = 'ddkit-command'
+SERVICES = ROUTER_TOOLS + (COMMAND,)   # the tools with a UCI file, a service and a hotplug script
 LIBRARY = 'ddkit'                      # the package of the shared library, which every tool needs
 DDNS_LIBRARY = 'ddkit-ddns'            # the updaters' loop, which only they need
-PACKAGES = (LIBRARY, DDNS_LIBRARY) + ROUTER_TOOLS
+REGISTERED = standalone.registered()   # each provider of the registry is the package ddkit-<provider>
+PROVIDER_PACKAGES = tuple('ddkit-' + name for name in REGISTERED)
+PACKAGES = (LIBRARY, DDNS_LIBRARY) + ROUTER_TOOLS + (COMMAND_PACKAGE,) + PROVIDER_PACKAGES
+
+
+def package_of(tool):
+    """The package that ships a tool."""
+    return COMMAND_PACKAGE if tool == COMMAND else tool
 
 
 def libraries(tool):
-    """The library packages a tool's package pulls in, the first one first."""
-    return (LIBRARY, DDNS_LIBRARY) if tool.startswith('updater') else (LIBRARY,)
+    """The packages of this feed a tool's package pulls in, the first one first: the library, the
+    updaters' loop and an updater's provider (none for the ddkit command: a router carries the
+    providers it uses)."""
+    if tool == 'egress6':
+        return (LIBRARY,)
+    return (LIBRARY, DDNS_LIBRARY) + (('ddkit-' + BY_TOOL[tool].provider,) if tool in BY_TOOL else ())
+
+
 EPOCH = '1700000000'
 
 # /lib/functions.sh: the UCI helpers the scripts use. A UCI file is shell (that is how OpenWrt's

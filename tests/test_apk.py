@@ -18,9 +18,11 @@ import pytest
 import needs
 from apk_reader import Adb, Refused, key_id, read_index, read_package
 from apk_root import Router, tree
-from conftest import RECORD, ROOT, run_tool, sampled
-from openwrt_env import (DDNS_LIBRARY, EPOCH, LIBRARY, PACKAGES, ROUTER_TOOLS, feed, ipk_path,  # noqa: F401
-                         libraries, members, quoted, records, signify_key, standins)
+from conftest import RECORD, ROOT, ZONE, run_tool, sampled
+from openwrt_env import (COMMAND, COMMAND_PACKAGE, DDNS_LIBRARY, EPOCH, LIBRARY, PACKAGES,  # noqa: F401
+                         REGISTERED, SERVICES, feed, ipk_path, libraries, members, package_of, quoted, records,
+                         signify_key, standins)
+from providers import PROVIDERS as ADAPTERS
 from test_packaging import bench, files_of, gunzip, stanzas, tar_entries
 
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
@@ -30,6 +32,7 @@ import feed as feed_tool  # noqa: E402
 VERSION = feed_tool.Recipe().version
 SYSTEM = ('python3-light', 'python3-openssl')
 APK = os.environ.get('APK')
+CONFFILE = {package_of(tool): '/etc/config/' + tool for tool in SERVICES}   # the packages with a UCI file
 
 
 def build_apk(out, key=None, python=sys.executable):
@@ -168,8 +171,8 @@ def test_package_holds_the_ipk_files_and_openwrts_apk_lists(feed, apk_feed, name
     listed = sorted('/' + p for p, (_, data) in ipk.items() if data is not None)
     expected = {p: (mode, data) for p, (mode, data) in ipk.items() if data is not None}
     expected[meta + '.list'] = (0o644, ''.join(p + '\n' for p in listed).encode())
-    if name not in (LIBRARY, DDNS_LIBRARY):
-        config = '/etc/config/' + name
+    if name in CONFFILE:
+        config = CONFFILE[name]
         expected[meta + '.conffiles'] = (0o644, (config + '\n').encode())
         expected[meta + '.conffiles_static'] = (0o644, ('%s %s\n' % (config, hashlib.sha256(
             ipk[config[1:]][1]).hexdigest())).encode())
@@ -208,9 +211,12 @@ def test_scripts_are_openwrts_with_the_package_steps_inline(apk_feed, name):
     assert 'export pkgname="%s"\ndefault_prerm\n' % name in scripts['pre-deinstall']
     assert scripts['post-upgrade'].startswith('#!/bin/sh\nexport PKG_UPGRADE=1\n')
     assert scripts['post-upgrade'].split('\n', 2)[2] == scripts['post-install'].split('\n', 1)[1]
-    if name not in (LIBRARY, DDNS_LIBRARY):
-        assert 'chmod 0600 "${IPKG_INSTROOT}/etc/config/%s"' % name in scripts['post-install']
-        assert '/etc/init.d/%s stop' % name in scripts['pre-deinstall']
+    if name in CONFFILE:
+        tool = CONFFILE[name].rsplit('/', 1)[1]
+        assert 'chmod 0600 "${IPKG_INSTROOT}/etc/config/%s"' % tool in scripts['post-install']
+        assert '/etc/init.d/%s stop' % tool in scripts['pre-deinstall']
+    else:   # a library or a provider: no script of its own
+        assert scripts['post-install'] == feed_tool.APK_POST_INSTALL % name
     for script in scripts.values():
         assert script.count('#!') == 1 and subprocess.run(['sh', '-n', '-c', script]).returncode == 0
 
@@ -378,19 +384,20 @@ def offline(tmp_path):
     return root, env, tree(root)
 
 
-@pytest.mark.parametrize('tool', ROUTER_TOOLS)
+@pytest.mark.parametrize('tool', SERVICES)
 def test_tool_installs_from_the_signed_feed_runs_and_leaves_nothing(apk_feed, apk_key, system_repo, offline,
                                                                     tool, tmp_path):
     root, env, before = offline
     router = Router(root, [system_repo, os.path.join(apk_feed, 'packages.adb')], keys_dir=apk_key[1], env=env)
-    assert router.order([tool]) == sorted(SYSTEM) + list(libraries(tool)) + [tool]
-    router.add(tool)
+    package = package_of(tool)
+    assert router.order([package]) == sorted(SYSTEM) + list(libraries(tool)) + [package]
+    router.add(package)
     for name in SYSTEM:
         assert (root / 'usr' / 'share' / name / 'marker').exists()
     assert os.stat(str(root / 'etc' / 'config' / tool)).st_mode & 0o777 == 0o600
     assert os.access(str(root / 'usr' / 'bin' / tool), os.X_OK)
     log = records(env['STANDIN_LOG'])
-    assert ['default_postinst', LIBRARY] in log and ['default_postinst', tool] in log
+    assert ['default_postinst', LIBRARY] in log and ['default_postinst', package] in log
     (link,) = os.listdir(str(root / 'etc' / 'rc.d'))
     assert os.readlink(str(root / 'etc' / 'rc.d' / link)) == '../init.d/' + tool
     done = run_tool(str(root / 'usr' / 'bin' / tool), ['--help'], env={'TMPDIR': str(tmp_path)})
@@ -398,8 +405,8 @@ def test_tool_installs_from_the_signed_feed_runs_and_leaves_nothing(apk_feed, ap
     for library in libraries(tool):
         with pytest.raises(Refused, match='still needed'):
             router.delete(library)
-    router.delete(tool)
-    assert ['default_prerm', tool] in records(env['STANDIN_LOG'])
+    router.delete(package)
+    assert ['default_prerm', package] in records(env['STANDIN_LOG'])
     assert os.listdir(str(root / 'etc' / 'rc.d')) == []
     router.delete(*libraries(tool)[::-1] + SYSTEM)
     assert tree(root) == before
@@ -425,9 +432,37 @@ def test_installed_updater_updates_a_record_and_is_removed_with_its_state_kept_o
         assert done.returncode == 0 and said in done.stdout, done.stdout + done.stderr
     assert box.provider_a.find(RECORD)[0]['content'] == '81.2.69.10'
     assert tree(root) == installed
-    router.delete('updater_a', DDNS_LIBRARY, LIBRARY, *SYSTEM)
+    router.delete('updater_a', *libraries('updater_a')[::-1] + SYSTEM)
     assert tree(root) == dict(before, **{'etc/config': installed['etc/config'],
                                          'etc/config/updater_a': installed['etc/config/updater_a']})
+
+
+def test_the_command_with_one_provider_from_the_feed_runs_it_and_a_provider_removed_is_named(
+        apk_feed, apk_key, system_repo, offline, box, tmp_path):
+    """apk add ddkit-command ddkit-<provider>: that provider's package and no other's comes with the
+    command, whose run updates the record at the provider's fake. Removed again, the provider's
+    records are refused naming its package, and the command goes without leaving anything behind."""
+    root, env, before = offline
+    router = Router(root, [system_repo, os.path.join(apk_feed, 'packages.adb')], keys_dir=apk_key[1], env=env)
+    adapter = ADAPTERS[0]
+    provider = 'ddkit-' + adapter.provider
+    assert router.order([COMMAND_PACKAGE, provider]) == sorted(SYSTEM) + [LIBRARY, DDNS_LIBRARY, COMMAND_PACKAGE,
+                                                                          provider]
+    router.add(COMMAND_PACKAGE, provider)
+    modules = os.listdir(str(root / 'usr' / 'lib' / 'ddkit' / 'ddkit'))
+    assert sorted(m for m in modules if m[:-3] in REGISTERED) == [adapter.provider + '.py']
+    adapter.add(box, RECORD, 'A', '81.2.69.1')
+    box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
+    done = run_tool(str(root / 'usr' / 'bin' / COMMAND), ['--provider', adapter.provider],
+                    env=dict(adapter.env(box, tmp_path / 'state'), TMPDIR=str(tmp_path)))
+    assert done.returncode == 0 and 'IP has been updated to: 81.2.69.10' in done.stdout, done.stdout + done.stderr
+    router.delete(provider)
+    done = run_tool(str(root / 'usr' / 'bin' / COMMAND), ['--provider', adapter.provider, '--zone-name', ZONE,
+                                                         '--record-name', RECORD], env={'TMPDIR': str(tmp_path)})
+    assert done.returncode == 2 and 'provider %s is not installed: install the package %s' % (
+        adapter.provider, provider) in done.stderr, done.stderr
+    router.delete(COMMAND_PACKAGE, DDNS_LIBRARY, LIBRARY, *SYSTEM)
+    assert tree(root) == before
 
 
 def test_unsigned_feed_installs_only_when_allowed(apk_unsigned, apk_key, system_repo, offline):
@@ -438,7 +473,7 @@ def test_unsigned_feed_installs_only_when_allowed(apk_unsigned, apk_key, system_
     router = Router(root, [system_repo, index], keys_dir=apk_key[1], allow_untrusted=True, env=env)
     router.add('updater_b')
     assert (root / 'usr' / 'lib' / 'ddkit' / 'updater_b.py').exists()
-    router.delete('updater_b', DDNS_LIBRARY, LIBRARY, *SYSTEM)
+    router.delete('updater_b', *libraries('updater_b')[::-1] + SYSTEM)
     assert tree(root) == before
 
 
@@ -485,7 +520,7 @@ def shell_root(root):
 
 
 @needs_apk
-@pytest.mark.parametrize('tool', ROUTER_TOOLS)
+@pytest.mark.parametrize('tool', SERVICES)
 def test_real_apk_installs_the_signed_feed_with_keys_only_runs_and_removes(apk_feed, apk_key, system_repo,
                                                                            tmp_path, tool):
     root = tmp_path / 'root'
@@ -493,14 +528,14 @@ def test_real_apk_installs_the_signed_feed_with_keys_only_runs_and_removes(apk_f
     shell_root(root)
     before = tree(root)
     repos = ['--repository', system_repo, '--repository', os.path.join(apk_feed, 'packages.adb')]
-    done = apk('--initdb', '--no-network', '--no-cache', '--keys-dir', apk_key[1], *repos, 'add', tool,
+    done = apk('--initdb', '--no-network', '--no-cache', '--keys-dir', apk_key[1], *repos, 'add', package_of(tool),
                root=root)
     assert done.returncode == 0 and 'UNTRUSTED' not in done.stdout + done.stderr, done.stdout + done.stderr
     assert (root / 'usr' / 'share' / 'python3-light' / 'marker').exists()
     assert os.stat(str(root / 'etc' / 'config' / tool)).st_mode & 0o777 == 0o600
     ran = run_tool(str(root / 'usr' / 'bin' / tool), ['--help'], env={'TMPDIR': str(tmp_path)})
     assert ran.returncode == 0 and ran.stdout.startswith('usage: %s ' % tool), ran.stderr
-    done = apk('--no-network', '--no-cache', '--keys-dir', apk_key[1], *repos, 'del', tool, root=root)
+    done = apk('--no-network', '--no-cache', '--keys-dir', apk_key[1], *repos, 'del', package_of(tool), root=root)
     assert done.returncode == 0, done.stdout + done.stderr
     # apk's own state (database, world, script mounts) stays; of the packages (dependencies included:
     # nothing in world needs them any more) nothing does

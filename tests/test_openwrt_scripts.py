@@ -15,13 +15,15 @@ import pytest
 
 import needs  # noqa: E402
 from conftest import RECORD, import_guard
-from openwrt_env import (feed, install, ipk_path, quoted, records, signify_key,  # noqa: F401
-                         standins, LIBRARY, PACKAGES, ROUTER_TOOLS)
+from openwrt_env import (feed, install, ipk_path, package_of, quoted, records, signify_key,  # noqa: F401
+                         standins, COMMAND, COMMAND_PACKAGE, DDNS_LIBRARY, LIBRARY, PACKAGES, PROVIDER_PACKAGES,
+                         SERVICES)
+from providers import PROVIDERS as ADAPTERS
 
 
 @pytest.fixture
 def root(feed, tmp_path):
-    """A router root: the library and the three tool packages installed as opkg does, and the stand-ins."""
+    """A router root: every package of the feed installed as opkg does, and the stand-ins."""
     path = tmp_path / 'root'
     path.mkdir()
     for name in PACKAGES:
@@ -177,6 +179,83 @@ def test_reload_trigger_and_config_file_make_uci_commit_restart_instances(root):
     text = (root / 'etc' / 'init.d' / 'updater_a').read_text()
     assert text.startswith('#!/bin/sh /etc/rc.common\n') and 'USE_PROCD=1' in text
     assert '@NAME@' not in text and 'procd_add_reload_trigger "$NAME"' in text
+
+
+def uci_ddkit(box, state, enabled):
+    """An /etc/config/ddkit with one section per provider of the sandbox, each naming its provider, the
+    URLs every record shares in `config defaults`; enabled: {provider: interval} of the enabled ones."""
+    text = "config defaults\n\toption ip_lookup_url %s\n\toption doh_url %s\n\toption state_dir %s\n" % (
+        quoted(box.lookup.url), quoted(box.doh.url), quoted(str(state)))
+    for adapter in ADAPTERS:
+        options = {k[5:].lower(): v for k, v in adapter.env(box, state).items()
+                   if k not in ('DDNS_IP_LOOKUP_URL', 'DDNS_DOH_URL', 'DDNS_STATE_DIR')}
+        options.update(enabled='1' if adapter.provider in enabled else '0', provider=adapter.provider,
+                       interval=enabled.get(adapter.provider, '60'), interface='wan')
+        text += "\nconfig ddkit '%s'\n" % adapter.provider + ''.join(
+            '\toption %s %s\n' % (k, quoted(v)) for k, v in sorted(options.items()))
+    return text
+
+
+def test_ddkit_init_starts_one_all_instance_that_runs_every_provider(root, box, tmp_path):
+    """One service for every provider: the ddkit init script starts one `ddkit --all` instance at the
+    shortest interval of the enabled sections, whatever their providers, and that one loop updates
+    the record at each provider (each section names its own)."""
+    for adapter in ADAPTERS:
+        adapter.add(box, RECORD, 'A', '81.2.69.1')
+    box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
+    config = root / 'etc' / 'config' / COMMAND
+    config.write_text(uci_ddkit(box, tmp_path / 'state', {a.provider: str(3600 + i) for i, a in enumerate(ADAPTERS)}))
+    env = environment(root, COMMAND)
+    done = init(root, COMMAND, 'start', env)
+    assert done.returncode == 0, done.stderr
+    calls = records(str(root / 'standin.log'))
+    assert calls[0] == ['start', COMMAND] and ['reload_trigger', COMMAND] in calls
+    found = instances(calls)
+    assert list(found) == ['all']
+    command = found['all'][0]
+    assert command[:3] == ['command', '/bin/sh', '-c'] and '--all --quiet' in command[3]
+    assert command[4:] == [str(root / 'usr' / 'bin' / COMMAND), '3600']
+    assert ['file', str(config)] in found['all'] and ['respawn'] in found['all']
+    loop = subprocess.Popen(command[1:], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for adapter in ADAPTERS:
+            until(lambda: adapter.held(box, RECORD) == adapter.content('81.2.69.10'),
+                  'the update at ' + adapter.provider)
+        loop.send_signal(signal.SIGTERM)
+        out, err = loop.communicate(timeout=30)
+    finally:
+        if loop.poll() is None:
+            loop.kill()
+    assert loop.returncode == 0 and out == '' and err == '', err
+
+
+def test_the_shipped_ddkit_file_loads_in_the_scripts_and_starts_nothing(root):
+    """/etc/config/ddkit as installed (written from the registry) is read by config_load, as the init
+    and hotplug scripts read it: every sample section is disabled, so no instance and no run."""
+    env = environment(root, COMMAND)
+    done = init(root, COMMAND, 'start', env)
+    assert done.returncode == 0 and done.stderr == '', done.stderr
+    assert instances(records(str(root / 'standin.log'))) == {}
+    enable(root, COMMAND, env)
+    done = hotplug(root, COMMAND, env, ACTION='ifup', INTERFACE='wan')
+    assert done.returncode == 0 and done.stderr == ''
+    assert [c for c in records(str(root / 'standin.log')) if c[0] == 'logger'] == []
+
+
+def test_ddkit_hotplug_runs_the_bound_sections_of_any_provider(root, box, tmp_path):
+    started = str(tmp_path / 'started')
+    (root / 'usr' / 'bin' / COMMAND).write_text('#!/bin/sh\necho "$@" >> %s\n' % started)
+    (root / 'etc' / 'config' / COMMAND).write_text(uci_ddkit(box, tmp_path / 'state', {
+        a.provider: '600' for a in ADAPTERS}))
+    env = environment(root, COMMAND)
+    enable(root, COMMAND, env)
+    done = hotplug(root, COMMAND, env, ACTION='ifup', INTERFACE='wan')
+    assert done.returncode == 0 and done.stdout == '' and done.stderr == ''
+    names = ' '.join(a.provider for a in ADAPTERS)
+    assert [c for c in records(str(root / 'standin.log')) if c[0] == 'logger'] == [
+        ['logger', '-t', COMMAND, '-p', 'daemon.info', 'wan ifup: updating ' + names]]
+    until(lambda: line_written(started), 'the background run')
+    assert open(started).read().split() == [w for a in ADAPTERS for w in ('--uci', a.provider)] + ['--quiet']
 
 
 def test_egress6_init_passes_the_section_as_arguments(root):
@@ -429,34 +508,37 @@ def test_egress6_hotplug_selects_again_after_an_address_change(root, listed, int
 
 # --- maintainer scripts ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize('tool', ROUTER_TOOLS)
+@pytest.mark.parametrize('tool', SERVICES)
 def test_postinst_and_prerm_run_the_package_steps_through_the_defaults(root, tool):
     config = root / 'etc' / 'config' / tool
     os.chmod(str(config), 0o644)   # as a kept user copy might be
     env = environment(root, tool)
     info = root / 'usr' / 'lib' / 'opkg' / 'info'
-    done = subprocess.run(['sh', str(info / (tool + '.postinst'))], env=env, capture_output=True, text=True)
+    package = package_of(tool)
+    done = subprocess.run(['sh', str(info / (package + '.postinst'))], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert ['default_postinst', tool] in records(str(root / 'standin.log'))
+    assert ['default_postinst', package] in records(str(root / 'standin.log'))
     assert stat.S_IMODE(os.stat(str(config)).st_mode) == 0o600
     links = os.listdir(str(root / 'etc' / 'rc.d'))
     assert len(links) == 1 and os.readlink(str(root / 'etc' / 'rc.d' / links[0])) == '../init.d/' + tool
-    done = subprocess.run(['sh', str(info / (tool + '.prerm'))], env=env, capture_output=True, text=True)
+    done = subprocess.run(['sh', str(info / (package + '.prerm'))], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert ['default_prerm', tool] in records(str(root / 'standin.log'))
+    assert ['default_prerm', package] in records(str(root / 'standin.log'))
     assert os.listdir(str(root / 'etc' / 'rc.d')) == []
 
 
-def test_library_postinst_and_prerm_enable_nothing(root):
+@pytest.mark.parametrize('name', (LIBRARY, DDNS_LIBRARY) + PROVIDER_PACKAGES)
+def test_library_and_provider_postinst_and_prerm_enable_nothing(root, name):
     env = environment(root, 'updater_a')
     info = root / 'usr' / 'lib' / 'opkg' / 'info'
     for script, call in (('postinst', 'default_postinst'), ('prerm', 'default_prerm')):
-        done = subprocess.run(['sh', str(info / ('%s.%s' % (LIBRARY, script)))], env=env, capture_output=True,
+        done = subprocess.run(['sh', str(info / ('%s.%s' % (name, script)))], env=env, capture_output=True,
                               text=True)
         assert done.returncode == 0, done.stderr
-        assert [call, LIBRARY] in records(str(root / 'standin.log'))
+        assert [call, name] in records(str(root / 'standin.log'))
     assert os.listdir(str(root / 'etc' / 'rc.d')) == []
-    assert not os.path.exists(str(info / (LIBRARY + '.postinst-pkg')))
+    assert not os.path.exists(str(info / (name + '.postinst-pkg')))
+    assert not os.path.exists(str(info / (name + '.prerm-pkg')))
 
 
 def test_postinst_skips_without_functions_sh(root):
@@ -532,6 +614,23 @@ def test_prerm_pkg_stops_the_service_and_removes_its_state(root, tmp_path, upgra
     assert calls[:2] == ['/etc/init.d/updater_a stop', '/etc/init.d/egress6 stop']
     assert calls[2:] == ([] if upgrade else ['%s delete table ip6 egress6' % (tmp_path / 'bin' / 'nft')])
     assert not os.path.exists('/etc/init.d/updater_a')   # the machine itself was not touched
+
+
+@pytest.mark.parametrize('upgrade', [False, True], ids=['remove', 'upgrade'])
+def test_ddkit_command_prerm_pkg_stops_its_one_service_and_removes_its_state(root, tmp_path, upgrade):
+    """ddkit-command's own prerm on a live system: /etc/init.d/ddkit stop (the one service of every
+    provider), then its RAM state in /var/run/ddkit goes (kept on upgrade)."""
+    log = str(tmp_path / 'calls.log')
+    stub = '#!/bin/sh\necho "$0 $*" >> %s\n' % log
+    info = root / 'usr' / 'lib' / 'opkg' / 'info'
+    script = ('mkdir -p /run/ddkit && touch /run/ddkit/.cf-wan_ip_x.txt && sh "$0"; '
+              '[ -e /run/ddkit ] && echo state kept || echo state removed')
+    env = dict(environment(root, COMMAND), IPKG_INSTROOT='', PKG_UPGRADE='1' if upgrade else '')
+    done = in_namespace(tmp_path, ['etc', 'run'], ['sh', '-c', script, str(info / (COMMAND_PACKAGE + '.prerm-pkg'))],
+                        env, files=[('etc/init.d/ddkit', stub)])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ('state kept' if upgrade else 'state removed')
+    assert open(log).read().splitlines() == ['/etc/init.d/ddkit stop']
 
 
 def test_logs_reach_syslog_under_openwrt(root, box, tmp_path):

@@ -1,7 +1,8 @@
 """`make feed`: the .ipk files, Packages, Packages.gz and Packages.sig, checked with the system's
 tar, gzip and signify as opkg would see them; reproducibility; the packages installed into a
 temporary root and run from there; Depends exactly what the tools import; which package ships
-which library module (the one tool that imports it, else ddkit), the same in an SDK build."""
+which library module (the one tool that imports it, else ddkit; each provider of the registry its
+own package ddkit-<provider>), the same in an SDK build."""
 
 import base64
 import hashlib
@@ -15,15 +16,20 @@ import sys
 import pytest
 
 import needs
-from conftest import GUARD_DIR, GUARD_MARK, RECORD, ROOT, package_depends, run_tool
-from openwrt_env import (DDNS_LIBRARY, EPOCH, LIBRARY, PACKAGES, ROUTER_TOOLS, build_feed, feed, install,  # noqa: F401
-                         install_all, ipk_path, libraries, members, quoted, signify_key, tar_entries)
-from providers import TOOLS, of  # noqa: E402
+from conftest import GUARD_DIR, GUARD_MARK, RECORD, ROOT, ZONE, import_guard, package_depends, run_tool
+from openwrt_env import (COMMAND, COMMAND_PACKAGE, DDNS_LIBRARY, EPOCH, LIBRARY, PACKAGES,  # noqa: F401
+                         PROVIDER_PACKAGES, REGISTERED, ROUTER_TOOLS, SERVICES, build_feed, feed, install,
+                         install_all, ipk_path, libraries, members, package_of, quoted, signify_key,
+                         tar_entries)
+from providers import PROVIDERS as ADAPTERS, TOOLS, of  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
 import bench  # noqa: E402
 import feed as feed_tool  # noqa: E402
 import standalone  # noqa: E402
+
+sys.path.insert(0, os.path.join(ROOT, 'lib'))
+from ddkit import uci, updater  # noqa: E402
 
 # ddkit.wire speaks HTTP on a bare socket (no http.client, hence no email and urllib packages);
 # HTTPS needs _ssl (ddkit.wire sends an ASCII host name as it is: no idna codec); an internationalized
@@ -76,17 +82,21 @@ def test_recipe_matches_the_library_version_and_the_sdk_shape():
     assert recipe.variables['PKG_VERSION'] == ddkit.VERSION
     assert sorted(recipe.packages) == sorted(PACKAGES)
     for name in PACKAGES:
-        assert '$(eval $(call BuildPackage,%s))' % name in makefile
+        assert name in PROVIDER_PACKAGES or '$(eval $(call BuildPackage,%s))' % name in makefile
         assert recipe.fields(name)['PKGARCH'] == 'all'
-    for tool in ROUTER_TOOLS:
-        assert recipe.text('Package/%s/conffiles' % tool).split() == ['/etc/config/' + tool]
+    for tool in SERVICES:
+        package = package_of(tool)
+        assert recipe.text('Package/%s/conffiles' % package).split() == ['/etc/config/' + tool]
         # the SDK's own way to an exact version: DEPENDS selects the library, EXTRA_DEPENDS pins it;
-        # the updaters need the update loop (ddkit-ddns), which needs ddkit
-        library = DDNS_LIBRARY if tool.startswith('updater') else LIBRARY
-        assert recipe.fields(tool)['DEPENDS'] == '+' + library
-        assert recipe.fields(tool)['EXTRA_DEPENDS'] == '%s (=$(VERSION))' % library
-        assert recipe.needs(tool)[-1] == LIBRARY
+        # the updaters need their provider, which needs the update loop (ddkit-ddns), which needs ddkit
+        library = libraries(tool)[-1]
+        assert recipe.fields(package)['DEPENDS'] == '+' + library
+        assert recipe.fields(package)['EXTRA_DEPENDS'] == '%s (=$(VERSION))' % library
+        assert recipe.needs(package)[-1] == LIBRARY
     assert recipe.fields(DDNS_LIBRARY)['EXTRA_DEPENDS'] == 'ddkit (=$(VERSION))'
+    for name in PROVIDER_PACKAGES:
+        assert recipe.fields(name)['EXTRA_DEPENDS'] == 'ddkit-ddns (=$(VERSION))'
+        assert recipe.text('Package/%s/conffiles' % name) is None
     assert recipe.text('Package/ddkit/conffiles') is None and recipe.text('Package/ddkit-ddns/conffiles') is None
     # the SDK builds what tools/feed.py builds: the same command writes the installed files
     assert 'tools/standalone.py --installed $(PKG_BUILD_DIR)/installed' in makefile
@@ -143,11 +153,12 @@ def test_layers_are_what_gnu_tar_makes_as_ipkg_build_runs_it(feed, tool, tmp_pat
 
 
 def importers():
-    """{library module: the router tools that import it}, from the tools' sources."""
+    """{library module: the router tools that import it}, from the tools' sources; but the providers,
+    each of which is a package of its own."""
     out = {}
-    for tool in ROUTER_TOOLS:
+    for tool in SERVICES:
         with open(os.path.join(ROOT, 'bin', tool + '.py')) as f:
-            for module in standalone.used_modules(f.read()):
+            for module in standalone.used_modules(f.read()) - set(REGISTERED):
                 out.setdefault(module, set()).add(tool)
     return out
 
@@ -162,16 +173,17 @@ def data_entries(feed, name):
     return {entry[0]: (entry[1], entry[7]) for entry in tar_entries(raw)}, raw
 
 
-@pytest.mark.parametrize('tool', ROUTER_TOOLS)
+@pytest.mark.parametrize('tool', SERVICES)
 def test_data_holds_the_stub_the_code_config_init_and_hotplug_with_directories(feed, tool):
-    entries, raw = data_entries(feed, tool)
+    entries, raw = data_entries(feed, package_of(tool))
+    code_module = 'ddkit_command' if tool == COMMAND else tool   # a ddkit.py would never be imported
     directories = ['./', './etc', './etc/config', './etc/hotplug.d', './etc/hotplug.d/iface', './etc/init.d',
                    './usr', './usr/bin', './usr/lib', './usr/lib/ddkit']
     directories += ['./usr/lib/ddkit/ddkit'] if own_modules(tool) else []   # shared with ddkit
     for d in directories:
         assert entries[d.rstrip('/') if d != './' else '.'] == (0o755, b'5'), d
     assert entries['./usr/bin/' + tool] == (0o755, b'0')
-    assert entries['./usr/lib/ddkit/%s.py' % tool] == (0o644, b'0')
+    assert entries['./usr/lib/ddkit/%s.py' % code_module] == (0o644, b'0')
     assert entries['./etc/config/' + tool] == (0o600, b'0')   # holds credentials
     assert entries['./etc/init.d/' + tool] == (0o755, b'0')
     assert entries['./etc/hotplug.d/iface/95-' + tool] == (0o644, b'0')
@@ -180,20 +192,21 @@ def test_data_holds_the_stub_the_code_config_init_and_hotplug_with_directories(f
     assert len(entries) == len(directories) + 5 + len(own_modules(tool))
     files = files_of(raw)
     stub = files['./usr/bin/' + tool].decode()
-    assert stub.startswith('#!/usr/bin/python3 -IS\n') and 'from %s import main' % tool in stub
+    assert stub.startswith('#!/usr/bin/python3 -IS\n') and 'from %s import main' % code_module in stub
     assert 'sys.pycache_prefix' in stub and len(stub) < 2000   # a stub: the code is the module
-    code = files['./usr/lib/ddkit/%s.py' % tool].decode()
+    code = files['./usr/lib/ddkit/%s.py' % code_module].decode()
     compile(code, tool, 'exec')
     assert '# ddkit-path' not in code and not re.search(r'^\s*#', code, re.M)   # comments stripped
     assert 'def main(' in code
 
 
-UPDATERS = {'updater_a', 'updater_b'}
+UPDATERS = {'updater_a', 'updater_b', COMMAND}   # the DNS updaters: ddkit-ddns is theirs
 
 
 @pytest.mark.parametrize('name', [LIBRARY, DDNS_LIBRARY])
 def test_library_packages_hold_the_stripped_modules_several_tools_use(feed, name):
-    """ddkit: what several tools use, egress6 among them; ddkit-ddns: what only the updaters share."""
+    """ddkit: what several tools use, egress6 among them; ddkit-ddns: what only the DNS updaters share
+    (the ddkit command one of them)."""
     entries, raw = data_entries(feed, name)
     lib = os.path.join(ROOT, 'lib', 'ddkit')
     shared = {m: tools for m, tools in importers().items() if len(tools) > 1}
@@ -223,21 +236,31 @@ def modules_of(feed, name):
 
 def test_modules_only_one_tool_imports_ship_in_its_package(feed):
     """egress.py is egress6's alone: a router with only an updater does not carry it (proc.py is
-    shared: the updaters' on_change hook runs with it). Every library module is in exactly one
-    package, and each tool finds every module it imports in its own package or in ddkit."""
+    shared: the updaters' on_change hook runs with it); the ddkit command's choice of provider is
+    its own. Each provider of the registry is a package holding its module alone, which no other
+    package ships. Every library module is in exactly one package, and each tool finds every module
+    it imports in its own package or in those its package depends on."""
     shipped = {name: modules_of(feed, name) for name in PACKAGES}
     assert 'egress' not in shipped[LIBRARY] and 'proc' in shipped[LIBRARY]
     assert 'reconcile' not in shipped[LIBRARY] and 'reconcile' in shipped[DDNS_LIBRARY]
     assert sorted(shipped['egress6']) == ['egress'] == own_modules('egress6')
-    # each updater carries its provider's module: a router with one updater has no other provider's code
+    assert sorted(shipped[COMMAND_PACKAGE]) == ['choice', 'registry'] == own_modules(COMMAND)
+    # a provider's module is its package's alone: a router with one updater has no other provider's code
+    assert {name: sorted(shipped['ddkit-' + name]) for name in REGISTERED} == {name: [name] for name in REGISTERED}
     for tool in ('updater_a', 'updater_b'):
-        assert sorted(shipped[tool]) == [of(tool).provider] == own_modules(tool)
+        assert shipped[tool] == {} and own_modules(tool) == [] and of(tool).provider in REGISTERED
     everywhere = [m for name in PACKAGES for m in shipped[name]]
-    assert sorted(everywhere) == sorted(set(everywhere)) == sorted(['__init__'] + list(importers()))
+    assert sorted(everywhere) == sorted(set(everywhere)) == sorted(['__init__'] + list(importers())
+                                                                   + list(REGISTERED))
     for tool in ROUTER_TOOLS:
         with open(os.path.join(ROOT, 'bin', tool + '.py')) as f:
             used = standalone.used_modules(f.read())
         assert used <= set().union(*[shipped[name] for name in libraries(tool) + (tool,)]), tool
+    # the command: everything but the providers, which a router installs one by one
+    with open(os.path.join(ROOT, 'bin', COMMAND + '.py')) as f:
+        used = standalone.used_modules(f.read())
+    reached = set().union(*[shipped[name] for name in libraries(COMMAND) + (COMMAND_PACKAGE,)])
+    assert used - reached == set(REGISTERED)
     for module, code in shipped['egress6'].items():
         with open(os.path.join(ROOT, 'lib', 'ddkit', module + '.py')) as f:
             assert code.decode() == standalone.strip(f.read()), module
@@ -249,7 +272,7 @@ def test_feed_stops_when_the_recipe_states_another_split(tmp_path, change):
     from the imports and refuses a recipe that says otherwise, so both builds ship the same files."""
     with open(os.path.join(ROOT, 'openwrt', 'Makefile')) as f:
         makefile = f.read()
-    assert feed_tool.Recipe().own_modules() == {tool: own_modules(tool) for tool in ROUTER_TOOLS}
+    assert feed_tool.Recipe().own_modules() == {tool: own_modules(tool) for tool in SERVICES}
     if change == 'another split':
         changed = makefile.replace('OWN_MODULES_egress6:=egress', 'OWN_MODULES_egress6:=egress proc')
     else:
@@ -259,6 +282,122 @@ def test_feed_stops_when_the_recipe_states_another_split(tmp_path, change):
     with pytest.raises(SystemExit) as stopped:
         feed_tool.Recipe(str(tmp_path / 'Makefile')).own_modules()
     assert 'OWN_MODULES_<tool>' in str(stopped.value) and "'egress6': ['egress']" in str(stopped.value)
+
+
+def test_the_recipe_names_no_provider_but_in_the_depends_of_an_updater_fixed_to_one():
+    """A provider added to the registry needs no line of openwrt/Makefile: its package is made for each
+    of PROVIDERS, which a tools/ script prints from the registry. Only updater_a and updater_b, each
+    the provider it imports fixed, name theirs: in their Depends (which tools/feed.py checks)."""
+    with open(os.path.join(ROOT, 'openwrt', 'Makefile')) as f:
+        lines = f.read().splitlines()
+    naming = [line.strip() for line in lines if any(re.search(r'\b%s\b' % name, line) for name in REGISTERED)]
+    assert naming == [field % of(tool).provider for tool in TOOLS
+                      for field in ('DEPENDS:=+ddkit-%s', 'EXTRA_DEPENDS:=ddkit-%s (=$(VERSION))')]
+    recipe = feed_tool.Recipe()
+    assert recipe.variables['PROVIDERS'].split() == list(REGISTERED)
+    assert recipe.provider_packages() == {'ddkit-' + name: name for name in REGISTERED}
+    assert recipe.provider_depends() == {tool: ['ddkit-' + of(tool).provider] if tool in TOOLS else []
+                                         for tool in SERVICES}
+
+
+@pytest.mark.parametrize('change, said', [
+    ('the updater without its provider', 'must depend on the provider packages'),
+    ('the command with a provider', 'must depend on the provider packages'),
+    ('a list of providers written out', 'disagrees with the registry'),
+    ('the library keeps the providers', 'must leave $(PROVIDERS) out'),
+])
+def test_feed_stops_when_the_recipe_states_other_provider_packages(tmp_path, change, said):
+    """The provider packages and who depends on them are the registry's and the imports': an updater
+    depends on the package of the provider it imports, the ddkit command on none, PROVIDERS is what
+    the registry holds, and the library ships no provider."""
+    with open(os.path.join(ROOT, 'openwrt', 'Makefile')) as f:
+        makefile = f.read()
+    first = REGISTERED[0]
+    old, new = {
+        'the updater without its provider': ('DEPENDS:=+ddkit-%s\n' % first, 'DEPENDS:=+ddkit-ddns\n'),
+        'the command with a provider': ('TITLE:=The ddkit command: DDNS at any provider, one service for all\n'
+                                        '  DEPENDS:=+ddkit-ddns\n',
+                                        'TITLE:=The ddkit command: DDNS at any provider, one service for all\n'
+                                        '  DEPENDS:=+ddkit-ddns +ddkit-%s\n' % first),
+        'a list of providers written out': ('PROVIDERS:=$(shell python3 $(CURDIR)/../tools/provider_packages.py '
+                                            '--names)', 'PROVIDERS:=%s' % first),
+        'the library keeps the providers': (' $(OWN_MODULES_ddkit) $(PROVIDERS),', ' $(OWN_MODULES_ddkit),'),
+    }[change]
+    assert makefile.count(old) == 1, old
+    (tmp_path / 'Makefile').write_text(makefile.replace(old, new))
+    with pytest.raises(SystemExit) as stopped:
+        feed_tool.Recipe(str(tmp_path / 'Makefile')).provider_depends()
+    assert said in str(stopped.value), stopped.value
+
+
+def commands_uci_file(text):
+    """{section name: (its options as ddkit.uci reads them, its lines)} of /etc/config/ddkit."""
+    import tempfile
+    with tempfile.NamedTemporaryFile('w', suffix='.uci', delete=False) as f:
+        f.write(text)
+    try:
+        sections = uci.read(f.name)
+    finally:
+        os.remove(f.name)
+    blocks = {}
+    for block in text.split('\nconfig ')[1:]:
+        head = block.split('\n', 1)[0].split()
+        blocks[head[1].strip("'") if len(head) > 1 else head[0]] = block.split('\n')
+    return [(kind, name, options, blocks[name or kind]) for kind, name, options in sections]
+
+
+def comment_above(lines, line):
+    """The comment lines just above a line of a section, as one text."""
+    at, words = lines.index(line), []
+    while at > 0 and lines[at - 1].startswith('\t# '):
+        at -= 1
+        words.insert(0, lines[at][3:])
+    return ' '.join(words)
+
+
+def test_the_commands_uci_file_has_one_disabled_sample_section_per_provider(feed):
+    """/etc/config/ddkit is written from the registry: `config defaults`, then for each provider a
+    disabled section naming it, with that provider's settings under its own help texts (to fill in,
+    or commented out at their default), and nothing the command would refuse. It parses with the
+    tools' UCI reader (ddkit.uci, which loads what libuci loads); the same file in the SDK build
+    (test_sdk_build_installs_what_the_feed_ships)."""
+    import importlib
+    text = files_of(data_entries(feed, COMMAND_PACKAGE)[1])['./etc/config/ddkit'].decode()
+    sections = commands_uci_file(text)
+    assert [(kind, name) for kind, name, _, _ in sections] == [('defaults', None)] + [
+        ('ddkit', name) for name in REGISTERED]
+    assert sections[0][2] == {'state_dir': '/var/run/ddkit'}
+    common = {s.name for s in updater.COMMON} | uci.SERVICE_OPTIONS | {'provider'}
+    for _, name, options, lines in sections[1:]:
+        provider = importlib.import_module('ddkit.' + name)
+        assert options['provider'] == name and options['enabled'] == '0', options
+        assert set(options) <= common | {s.name for s in provider.SETTINGS}, options
+        assert '\n# provider %s (package ddkit-%s): ' % (name, name) in text   # which package it needs
+        for setting in provider.SETTINGS:
+            line = "\toption %s ''" % setting.name if setting.default is None else \
+                '\t#option %s %s' % (setting.name, quoted(setting.default))
+            assert line in lines and comment_above(lines, line) == setting.help, (name, setting.name)
+    assert text.count('\nconfig ') == 1 + len(REGISTERED)
+
+
+def test_the_excerpt_of_the_commands_uci_file_in_docs_is_as_installed(feed):
+    """docs/uci.md shows the first sample section of /etc/config/ddkit, with `...` for lines left out:
+    every line it shows is there, in that order (the file is written from the providers' help texts)."""
+    installed = files_of(data_entries(feed, COMMAND_PACKAGE)[1])['./etc/config/ddkit'].decode().split('\n')
+    with open(os.path.join(ROOT, 'docs', 'uci.md'), encoding='utf-8') as f:
+        text = f.read()
+    start = text.index('\n    # provider %s (package ddkit-%s)' % (REGISTERED[0], REGISTERED[0]))
+    shown = []
+    for line in text[start + 1:].split('\n'):
+        if not line.startswith('    '):
+            break
+        shown.append(line[4:])
+    at = 0
+    for line in shown:
+        if line.strip() != '...':
+            assert line in installed[at:], line
+            at = installed.index(line, at) + 1
+    assert len(shown) > 10
 
 
 # Stand-ins for the SDK's include/ files: its install macros, and a BuildPackage that runs the
@@ -286,6 +425,20 @@ endef
 '''
 
 
+def sdk_build(openwrt, tmp_path):
+    """GNU make on openwrt/Makefile with the stand-ins for the SDK: the folder of the packages' trees."""
+    sdk = tmp_path / 'sdk'
+    sdk.mkdir()
+    (sdk / 'rules.mk').write_text(SDK_RULES)
+    (sdk / 'package.mk').write_text(SDK_PACKAGE)
+    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ['PATH'])
+    done = subprocess.run(['make', '-C', str(openwrt), 'TOPDIR=%s' % sdk, 'INCLUDE_DIR=%s' % sdk,
+                           'BUILD_DIR=%s' % (tmp_path / 'build'), 'OUT=%s' % (tmp_path / 'out')],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return tmp_path / 'out'
+
+
 def tree_files(top):
     """({./path: (mode, bytes)} of the files, {./path} of the directories) under top."""
     files, folders = {}, set()
@@ -303,17 +456,9 @@ def test_sdk_build_installs_what_the_feed_ships(feed, tmp_path):
     put into each package the very files of its .ipk (same bytes, same modes, same directories)."""
     if not shutil.which('make'):
         needs.missing('GNU make is not installed (.ci/run installs it)')
-    sdk = tmp_path / 'sdk'
-    sdk.mkdir()
-    (sdk / 'rules.mk').write_text(SDK_RULES)
-    (sdk / 'package.mk').write_text(SDK_PACKAGE)
-    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ['PATH'])
-    done = subprocess.run(['make', '-C', os.path.join(ROOT, 'openwrt'), 'TOPDIR=%s' % sdk, 'INCLUDE_DIR=%s' % sdk,
-                           'BUILD_DIR=%s' % (tmp_path / 'build'), 'OUT=%s' % (tmp_path / 'out')],
-                          env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
+    out = sdk_build(os.path.join(ROOT, 'openwrt'), tmp_path)
     for name in PACKAGES:
-        built, folders = tree_files(str(tmp_path / 'out' / name))
+        built, folders = tree_files(str(out / name))
         entries, raw = data_entries(feed, name)
         assert built == {path: (entries[path][0], data) for path, data in files_of(raw).items()}, name
         assert folders == {path for path, (_, kind) in entries.items() if kind == b'5' and path != '.'}, name
@@ -334,19 +479,21 @@ def control_files(feed, name):
     return names, {n[2:]: data.decode() for n, data in files_of(control).items()}, parts
 
 
-@pytest.mark.parametrize('tool', ROUTER_TOOLS)
+@pytest.mark.parametrize('tool', SERVICES)
 def test_control_fields_conffiles_and_maintainer_scripts(feed, tool):
-    names, files, parts = control_files(feed, tool)
+    names, files, parts = control_files(feed, package_of(tool))
     assert names == ['.', './conffiles', './control', './postinst', './postinst-pkg', './prerm', './prerm-pkg']
     (fields,) = stanzas(files['control'])
     assert [k for k, _ in fields] == FIELDS
     values = dict(fields)
-    assert values['Package'] == tool and values['Architecture'] == 'all'
+    assert values['Package'] == package_of(tool) and values['Architecture'] == 'all'
     assert values['Depends'] == '%s (=%s)' % (libraries(tool)[-1], VERSION)   # the library of the very same build
     assert values['SourceDateEpoch'] == EPOCH and values['SourceName'] == 'ddkit'
     assert int(values['Installed-Size']) == len(gunzip(parts['./data.tar.gz']))
     assert values['Description'].startswith(' ') and len(values['Description']) > 40
     assert files['conffiles'] == '/etc/config/%s\n' % tool
+    assert 'chmod 0600 "${IPKG_INSTROOT}/etc/config/%s"' % tool in files['postinst-pkg']
+    assert '/etc/init.d/%s stop' % tool in files['prerm-pkg']
     assert 'default_postinst $0 $@' in files['postinst'] and '/lib/functions.sh' in files['postinst']
     assert 'default_prerm $0 $@' in files['prerm']
     assert files['postinst-pkg'].startswith('#!/bin/sh') and files['prerm-pkg'].startswith('#!/bin/sh')
@@ -470,7 +617,7 @@ def compiled(folder):
     return sorted(os.path.join(d, f) for d, _, names in os.walk(str(folder)) for f in names)
 
 
-@pytest.mark.parametrize('tool', ROUTER_TOOLS)
+@pytest.mark.parametrize('tool', SERVICES)
 def test_installed_tool_runs_from_usr_bin(router, tool, tmp_path):
     path = str(router / 'usr' / 'bin' / tool)
     assert os.access(path, os.X_OK)
@@ -490,7 +637,7 @@ def test_tool_without_its_library_package_fails(feed, tmp_path):
         and 'install the package ddkit' in done.stderr and 'Traceback' not in done.stderr, done.stderr
 
 
-@pytest.mark.parametrize('tool', ROUTER_TOOLS)
+@pytest.mark.parametrize('tool', SERVICES)
 def test_compiled_code_is_cached_in_a_private_directory_and_read_again(router, tmp_path, tool):
     """The first run leaves the compiled code in $TMPDIR/ddkit-<uid>-pyc/ (RAM on a router), a
     directory 0700 of this user; the second run reads it; nothing is written under the root."""
@@ -506,7 +653,7 @@ def test_compiled_code_is_cached_in_a_private_directory_and_read_again(router, t
     files = compiled(folder)
     code = os.path.join(str(router).lstrip(os.sep), 'usr', 'lib', 'ddkit')
     tag = sys.implementation.cache_tag
-    for module in (tool, os.path.join('ddkit', '__init__'), os.path.join('ddkit', 'settings')):
+    for module in (standalone.module_name(tool), os.path.join('ddkit', '__init__'), os.path.join('ddkit', 'settings')):
         assert [f for f in files if f.endswith(os.path.join(code, '%s.%s.pyc' % (module, tag)))], module
     for folder_, dirs, names in os.walk(str(folder)):
         for path in [folder_] + [os.path.join(folder_, n) for n in names]:
@@ -548,10 +695,12 @@ def test_cache_directory_others_could_write_is_not_used(router, tmp_path, case):
 @pytest.mark.parametrize('tool', TOOLS)
 def test_installed_updater_updates_from_a_uci_section(feed, box, tmp_path, tool):
     """Every setting in the UCI section (option names = setting names), nothing in the environment;
-    only the libraries and the updater's package installed, so no egress code on the router."""
+    only the libraries, the updater's provider and the updater's package installed, so no egress code
+    and no other provider's code on the router."""
     router = tmp_path / 'root'
     install_all(feed, str(router), libraries(tool) + (tool,))
     assert 'egress.py' not in os.listdir(str(router / 'usr' / 'lib' / 'ddkit' / 'ddkit'))
+    assert provider_modules(router) == ['usr/lib/ddkit/ddkit/%s.py' % of(tool).provider]
     env = of(tool).env(box, tmp_path / 'state')
     of(tool).add(box, RECORD, 'A', '81.2.69.1')
     box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
@@ -581,6 +730,95 @@ def test_shipped_sample_section_is_valid_and_the_environment_wins(router, box, t
     assert done.returncode == 0, done.stdout + done.stderr
     assert 'IP has been updated to: 81.2.69.10' in done.stdout
     assert of(tool).held(box, RECORD) == of(tool).content('81.2.69.10')
+
+
+def provider_modules(router):
+    """The providers' modules anywhere under the root."""
+    return sorted(os.path.relpath(os.path.join(folder, name), str(router)) for folder, _, names in os.walk(str(router))
+                  for name in names if name.endswith('.py') and name[:-3] in REGISTERED)
+
+
+def calls_of(box):
+    return [len(server.calls()) for server in box.servers]
+
+
+@pytest.mark.parametrize('adapter', ADAPTERS, ids=[a.provider for a in ADAPTERS])
+def test_the_command_and_one_provider_package_run_it_and_carry_no_other(feed, box, tmp_path, adapter):
+    """ddkit, ddkit-ddns, ddkit-command and one provider's package (installing the command and one
+    provider must not install the others' code): /usr/bin/ddkit --provider <it> updates the record at
+    its fake; no other provider's module is anywhere under the root; a record of another provider is
+    refused before any request (exit 2) naming the package that brings it; --help shows the settings
+    of the installed provider only."""
+    router = tmp_path / 'root'
+    install_all(feed, str(router), libraries(COMMAND) + (COMMAND_PACKAGE, 'ddkit-' + adapter.provider))
+    assert provider_modules(router) == ['usr/lib/ddkit/ddkit/%s.py' % adapter.provider]
+    adapter.add(box, RECORD, 'A', '81.2.69.1')
+    box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
+    env = adapter.env(box, tmp_path / 'state')
+    before = tree(router)
+    done = run_installed(router, COMMAND, ['--provider', adapter.provider], tmp_path, env=env)
+    assert done.returncode == 0 and 'IP has been updated to: 81.2.69.10' in done.stdout, done.stdout + done.stderr
+    assert adapter.held(box, RECORD) == adapter.content('81.2.69.10')
+    assert tree(router) == before
+    requests = calls_of(box)
+    for other in REGISTERED:
+        if other == adapter.provider:
+            continue
+        refused = run_installed(router, COMMAND, ['--provider', other, '--zone-name', ZONE, '--record-name', RECORD],
+                                tmp_path, env={'DDNS_STATE_DIR': str(tmp_path / 'state'),
+                                               'DDNS_IP_LOOKUP_URL': box.lookup.url})
+        assert refused.returncode == 2 and 'ddkit: provider %s is not installed: install the package ddkit-%s' % (
+            other, other) in refused.stderr and 'Traceback' not in refused.stderr, refused.stderr
+    assert calls_of(box) == requests
+    shown = run_installed(router, COMMAND, ['--help'], tmp_path)
+    marks = set(re.findall(r'\((%s)\) ' % '|'.join(REGISTERED), shown.stdout))
+    assert shown.returncode == 0 and marks == {adapter.provider}, shown.stdout
+
+
+@pytest.mark.parametrize('adapter', ADAPTERS, ids=[a.provider for a in ADAPTERS])
+def test_the_commands_sample_section_of_each_provider_runs(router, box, tmp_path, adapter):
+    """The sample section of /etc/config/ddkit a provider has (written from the registry) is one the
+    command runs: given credentials and URLs by environment, like a user filling it in."""
+    env = adapter.env(box, tmp_path / 'state')
+    env['DDNS_UCI_FILE'] = str(router / 'etc' / 'config' / COMMAND)
+    adapter.add(box, RECORD, 'A', '81.2.69.1')
+    box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
+    done = run_installed(router, COMMAND, ['--uci', adapter.provider], tmp_path, env=env)
+    assert done.returncode == 0 and 'IP has been updated to: 81.2.69.10' in done.stdout, done.stdout + done.stderr
+    assert adapter.held(box, RECORD) == adapter.content('81.2.69.10')
+
+
+def test_a_provider_added_to_the_registry_is_a_package_with_the_recipe_unchanged(tmp_path):
+    """A copy of the repository with a third provider registered (tests/memory_provider.py as
+    lib/ddkit/memory.py) and nothing else changed: both builds (tools/feed.py, and the SDK's make on
+    openwrt/Makefile) make the package ddkit-memory holding memory.py alone, ddkit-command's UCI file
+    gets its sample section, and no other package ships it."""
+    copy = tmp_path / 'repository'
+    for part in ('bin', 'lib', 'tools', 'openwrt'):
+        shutil.copytree(os.path.join(ROOT, part), str(copy / part), ignore=shutil.ignore_patterns('__pycache__'))
+    shutil.copy(os.path.join(ROOT, 'tests', 'memory_provider.py'), str(copy / 'lib' / 'ddkit' / 'memory.py'))
+    registry = copy / 'lib' / 'ddkit' / 'registry.py'
+    text = registry.read_text()
+    assert text.count('PROVIDERS = (\n') == 1
+    registry.write_text(text.replace('PROVIDERS = (\n', "PROVIDERS = (\n    'memory',\n"))
+    done = subprocess.run([sys.executable, str(copy / 'tools' / 'feed.py'), '--out', str(tmp_path / 'feed')],
+                          capture_output=True, text=True, env=dict(os.environ, SOURCE_DATE_EPOCH=EPOCH))
+    assert done.returncode == 0, done.stdout + done.stderr
+    built = sorted(name.split('_1')[0] for name in os.listdir(str(tmp_path / 'feed')) if name.endswith('.ipk'))
+    assert built == sorted(PACKAGES + ('ddkit-memory',))
+    shipped = {name: modules_of(str(tmp_path / 'feed'), name) for name in built}
+    assert sorted(shipped['ddkit-memory']) == ['memory']
+    assert [name for name in built if 'memory' in shipped[name]] == ['ddkit-memory']
+    (fields,) = stanzas(control_files(str(tmp_path / 'feed'), 'ddkit-memory')[1]['control'])
+    assert dict(fields)['Depends'] == 'ddkit-ddns (=%s)' % VERSION
+    config = files_of(data_entries(str(tmp_path / 'feed'), COMMAND_PACKAGE)[1])['./etc/config/ddkit'].decode()
+    assert "config ddkit 'memory'" in config and "\t# whose zones\n\toption account ''" in config
+    if not shutil.which('make'):
+        needs.missing('GNU make is not installed (.ci/run installs it)')
+    out = sdk_build(copy / 'openwrt', tmp_path)
+    assert tree_files(str(out / 'ddkit-memory'))[0] == {
+        './usr/lib/ddkit/ddkit/memory.py': (0o644, shipped['ddkit-memory']['memory'])}
+    assert "config ddkit 'memory'" in tree_files(str(out / COMMAND_PACKAGE))[0]['./etc/config/ddkit'][1].decode()
 
 
 def test_installed_egress6_answers_an_unsupported_code(router):
@@ -623,13 +861,39 @@ def run_guarded(tool, depends, env, log):
 
 def test_every_router_tool_declares_the_https_depends():
     """Through the library package: ddkit declares them, every tool depends on ddkit (the updaters
-    through ddkit-ddns)."""
+    through their provider and ddkit-ddns, the ddkit command through ddkit-ddns alone)."""
     assert package_depends() == {name: HTTPS_DEPENDS for name in PACKAGES}
     recipe = feed_tool.Recipe()
-    assert {tool: recipe.depends(tool) for tool in ROUTER_TOOLS} == {
-        tool: '%s (=%s)' % (libraries(tool)[-1], VERSION) for tool in ROUTER_TOOLS}
+    assert {tool: recipe.depends(package_of(tool)) for tool in SERVICES} == {
+        tool: '%s (=%s)' % (libraries(tool)[-1], VERSION) for tool in SERVICES}
+    assert {name: recipe.depends(name) for name in PROVIDER_PACKAGES} == {
+        name: 'ddkit-ddns (=%s)' % VERSION for name in PROVIDER_PACKAGES}
     assert recipe.depends(DDNS_LIBRARY) == 'ddkit (=%s)' % VERSION
     assert recipe.depends(LIBRARY) == ', '.join(HTTPS_DEPENDS)
+
+
+def test_the_ddkit_command_runs_under_the_depends_of_its_package(tls_box, tmp_path):
+    """run_tool guards each tool with the Depends of the package that ships it: the ddkit command with
+    those of ddkit-command (a package of another name than the tool's); over HTTPS it uses each of
+    them, and without one it fails as a router without that package does."""
+    assert package_depends(of_tools=True) == {tool: package_of(tool) for tool in SERVICES}
+    guard = import_guard(os.path.join(ROOT, 'bin', COMMAND + '.py'))
+    assert guard['DDKIT_GUARD_TOOL'] == COMMAND_PACKAGE
+    assert guard['DDKIT_GUARD_DEPENDS'].split(',') == package_depends()[COMMAND_PACKAGE] == HTTPS_DEPENDS
+    adapter = ADAPTERS[0]
+
+    def env(state):
+        return dict(adapter.env(tls_box, tmp_path / state), DDNS_CA_FILE=tls_box.ca_file,
+                    DDNS_PROVIDER=adapter.provider)
+    adapter.add(tls_box, RECORD, 'A', '81.2.69.1')
+    tls_box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
+    log = str(tmp_path / 'used.log')
+    done = run_guarded(COMMAND, guard['DDKIT_GUARD_DEPENDS'].split(','), env('full'), log)
+    assert done.returncode == 0 and 'IP has been updated to: 81.2.69.10' in done.stdout, done.stdout + done.stderr
+    with open(log) as f:
+        assert {line.split()[1] for line in f} | {'python3-light'} == set(HTTPS_DEPENDS)
+    done = run_guarded(COMMAND, ['python3-light'], env('without'), log)
+    assert done.returncode != 0 and GUARD_MARK in done.stdout + done.stderr
 
 
 @pytest.mark.parametrize('tool', TOOLS)

@@ -7,8 +7,11 @@ ipkg-build and ipkg-make-index.sh lay them out, and the same bytes every time fo
 The packages are those of openwrt/Makefile (the OpenWrt SDK recipe): names, versions, Depends,
 descriptions, conffiles and maintainer scripts are read from it, so both builds agree. The files
 they install come from bin/ and lib/ through tools/standalone.py (installed()), as in the SDK; a
-library module that only one tool imports goes in that tool's package, not in ddkit (own_modules()).
-tools/apkfeed.py builds the same packages for apk (OpenWrt 25.12 and later) from the same Recipe.
+library module that only one tool imports goes in that tool's package, not in ddkit (own_modules()),
+and each DNS provider of the registry is a package of its own, ddkit-<provider> (provider_packages(),
+made by the Makefile's ProviderPackage for each of its PROVIDERS, which tools/provider_packages.py
+prints). tools/apkfeed.py builds the same packages for apk (OpenWrt 25.12 and later) from the same
+Recipe.
 
 usage: feed.py [--out DIR] [--key SECRET_KEY [--pub PUBLIC_KEY]] [--check] | feed.py --contents
 """
@@ -25,6 +28,7 @@ import tarfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import provider_packages  # noqa: E402
 import standalone  # noqa: E402
 
 OPENWRT = os.path.join(ROOT, 'openwrt')
@@ -63,29 +67,60 @@ default_prerm
 
 
 class Recipe:
-    """What openwrt/Makefile says: top-level variables, define blocks and the packages built."""
+    """What openwrt/Makefile says: top-level variables, define blocks and the packages built, those a
+    $(foreach) makes with a template (ProviderPackage) included."""
 
     def __init__(self, path=os.path.join(OPENWRT, 'Makefile')):
         self.variables, self.blocks, self.packages = {}, {}, []
+        self.made = {}   # {package: (the list variable, its item)} of the packages a $(foreach) makes
         with open(path, encoding='utf-8') as f:
-            lines = f.read().splitlines()
-        block = None
+            self.parse(f.read().splitlines())
+
+    def parse(self, lines, made_of=None):
+        """Read make lines: a define block (a define inside it is its text), a variable, a BuildPackage,
+        or a $(foreach) that evals a template for each item of a list variable."""
+        block, depth = None, 0
         for line in lines:
+            word = line.strip()
             if block is not None:
-                if line.strip() == 'endef':
+                depth += word.startswith('define ') - (word == 'endef')
+                if depth == 0:
                     block = None
                 else:
                     self.blocks[block].append(line)
-            elif line.startswith('define '):
-                block = line[7:].strip()
+            elif word.startswith('define '):
+                block, depth = word[7:].strip(), 1
                 self.blocks[block] = []
-            elif re.match(r'^\w+:=', line):
-                name, _, value = line.partition(':=')
-                self.variables[name] = value.strip()
+            elif re.match(r'^\w+:=', word):
+                name, _, value = word.partition(':=')
+                self.variables[name] = self.value(value.strip())
+            elif word.startswith('$(foreach '):
+                each = re.match(r'^\$\(foreach (\w+),\$\((\w+)\),\$\(eval \$\(call ([\w/.+-]+),\$\(\1\)\)\)\)$', word)
+                if not each:
+                    sys.exit('feed: openwrt/Makefile: a $(foreach) this reader does not follow: %s' % word)
+                for item in self.variables.get(each.group(2), '').split():
+                    self.parse(called(self.blocks[each.group(3)], item), (each.group(2), item))
             else:
-                built = re.match(r'^\$\(eval \$\(call BuildPackage,([\w.+-]+)\)\)', line)
+                built = re.match(r'^\$\(eval \$\(call BuildPackage,([\w.+-]+)\)\)', word)
                 if built:
                     self.packages.append(built.group(1))
+                    if made_of:
+                        self.made[built.group(1)] = made_of
+
+    @staticmethod
+    def value(text):
+        """A variable's value as make sets it: $(CURDIR) is openwrt/, a $(shell ...) runs there (its
+        python3 the Python running this) and gives its output, blanks made one space."""
+        text = text.replace('$(CURDIR)', OPENWRT)
+        shell = re.match(r'^\$\(shell (.*)\)$', text)
+        if not shell:
+            return text
+        path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get('PATH', '')])
+        done = subprocess.run(['sh', '-c', shell.group(1)], cwd=OPENWRT, capture_output=True, text=True,
+                              env=dict(os.environ, PATH=path))
+        if done.returncode != 0:
+            sys.exit('feed: openwrt/Makefile: $(shell %s) failed: %s' % (shell.group(1), done.stderr.strip()))
+        return ' '.join(done.stdout.split())
 
     def fields(self, name):
         """KEY:=value lines of Package/<name>, with the $(call ...) defaults it pulls in."""
@@ -140,7 +175,8 @@ class Recipe:
         return {tool: os.path.join(ROOT, 'bin', tool + '.py') for tool in tools}
 
     def installed(self):
-        """{path: (mode, bytes)}: the library and the tools' code and stubs (standalone.installed)."""
+        """{path: (mode, bytes)}: the library and the tools' code and stubs (standalone.installed);
+        the library holds every provider, as the ddkit command imports the registry."""
         return {path: (mode, data) for path, mode, data in standalone.installed(list(self.tool_paths().values()))}
 
     def contents(self):
@@ -161,8 +197,8 @@ class Recipe:
         return digest.hexdigest()
 
     def used(self):
-        """{tool: the library modules it imports}."""
-        return {tool: standalone.used_modules(standalone.tool_code(path)[2])
+        """{tool: the library modules it imports but the providers (each ships in its own package)}."""
+        return {tool: standalone.used_modules(standalone.tool_code(path)[2], providers=False)
                 for tool, path in self.tool_paths().items()}
 
     def own_modules(self):
@@ -173,12 +209,65 @@ class Recipe:
                for tool, modules in used.items()}
         stated = {tool: sorted(self.variables.get('OWN_MODULES_' + tool, '').split()) for tool in used}
         library = '\n'.join(self.blocks.get('Package/%s/install' % self.library(), []))
-        unnamed = [tool for tool in used if '$(OWN_MODULES_%s)' % tool not in library]
+        unnamed = [tool for tool in used if own[tool] and '$(OWN_MODULES_%s)' % tool not in library]
         if stated != own or unnamed:
             sys.exit('feed: openwrt/Makefile disagrees with the imports: the modules only one tool imports '
                      'are %s (say so in OWN_MODULES_<tool>:=), and Package/%s/install must name the '
-                     '$(OWN_MODULES_<tool>) of every tool' % (own, self.library()))
+                     '$(OWN_MODULES_<tool>) of every tool that has some' % (own, self.library()))
         return own
+
+    def provider_packages(self):
+        """{package: provider}: one package ddkit-<provider> for each provider of the registry, made by
+        the template openwrt/Makefile evals for each of its PROVIDERS. Stops when the Makefile's
+        providers are not the registry's, when a package is not named as the registry tells users to
+        install it, or when the library's install block does not leave the providers out."""
+        registered = list(standalone.registered())
+        made = {package: item for package, (variable, item) in self.made.items() if variable == 'PROVIDERS'}
+        library = '\n'.join(self.blocks.get('Package/%s/install' % self.library(), []))
+        if self.variables.get('PROVIDERS', '').split() != registered or sorted(made.values()) != sorted(registered):
+            sys.exit('feed: openwrt/Makefile disagrees with the registry: its PROVIDERS are %r, its provider '
+                     'packages %s; lib/ddkit/registry.py registers %s'
+                     % (self.variables.get('PROVIDERS', ''), sorted(made), registered))
+        misnamed = sorted(package for package, provider in made.items() if package != 'ddkit-' + provider)
+        if misnamed or '$(PROVIDERS)' not in library:
+            sys.exit('feed: openwrt/Makefile: a provider is the package ddkit-<provider> (registry.provider '
+                     'tells users to install that; not %s), and Package/%s/install must leave $(PROVIDERS) '
+                     'out' % (misnamed, self.library()))
+        return made
+
+    def provider_depends(self):
+        """{tool: [the provider packages its package depends on]}: those of the providers it imports by
+        name (a seed tool: the package of the provider it is fixed to), none for the ddkit command (it
+        imports the registry: a router carries only the providers it uses). Stops when openwrt/Makefile states other Depends, or when a
+        provider imports a library module that no tool imports itself (its package holds its module alone)."""
+        packages = self.provider_packages()
+        of_provider = {provider: package for package, provider in packages.items()}
+        used = self.used()
+        out = {}
+        for tool, path in self.tool_paths().items():
+            code = standalone.tool_code(path)[2]
+            sources = [code] + [standalone.strip(standalone.read(os.path.join(standalone.LIB, m + '.py')))
+                                for m in used[tool]]
+            named = set().union(*[standalone.names_in(source) for source in sources]) & set(of_provider)
+            out[tool] = sorted(of_provider[provider] for provider in named)
+            # DEPENDS selects a package in the SDK, EXTRA_DEPENDS pins its version: both must name it
+            fields = self.fields(self.package_of(tool))
+            selected = sorted(d.lstrip('+') for d in fields.get('DEPENDS', '').split() if d.lstrip('+') in packages)
+            pinned = sorted(d.split()[0] for d in fields.get('EXTRA_DEPENDS', '').split(',')
+                            if d.strip() and d.split()[0] in packages)
+            stated = selected if selected == pinned else selected + ['(EXTRA_DEPENDS: %s)' % ', '.join(pinned)]
+            if stated != out[tool]:
+                sys.exit('feed: openwrt/Makefile disagrees with the imports: Package/%s must depend on the '
+                         'provider packages %s (the providers bin/%s.py imports), not %s'
+                         % (self.package_of(tool), out[tool], tool, stated))
+        everything = set().union(*used.values())
+        for package, provider in sorted(packages.items()):
+            needs = standalone.used_modules(standalone.strip(standalone.read(
+                os.path.join(standalone.LIB, provider + '.py'))), providers=False)
+            if not needs <= everything:
+                sys.exit('feed: the provider %s imports %s, which no tool imports itself: the package %s '
+                         'holds the provider\'s module alone' % (provider, sorted(needs - everything), package))
+        return out
 
     def shared_modules(self):
         """{library package but the first: [modules]}: the modules more than one tool imports, all of
@@ -203,8 +292,9 @@ class Recipe:
         return self.libraries()[0]
 
     def libraries(self):
-        """The library packages, in the order of openwrt/Makefile: every package that is no tool."""
-        return [p for p in self.packages if not self.tool(p)]
+        """The library packages, in the order of openwrt/Makefile: every package that is no tool and
+        no provider."""
+        return [p for p in self.packages if not self.tool(p) and p not in self.made]
 
     def needs(self, name):
         """The packages of this feed that name depends on, directly or through another."""
@@ -221,17 +311,23 @@ class Recipe:
 
     def files(self, name, installed, own):
         """The data of a package as [(path, mode, bytes or None for a directory)], from its
-        install block: the library (LIB_DIR/ddkit/ but the tools' own modules and those of the other
-        library packages), another library package (its MODULES_), or install-tool (the tool's code,
-        own modules and stub, its UCI file, init and hotplug)."""
+        install block: the library (LIB_DIR/ddkit/ but the tools' own modules, the providers' and
+        those of the other library packages), another library package (its MODULES_), a provider's
+        (its module), or install-tool (the tool's code, own modules and stub, its UCI file, init and
+        hotplug)."""
         install = '\n'.join(self.blocks.get('Package/%s/install' % name, []))
-        shared = self.shared_modules()
-        if self.tool(name):
+        shared, providers = self.shared_modules(), self.provider_packages()
+        if name in providers:
+            self.provider_depends()
+            wanted = [(module_path(providers[name]),) + installed[module_path(providers[name])]]
+        elif self.tool(name):
+            self.provider_depends()
             wanted = self.tool_files(*self.tool(name), installed=installed, own=own)
         elif name in shared:
             wanted = [(module_path(m),) + installed[module_path(m)] for m in shared[name]]
         elif '/%s/ddkit' % standalone.LIB_DIR in install:
-            elsewhere = {module_path(m) for modules in list(own.values()) + list(shared.values()) for m in modules}
+            elsewhere = {module_path(m) for modules in list(own.values()) + list(shared.values())
+                         + [list(providers.values())] for m in modules}
             wanted = [(path, mode, data) for path, (mode, data) in sorted(installed.items())
                       if path.startswith(standalone.LIB_DIR + '/ddkit/') and path not in elsewhere]
         else:
@@ -244,16 +340,28 @@ class Recipe:
             entries.append(('./' + path, mode, data))
         return [('.', 0o755, None)] + [('./' + d, 0o755, None) for d in dirs] + entries
 
-    @staticmethod
-    def tool_files(tool, template, installed, own):
-        """A tool package's files: its stub, code and own modules, UCI file, init and hotplug scripts."""
+    def tool_files(self, tool, template, installed, own):
+        """A tool package's files: its stub, code and own modules, UCI file, init and hotplug scripts.
+        The ddkit command's UCI file is written from the registry (tools/provider_packages.py), as
+        the SDK's Build/Compile writes it; the others' are openwrt/files/<tool>.config."""
         files = os.path.join(OPENWRT, 'files')
-        code = '%s/%s.py' % (standalone.LIB_DIR, tool)
+        module = standalone.module_name(tool)
+        if self.variables.get('CODE_MODULE_' + tool, tool) != module:
+            sys.exit('feed: openwrt/Makefile: the code of %s is the module %s (tools/standalone.py module_name): '
+                     'say so in CODE_MODULE_%s:=%s' % (tool, module, tool, module))
+        code = '%s/%s.py' % (standalone.LIB_DIR, module)
+        config = provider_packages.uci_file().encode('utf-8') if tool == provider_packages.COMMAND else \
+            read(os.path.join(files, tool + '.config'))
         return [('usr/bin/' + tool,) + installed['usr/bin/' + tool], (code,) + installed[code]] + [
                 (module_path(m),) + installed[module_path(m)] for m in own.get(tool, [])] + [
-                ('etc/config/' + tool, 0o600, read(os.path.join(files, tool + '.config'))),
+                ('etc/config/' + tool, 0o600, config),
                 ('etc/init.d/' + tool, 0o755, named(read(os.path.join(files, template + '.init')), tool)),
                 ('etc/hotplug.d/iface/95-' + tool, 0o644, named(read(os.path.join(files, template + '.hotplug')), tool))]
+
+
+def called(template, item):
+    """The lines of $(call template,item): $(1) is the item, $$ a $ (make's escape)."""
+    return [re.sub(r'\$\$|\$\(1\)', lambda m: '$' if m.group() == '$$' else item, line) for line in template]
 
 
 def module_path(module):

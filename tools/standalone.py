@@ -199,25 +199,38 @@ DATA = '# --- the data of the single file: comments, which Python does not compi
 END = '# --- the end of the single file ---'   # BOOT checks it: a copy cut short says so
 
 
-def used_modules(source, seen=None):
+def used_modules(source, seen=None, providers=True):
     """The ddkit submodules a source names, followed through the library itself; the registry
-    imports its providers by name, so a source that uses it uses every provider."""
+    imports its providers by name, so a source that uses it uses every provider. providers=False:
+    the providers are neither counted nor followed (what the code needs beside them: the packages
+    ship each provider apart, tools/feed.py)."""
     seen = set() if seen is None else seen
     names = names_in(source)
-    for name in sorted(names | (set(registered()) if 'registry' in names else set())):
+    if providers:
+        names |= set(registered()) if 'registry' in names else set()
+    else:
+        names -= set(registered())
+    for name in sorted(names):
         path = os.path.join(LIB, name + '.py')
         if name not in seen and os.path.exists(path):
             seen.add(name)
-            used_modules(strip(read(path)), seen)  # not what a comment names
+            used_modules(strip(read(path)), seen, providers)  # not what a comment names
     return seen
 
 
 def registered():
     """The provider names of ddkit.registry (its PROVIDERS), read without importing the library."""
     import ast
-    tree = ast.parse(read(os.path.join(LIB, 'registry.py')))
-    return next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
-                and [getattr(t, 'id', None) for t in node.targets] == ['PROVIDERS'])
+    source = read(os.path.join(LIB, 'registry.py'))
+    if source not in _REGISTERED:   # a feed asks for every module it follows
+        tree = ast.parse(source)
+        _REGISTERED[source] = tuple(next(ast.literal_eval(node.value) for node in tree.body
+                                         if isinstance(node, ast.Assign)
+                                         and [getattr(t, 'id', None) for t in node.targets] == ['PROVIDERS']))
+    return _REGISTERED[source]
+
+
+_REGISTERED = {}
 
 
 def import_order(sources):
