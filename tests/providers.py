@@ -4,9 +4,11 @@ instead of branching on the tool's name. A third provider is one more adapter he
 
 
 class Adapter:
-    def __init__(self, tool, provider, letter, noun, files, credentials, content, store):
+    def __init__(self, tool, provider, letter, noun, files, credentials, content, store, calls, session=None):
         self.tool, self.letter, self.noun, self.files = tool, letter, noun, files
         self.provider = provider         # its name in the registry (ddkit.registry)
+        self.calls = calls               # outcome row -> the exact requests its fake gets (test_provider_tables)
+        self.session = session or (lambda box: {})   # box -> {state file: text} of a cached session
         self.store = store               # the fake's attribute holding its records by id
         self.credentials = credentials   # DDNS_* settings that satisfy it offline (no request is made)
         self.content = content           # a record's value as the fake holds it
@@ -54,11 +56,28 @@ class Adapter:
 
 
 A = Adapter('updater_a', 'cloudflare', 'a', 'record', {'ip_file': '.cf-wan_ip_%s.txt', 'ids_file': '.cf-id_%s.txt'},
-            {'DDNS_AUTH_EMAIL': 'a@example.com', 'DDNS_AUTH_KEY': 'k' * 37}, lambda ip: ip, 'records')
+            {'DDNS_AUTH_EMAIL': 'a@example.com', 'DDNS_AUTH_KEY': 'k' * 37}, lambda ip: ip, 'records',
+            calls={'created': ['list_zones', 'list_records', 'create_record'],
+                   'updated': ['list_zones', 'list_records', 'update_record'],
+                   # an update sends back what the record holds (ttl, comment): it is read first
+                   'updated with stored ids': ['get_record', 'update_record'],
+                   'unchanged': [],
+                   'verified': ['get_record'],
+                   'drift healed': ['get_record', 'update_record'],
+                   'failed: no such zone': ['list_zones']})
 B = Adapter('updater_b', 'huaweicloud', 'b', 'recordset', {'ip_file': '.hw-wan_ip_%s.txt', 'ids_file': '.hw-id_%s.txt',
                                             'auth_file': '.hw-token_%s.txt'},
             {'DDNS_USERNAME': 'user', 'DDNS_PASSWORD': 'pw-secret', 'DDNS_PROJECT_NAME': 'cn-north-4'},
-            lambda ip: [ip], 'recordsets')
+            lambda ip: [ip], 'recordsets',
+            calls={'created': ['get_token', 'list_zones', 'list_records', 'create_record'],
+                   'updated': ['get_token', 'list_zones', 'list_records', 'update_record'],
+                   # the update's answer says whether the stored recordset still exists; the token is cached
+                   'updated with stored ids': ['update_record'],
+                   'unchanged': [],
+                   'verified': ['get_record'],
+                   'drift healed': ['get_record', 'update_record'],
+                   'failed: no such zone': ['get_token', 'list_zones']},
+            session=lambda box: {'auth_file': '%d %s\n' % (box.provider_b.now() + 3600, box.provider_b.issue_token())})
 PROVIDERS = [A, B]
 TOOLS = [p.tool for p in PROVIDERS]
 BY_TOOL = {p.tool: p for p in PROVIDERS}

@@ -90,6 +90,10 @@ class FakeServer:
         it returns (credentials refused, no such zone) is the answer instead."""
         self.routes.append((name, method, re.compile(pattern + '$'), handler, guard))
 
+    def route_names(self):
+        """The names of its routes (what calls() and budget() speak of)."""
+        return [route[0] for route in self.routes]
+
     def budget(self, **limits):
         """At most this many requests per route name; more is recorded in over_budget and refused."""
         self.budgets.update(limits)

@@ -1,0 +1,79 @@
+"""Each provider's outcome-named table, over real HTTP against its fake: every row names the exact
+requests the provider gets (the adapter's `calls`, its test table), in order, and no more: the fake's
+request budget of each route is that row's count, so one request too many is refused and shown.
+Each row ends in its outcome, as --status --json reads it."""
+
+import json
+import os
+import time
+
+import pytest
+
+from conftest import RECORD, run_tool
+from providers import PROVIDERS
+
+OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
+ROWS = ['created', 'updated', 'updated with stored ids', 'unchanged', 'verified', 'drift healed',
+        'failed: no such zone']
+OUTCOME = {'created': 'created', 'updated': 'updated', 'updated with stored ids': 'updated',
+           'unchanged': 'unchanged', 'verified': 'unchanged', 'drift healed': 'updated',
+           'failed: no such zone': 'failed'}
+
+
+def arrange(adapter, box, state, row):
+    """The provider and the state directory as the row starts from; the settings of the run."""
+    env = adapter.env(box, state)
+    held = {'created': None, 'unchanged': NEW, 'verified': NEW, 'drift healed': OTHER}.get(row, OLD)
+    record_id = adapter.add(box, RECORD, 'A', held) if held else None
+    stored = row in ('updated with stored ids', 'unchanged', 'verified', 'drift healed')
+    if stored:
+        state.mkdir(exist_ok=True)
+        (state / (adapter.files['ids_file'] % RECORD)).write_text('%s\n%s\n' % (adapter.zone(box), record_id))
+        claimed = state / adapter.ip_file(RECORD)
+        claimed.write_text((OLD if row == 'updated with stored ids' else NEW) + '\n')
+        if row in ('verified', 'drift healed'):   # confirmed two days ago: due for a read
+            os.utime(str(claimed), (time.time() - 2 * 86400,) * 2)
+        for role, text in adapter.session(box).items():
+            path = state / (adapter.files[role] % RECORD)
+            path.write_text(text)
+            path.chmod(0o600)
+    if row == 'failed: no such zone':
+        env = dict(env, DDNS_ZONE_NAME='example.org', DDNS_RECORD_NAME='home.example.org')
+    return env
+
+
+@pytest.mark.parametrize('row', ROWS)
+@pytest.mark.parametrize('adapter', PROVIDERS, ids=[p.provider for p in PROVIDERS])
+def test_each_outcome_makes_exactly_its_calls(box, tmp_path, adapter, row):
+    fake = adapter.fake(box)
+    state = tmp_path / 'state'
+    env = arrange(adapter, box, state, row)
+    box.lookup.answer = NEW
+    fake.reset_log()
+    expected = adapter.calls[row]
+    fake.budget(**{route: expected.count(route) for route in fake.route_names()})
+    done = run_tool(adapter.tool, env=env)
+    assert 'Traceback' not in done.stderr, done.stderr
+    assert done.returncode == (1 if row.startswith('failed') else 0), done.stdout + done.stderr
+    assert fake.calls() == expected, done.stdout
+    assert fake.over_budget == []
+    shown = json.loads(run_tool(adapter.tool, ['--status', '--json'], env=env).stdout)
+    assert shown[0]['outcome'] == OUTCOME[row]
+    if row.startswith('failed'):
+        assert shown[0]['step'] == 'find zone' and shown[0]['kind'] == 'not found'
+    else:
+        assert adapter.held(box, RECORD) == adapter.content(NEW)
+        assert (state / adapter.ip_file(RECORD)).read_text() == NEW + '\n'
+
+
+def test_a_request_over_the_budget_is_refused_and_shown(box, tmp_path):
+    """The check itself: a budget of zero for a route the run needs shows the request it refused."""
+    adapter = PROVIDERS[0]
+    fake = adapter.fake(box)
+    adapter.add(box, RECORD, 'A', OLD)
+    box.lookup.answer = NEW
+    fake.budget(update_record=0)
+    done = run_tool(adapter.tool, env=adapter.env(box, tmp_path / 'state'))
+    # refused with a 5xx, which a PUT is tried again after: each try is refused and recorded
+    assert done.returncode == 1 and {r.route for r in fake.over_budget} == {'update_record'}
+    assert adapter.held(box, RECORD) == adapter.content(OLD)
