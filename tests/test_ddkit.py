@@ -168,3 +168,30 @@ def test_a_provider_not_installed_is_named_with_its_package(box, tmp_path):
     shown = run_tool(str(tool), ['--help'])
     assert shown.returncode == 0 and '(%s)' % FIRST.provider in shown.stdout
     assert '(%s)' % OTHER.provider not in shown.stdout
+
+
+@pytest.mark.parametrize('where', ['uci', 'config'])
+def test_a_section_of_a_provider_not_installed_names_its_package_not_its_options(box, tmp_path, where):
+    """A section filled in for a provider whose package is missing: the package is what to install,
+    not its options that are unknown."""
+    lib = tmp_path / 'lib'
+    shutil.copytree(os.path.join(ROOT, 'lib'), str(lib))
+    (lib / 'ddkit' / (OTHER.provider + '.py')).unlink()
+    tool = tmp_path / 'bin' / 'ddkit.py'
+    tool.parent.mkdir()
+    shutil.copy(os.path.join(ROOT, 'bin', 'ddkit.py'), str(tool))
+    options = {k[5:].lower(): v for k, v in OTHER.env(box, tmp_path).items()}
+    if where == 'uci':
+        path = tmp_path / 'ddkit.uci'
+        path.write_text("config ddkit 'other'\n\toption enabled '1'\n" + ''.join(
+            '\toption %s %s\n' % (k, quoted(v)) for k, v in options.items()) + "\toption provider '%s'\n" % OTHER.provider)
+        args, env = ['--all'], {'DDNS_UCI_FILE': str(path)}
+    else:
+        path = tmp_path / 'ddkit.conf'
+        path.write_text('[other]\n' + ''.join('%s=%s\n' % kv for kv in options.items()) + 'provider=%s\n' % OTHER.provider)
+        args, env = ['--config', str(path), '--all'], {}
+    path.chmod(0o600)
+    done = run_tool(str(tool), args, env=env)
+    assert done.returncode == 2 and 'provider %s is not installed: install the package ddkit-%s' % (
+        OTHER.provider, OTHER.provider) in done.stderr, done.stderr
+    assert 'not an option' not in done.stderr and 'not a setting' not in done.stderr

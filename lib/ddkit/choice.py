@@ -10,9 +10,11 @@ SUMMARY = 'Keep DNS records (A or AAAA) at any registered DNS provider equal to 
 
 
 def check_provider(value):
-    """A registered provider's name (ddkit.registry)."""
+    """A registered provider's name (ddkit.registry), installed here (else a UsageError naming its
+    package)."""
     if value not in registry.PROVIDERS:
         raise ValueError('not a known provider; known: %s' % ', '.join(registry.PROVIDERS))
+    registry.provider(value)
     return value
 
 

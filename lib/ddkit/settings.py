@@ -335,6 +335,16 @@ def read_config(path, known, records=None):
             raise UsageError('config file %s line %d: expected setting_name=value, got %r'
                              % (path, number, line[:60]))
         if name not in known:
+            if 'provider' in known:   # a provider not installed here says so first
+                named = [values.get('provider')]
+                for later in text.splitlines()[number:]:
+                    if later.strip().startswith('['):
+                        break
+                    key, eq, chosen = later.strip().partition('=')
+                    if eq and key.strip() == 'provider':
+                        named.append(chosen.strip().strip('"\''))
+                for chosen in filter(None, named):
+                    checked(known['provider'], chosen, 'config file', known['provider'].env, path, {})
             from ddkit import helptext  # only on this error
             raise UsageError('config file %s line %d: %r is not a setting of this tool%s (see --help)'
                              % (path, number, name[:60], helptext.did_you_mean(name, known)))
@@ -349,6 +359,10 @@ def uci_settings(path, ref, options, known):
     """The settings among a UCI section's options; record_type may be a list (both families)."""
     from ddkit import uci
     values = {'uci:section': ref}
+    chooser = known.get('provider')
+    if chooser is not None and isinstance(options.get('provider'), str):
+        # first: a provider not installed here says so, not that its options are unknown
+        checked(chooser, options['provider'], 'uci section', chooser.env, None, {})
     for key, value in options.items():
         if key in uci.SERVICE_OPTIONS:
             values['uci:' + key] = value  # not settings: --check tells whether the service runs it
