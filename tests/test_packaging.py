@@ -1026,3 +1026,13 @@ def test_make_feed_checks_both_keys_before_it_builds():
     lines = [line for line in done.stdout.splitlines() if 'feed.py' in line]
     assert [('--check' in line, 'apkfeed' in line) for line in lines] == [
         (True, False), (True, True), (False, False), (False, True)], done.stdout
+
+
+@pytest.mark.parametrize('provider', PROVIDER_PACKAGES)
+def test_a_router_with_one_provider_installs_within_the_budget(feed, provider):
+    """What a router with the command and one provider installs, every package together, in bytes on
+    its flash (the files as installed, before the file system compresses them)."""
+    installed = sum(len(data) for name in (LIBRARY, DDNS_LIBRARY, COMMAND_PACKAGE, provider)
+                    for data in files_of(data_entries(feed, name)[1]).values())
+    assert 0 < installed <= bench.ROUTER_BUDGET, '%s and the command install %d bytes (budget %d, BENCHMARKS.md)' % (
+        provider, installed, bench.ROUTER_BUDGET)

@@ -5,7 +5,7 @@ modules it uses, served by a tiny importer so that `import ddkit.x` stays lazy i
 - Comments, docstrings and blank lines are dropped (the code is kept line for line); the tool's
   code is never compressed, so a user can read what they copy to a router; the library (the same
   as lib/ddkit/, `--show` prints it) is zlib-compressed so that the file fits a router's flash
-  (64 KB budget, BENCHMARKS.md: over it the build warns). Both are comment lines at the end of the
+  (160 KB budget, BENCHMARKS.md: over it the build warns). Both are comment lines at the end of the
   file, which Python does not compile: each run compiles a few lines (BOOT).
   `standalone.py --show FILE` prints what a single file holds.
 - A cron run must not compile ~60 KB of Python each time (several ms and 1-2 MiB of peak memory on
@@ -29,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 LIB = os.path.join(HERE, os.pardir, 'lib', 'ddkit')
 MARK = '# ddkit-path'
 WIDTH = 1000     # characters of a line of compressed data: each line costs a router 4 bytes more
-BUDGET = 64000   # bytes of a single file (BENCHMARKS.md): over it the build warns; nothing more is packed
+BUDGET = 160000  # bytes of a single file (BENCHMARKS.md): over it the build warns; nothing more is packed
 # The first line of a single file and of an installed stub: isolated (-I: no PYTHON* variables, no user
 # site) and site-less (-S: no site-packages scan, no .pth files) Python: nothing in the environment puts
 # a module before the standard library, and a quarter less start-up. The kernel passes one argument
@@ -74,10 +74,10 @@ def _ddkit_data():
         _DATA['where'] = {table[i]: (int(table[i + 1]), int(table[i + 2])) for i in range(0, len(table), 3)}
         packed = ''.join(line[3:] for line in lines if line.startswith('#='))
         try:
-            if packed:
+            if packed:   # the packed modules first, then the plain ones (#:), as the table counts them
                 import base64
                 import zlib
-                _DATA['lib'] = zlib.decompress(base64.b85decode(packed)).decode('utf-8')
+                _DATA['lib'] = zlib.decompress(base64.b85decode(packed)).decode('utf-8') + _DATA['lib']
             if not _DATA['lib'] or 'ddkit' not in _DATA['where']:
                 raise ValueError('no library')
         except Exception:  # b85, zlib or UTF-8 errors: a copy cut short or altered
@@ -360,11 +360,14 @@ def assemble(name, version, digest, docstring, code, modules, sources, packed):
              '`standalone.py --show` prints all.\n'
              % (name, version, digest, ', compressed' if packed else ''))
     docstring = docstring[:-3].rstrip() + about + '"""' if docstring else '"""%s"""' % about.strip()
+    # a provider's module is what the tool does: plain text a user reads, never packed
+    plain = [m for m in modules if packed and m[6:] in registered()]
+    modules = [m for m in modules if m not in plain] + plain
     table, at = [], 0
     for m in modules:
         table.append('%s %d %d' % (m, at, at + len(sources[m])))
         at += len(sources[m])
-    lib = ''.join(sources[m] for m in modules)
+    lib = ''.join(sources[m] for m in modules if m not in plain)
     loader = strip(LOADER)  # needed by a first run only, which unpacks the library as well
     data = [DATA] + (['# the loader, zlib and base85 (#<):'] + ['#< ' + line for line in pack(loader).splitlines()]
                      if packed else ['# the loader (#>):'] + comments('#>', loader))
@@ -373,6 +376,10 @@ def assemble(name, version, digest, docstring, code, modules, sources, packed):
     data += ['# the library, lib/ddkit/ without comments and docstrings%s:'
              % (', zlib and base85 (#=)' if packed else ' (#:)')]
     data += ['#= ' + line for line in pack(lib).splitlines()] if packed else comments('#:', lib)
+    if plain:
+        data += ['# the provider%s, without comments and docstrings (#:): %s' % (
+            's' if len(plain) > 1 else '', ', '.join('lib/ddkit/%s.py' % m[6:] for m in plain))]
+        data += comments('#:', ''.join(sources[m] for m in plain))
     # what Python compiles on every run: as few tokens as can be (each costs a router memory)
     return '\n'.join([SHEBANG, docstring, '', '_NAME = %r' % name, '_MODULE = %r' % module_name(name),
                       '_BUILD = %r' % digest,
