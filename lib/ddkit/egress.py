@@ -58,7 +58,7 @@ def effective_ipv6(urls, timeout=10, ca_file=None, source=None, refused=None):
             answer = http.request('GET', url, 'look up the effective IPv6', timeout=timeout,
                                   ca_file=ca_file, family=6, source=source, retries=0, max_body=16384)
         except Failure as e:
-            why = str(e).partition(': ')[2] or str(e)   # the step's name is the caller's to say
+            why = e.why or str(e)   # the step's name is the caller's to say
         else:
             address, details = parse_lookup(answer.text) if answer.status == 200 else (None, {})
             if address:
