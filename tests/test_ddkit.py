@@ -158,15 +158,21 @@ def test_the_single_file_holds_every_provider_and_runs_from_its_unpacked_copy(bo
     assert len(unpacked) == 1 and (unpacked[0] / 'ddkit_command.py').exists(), unpacked
 
 
-def test_a_provider_not_installed_is_named_with_its_package(box, tmp_path):
-    """A router carries the providers it uses: the others' modules are absent, and a record naming
-    one says which package brings it; --help lists what is there."""
-    lib = tmp_path / 'lib'
-    shutil.copytree(os.path.join(ROOT, 'lib'), str(lib))
-    (lib / 'ddkit' / (OTHER.provider + '.py')).unlink()
+def without_provider(tmp_path, adapter):
+    """bin/ddkit.py in a copy of the tree whose library lacks this provider's module (a router
+    without its package); the tool's path."""
+    shutil.copytree(os.path.join(ROOT, 'lib'), str(tmp_path / 'lib'))
+    (tmp_path / 'lib' / 'ddkit' / (adapter.provider + '.py')).unlink()
     tool = tmp_path / 'bin' / 'ddkit.py'
     tool.parent.mkdir()
     shutil.copy(os.path.join(ROOT, 'bin', 'ddkit.py'), str(tool))
+    return tool
+
+
+def test_a_provider_not_installed_is_named_with_its_package(box, tmp_path):
+    """A router carries the providers it uses: the others' modules are absent, and a record naming
+    one says which package brings it; --help lists what is there."""
+    tool = without_provider(tmp_path, OTHER)
     done = run_tool(str(tool), env=env_of(OTHER, box, tmp_path))
     assert done.returncode == 2 and 'ddkit: provider %s is not installed: install the package ddkit-%s' % (
         OTHER.provider, OTHER.provider) in done.stderr and 'Traceback' not in done.stderr, done.stderr
@@ -180,12 +186,7 @@ def test_a_provider_not_installed_is_named_with_its_package(box, tmp_path):
 def test_a_section_of_a_provider_not_installed_names_its_package_not_its_options(box, tmp_path, where):
     """A section filled in for a provider whose package is missing: the package is what to install,
     not its options that are unknown."""
-    lib = tmp_path / 'lib'
-    shutil.copytree(os.path.join(ROOT, 'lib'), str(lib))
-    (lib / 'ddkit' / (OTHER.provider + '.py')).unlink()
-    tool = tmp_path / 'bin' / 'ddkit.py'
-    tool.parent.mkdir()
-    shutil.copy(os.path.join(ROOT, 'bin', 'ddkit.py'), str(tool))
+    tool = without_provider(tmp_path, OTHER)
     options = {k[5:].lower(): v for k, v in OTHER.env(box, tmp_path).items()}
     if where == 'uci':
         path = tmp_path / 'ddkit.uci'

@@ -275,3 +275,15 @@ def mount_tmpfs(path, size='64k'):
 
 def remount(path, mode):
     subprocess.run(['mount', '-o', 'remount,' + mode, path], check=True, capture_output=True)
+
+
+def fill(path):
+    """Fill the file system of path until it is full (a file at path takes what is left)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        while os.write(fd, b'\0' * 65536):
+            pass
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -19,7 +19,7 @@ import conftest
 import needs
 from conftest import GUARD_MARK, RECORD, tool_path
 from fakes.base import Reply
-from faultkit import make_rig, mount_tmpfs, remount
+from faultkit import fill, make_rig, mount_tmpfs, remount
 
 FIRST = '81.2.70.100'    # the record's address before the first run
 # every address in play ends in three digits: a state file cut short never names one of them
@@ -487,18 +487,6 @@ def done_then_502(reply):
     if reply.status < 300:
         return Reply(502, text='Bad Gateway', headers={'Retry-After': '0'})
     return reply
-
-
-def fill(path):
-    """Fill the file system of path until it is full."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        while os.write(fd, b'\0' * 65536):
-            pass
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def command(rig, prefix, env):

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from conftest import ROOT
-from faultkit import NEW, OLD, mount_tmpfs, remount, rig  # noqa: F401  (rig is a fixture)
+from faultkit import NEW, OLD, fill, mount_tmpfs, remount, rig  # noqa: F401  (rig is a fixture)
 import needs  # noqa: E402
 
 
@@ -47,14 +47,7 @@ def test_disk_full_keeps_old_state(rig, request):
     request.addfinalizer(mount_tmpfs(rig.state_dir, size='64k'))
     rig.seed(ids_file=False)
     filler = os.path.join(rig.state_dir, 'filler')
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
-    try:
-        while os.write(fd, b'\0' * 1024):
-            pass
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    fill(filler)
     done = rig.run()
     out = rig.output(done)
     assert done.returncode == 1, out
