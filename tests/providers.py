@@ -14,14 +14,14 @@ class Adapter:
         self.content = content           # a record's value as the fake holds it
 
     def fake(self, box):
-        return getattr(box, 'provider_' + self.letter)
+        return box.fakes[self.provider]
 
     def zone(self, box):
-        return getattr(box, 'zone_' + self.letter)
+        return box.zones[self.provider]
 
     def env(self, box, state):
         """The DDNS_* environment that points the tool at the sandbox, state in `state`."""
-        return getattr(box, 'env_' + self.letter)(str(state))
+        return box.env_of(self.provider, str(state))
 
     def add(self, box, name, rtype, ip):
         """A record at the fake, as a user's record that already exists."""

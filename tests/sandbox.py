@@ -16,39 +16,51 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from fakes.helpers import DoH, IpLookup  # noqa: E402
-from fakes.provider_a import ProviderA  # noqa: E402
-from fakes.provider_b import ProviderB  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
 ZONE, RECORD = 'example.com', 'home.example.com'
 
 
+def fake_classes():
+    """{provider: the fake that plays it}: every class of tests/fakes/ that names its PROVIDER, one
+    for each provider of the registry (a provider without a fake is a missing part, said here)."""
+    import importlib
+    sys.path.insert(0, os.path.join(ROOT, 'lib'))
+    from ddkit import registry
+    found = {}
+    for name in sorted(os.listdir(os.path.join(HERE, 'fakes'))):
+        if name.endswith('.py') and not name.startswith('_'):
+            module = importlib.import_module('fakes.' + name[:-3])
+            found.update((cls.PROVIDER, cls) for cls in vars(module).values()
+                         if isinstance(cls, type) and isinstance(getattr(cls, 'PROVIDER', None), str))
+    missing = [name for name in registry.PROVIDERS if name not in found]
+    if missing:
+        raise RuntimeError('no fake in tests/fakes/ plays the provider %s (its class sets PROVIDER)'
+                           % ', '.join(missing))
+    return {name: found[name] for name in registry.PROVIDERS}
+
+
 class Sandbox:
-    """Every fake service, started together, with one account and one zone."""
+    """Every fake service, started together, with one account and one zone: the lookup, DoH, and a
+    fake of each provider of the registry (fakes[provider], zones[provider]; also provider_<letter>,
+    zone_<letter> and env_<letter>, the letter its fake names)."""
 
     def __init__(self, tls_cert=None):
         self.lookup = IpLookup('81.2.69.10', tls_cert).start()
         self.doh = DoH(tls_cert).start()
-        self.provider_a = ProviderA(tls_cert=tls_cert).start()
-        self.zone_a = self.provider_a.add_zone(ZONE)
-        self.provider_b = ProviderB(tls_cert=tls_cert).start()
-        self.zone_b = self.provider_b.add_zone(ZONE)
-        self.servers = [self.lookup, self.doh, self.provider_a, self.provider_b]
+        self.fakes, self.zones = {}, {}
+        for name, cls in fake_classes().items():
+            fake = self.fakes[name] = cls(tls_cert=tls_cert).start()
+            self.zones[name] = fake.add_zone(ZONE)
+            setattr(self, 'provider_' + cls.LETTER, fake)
+            setattr(self, 'zone_' + cls.LETTER, self.zones[name])
+            setattr(self, 'env_' + cls.LETTER, lambda state_dir, name=name: self.env_of(name, state_dir))
+        self.servers = [self.lookup, self.doh] + list(self.fakes.values())
 
-    def env_a(self, state_dir):
-        """The DDNS_* environment that points updater A at the sandbox."""
-        return {'DDNS_AUTH_EMAIL': self.provider_a.email, 'DDNS_AUTH_KEY': self.provider_a.key,
-                'DDNS_ZONE_NAME': ZONE, 'DDNS_RECORD_NAME': RECORD,
-                'DDNS_BASE_URL': self.provider_a.url, 'DDNS_DOH_URL': self.doh.url,
-                'DDNS_IP_LOOKUP_URL': self.lookup.url, 'DDNS_STATE_DIR': state_dir}
-
-    def env_b(self, state_dir):
-        """The DDNS_* environment that points updater B at the sandbox (IAM and DNS on one fake)."""
-        return {'DDNS_USERNAME': self.provider_b.username, 'DDNS_PASSWORD': self.provider_b.password,
-                'DDNS_PROJECT_NAME': self.provider_b.project, 'DDNS_AUTH_URL': self.provider_b.url,
-                'DDNS_DNS_URL': self.provider_b.url, 'DDNS_ZONE_NAME': ZONE, 'DDNS_RECORD_NAME': RECORD,
-                'DDNS_DOH_URL': self.doh.url, 'DDNS_IP_LOOKUP_URL': self.lookup.url,
-                'DDNS_STATE_DIR': state_dir}
+    def env_of(self, provider, state_dir):
+        """The DDNS_* environment that points a tool of this provider at the sandbox."""
+        return dict(self.fakes[provider].settings(), DDNS_ZONE_NAME=ZONE, DDNS_RECORD_NAME=RECORD,
+                    DDNS_DOH_URL=self.doh.url, DDNS_IP_LOOKUP_URL=self.lookup.url, DDNS_STATE_DIR=state_dir)
 
     def seed(self):
         """The record at both providers and in the DoH resolver, holding an older address: a first run

@@ -82,3 +82,10 @@ def test_the_check_itself_finds_a_name(tmp_path):
     """The word match the check uses finds a provider named in code and in a comment alike."""
     for text in ("if provider == '%s':", '# %s only'):
         assert all(re.search(r'\b%s\b' % name, text % name) for name in registry.PROVIDERS)
+
+
+def test_every_registered_provider_has_a_fake_the_sandbox_starts():
+    from sandbox import fake_classes
+    found = fake_classes()
+    assert list(found) == list(registry.PROVIDERS)
+    assert all(callable(getattr(cls, 'settings', None)) for cls in found.values())

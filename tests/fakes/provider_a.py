@@ -30,6 +30,8 @@ def failure(status, *errors):
 
 
 class ProviderA(FakeServer):
+    PROVIDER, LETTER = 'cloudflare', 'a'   # the registry's provider it plays; the sandbox's provider_a
+
     def __init__(self, email='user@example.com', key='k' * 37, token=None, tls_cert=None):
         super().__init__(tls_cert)
         self.email, self.key, self.token = email, key, token
@@ -50,6 +52,10 @@ class ProviderA(FakeServer):
                    self.update_record, guard=self._zone)
 
     # --- state ---------------------------------------------------------------------------------
+    def settings(self):
+        """The DDNS_* settings of the provider's own that point a tool at this fake."""
+        return {'DDNS_AUTH_EMAIL': self.email, 'DDNS_AUTH_KEY': self.key, 'DDNS_BASE_URL': self.url}
+
     def add_zone(self, name):
         zid = new_id()
         self.zones[zid] = {'id': zid, 'name': name, 'status': 'active', 'paused': False,

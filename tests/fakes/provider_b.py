@@ -35,6 +35,8 @@ class ProviderB(FakeServer):
     """IAM and DNS on one server (point auth_url and dns_url at `url`); routes get_token, list_zones,
     list_records, get_record, create_record, update_record."""
 
+    PROVIDER, LETTER = 'huaweicloud', 'b'   # the registry's provider it plays; the sandbox's provider_b
+
     def __init__(self, username='hw-user', password='Pa55:w0rd"x\'9', project='cn-north-4',
                  tls_cert=None, token_ttl=86400):
         super().__init__(tls_cert)
@@ -76,6 +78,11 @@ class ProviderB(FakeServer):
         """Revoke one token, or every token issued so far."""
         for t in [token] if token else list(self.tokens):
             self.tokens[t]['revoked'] = True
+
+    def settings(self):
+        """The DDNS_* settings of the provider's own that point a tool at this fake (IAM and DNS on one)."""
+        return {'DDNS_USERNAME': self.username, 'DDNS_PASSWORD': self.password, 'DDNS_PROJECT_NAME': self.project,
+                'DDNS_AUTH_URL': self.url, 'DDNS_DNS_URL': self.url}
 
     def add_zone(self, name):
         zid = new_id()
