@@ -32,6 +32,11 @@ class Adapter:
         found = self.fake(box).find(name)[0]
         return found['content'] if 'content' in found else found['records']
 
+    def hold(self, box, name, rtype, ip):
+        """Every record of this name and type at the fake holds ip now (as if changed there)."""
+        for found in self.fake(box).find(name, rtype):
+            found['content' if 'content' in found else 'records'] = self.content(ip)
+
     def remove(self, box, name):
         """Every record of this name at the fake, gone (as if never made)."""
         records = getattr(self.fake(box), self.store)

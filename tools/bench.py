@@ -27,6 +27,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, 'tests'))
 import bench_https  # noqa: E402
+from providers import PROVIDERS  # noqa: E402  (the test adapters: one a provider of the registry)
+
+
+def adapter_of(label):
+    """The provider adapter whose rows are labelled so (its letter)."""
+    return next(a for a in PROVIDERS if a.letter.upper() == label)
 
 PY = '/usr/bin/python3'
 ISOLATED = ['-I', '-S']              # how the project starts the tools: no site, no PYTHON*
@@ -301,10 +307,7 @@ class Bench:
         return python + [path], None
 
     def settings(self, tool, state):
-        env = getattr(self.box, 'env_' + tool[-1], None)
-        if env is None:
-            return None
-        return env(state)
+        return next(a for a in PROVIDERS if a.tool == tool).env(self.box, state)
 
     def lookup_answer(self, value):
         def before():
@@ -348,7 +351,8 @@ class Bench:
         self.floor_isolated.isolated = True
         self.paths += [floor, self.floor_isolated]
         self.install()
-        for tool, label in (('updater_a', 'A'), ('updater_b', 'B')):
+        for adapter in PROVIDERS:   # each provider of the registry, through the tool fixed to it
+            tool, label = adapter.tool, adapter.letter.upper()
             for variant in ('bin', 'dist', 'installed'):
                 self.updater_paths(tool, label, variant)
                 if variant != 'bin':   # the forms a router runs, as it starts them: -I -S
@@ -376,8 +380,6 @@ class Bench:
         suffix = {'bin': '', 'dist': ' (single file', 'installed': ' (installed'}[variant]
         suffix += (', -I -S)' if isolated else ')') if suffix else ''
         cmd, why = self.tool(tool, variant, isolated)
-        if cmd and self.settings(tool, self.tmp) is None:
-            cmd, why = None, 'not built yet (tests/sandbox.py has no env_%s)' % tool[-1]
         specs = [('iface', 'A'), ('iface', 'AAAA'), ('prefix', 'AAAA'), ('neigh', 'AAAA'), ('url', 'A')] \
             + ([('notify', 'A')] if not isolated else []) \
             + ([('changed', 'A')] if variant != 'installed' and not isolated else [])
@@ -387,7 +389,8 @@ class Bench:
                     'neigh': '%s unchanged, neigh IPv6 (LAN host)' % label,
                     'url': '%s unchanged, url' % label,
                     'notify': '%s unchanged + on_change + healthcheck_url (url)' % label,
-                    'changed': '%s changed, ids%s cached' % (label, ' and token' if label == 'B' else '')}[kind]
+                    'changed': '%s changed, ids%s cached' % (
+                        label, ' and token' if 'auth_file' in adapter_of(label).files else '')}[kind]
             # the LAN sources read the kernel as iface: does, so they are held to its budget
             local = kind in ('iface', 'prefix', 'neigh')
             path = Path(name + suffix, budget=('iface' if local else kind, label, variant))
@@ -429,7 +432,7 @@ class Bench:
             self.records_path(tool, label, variant, cmd, why)
         if variant == 'bin' and not isolated:
             self.both_changed_path(tool, label, cmd, why)
-        if variant == 'bin' and not isolated and label == 'A':
+        if variant == 'bin' and not isolated and adapter_of(label) is PROVIDERS[0]:   # one provider is enough
             self.scale_paths(tool, label, cmd, why)
 
     def scale_paths(self, tool, label, cmd, why):
@@ -469,18 +472,17 @@ class Bench:
             else:
                 shared['ip_source'] = 'iface:' + IFACE
                 path.seed = {}
-                path.before = self.first_run(tool, state, names)
+                path.before = self.first_run(adapter_of(label), state, names)
             config = os.path.join(state, 'records.conf')
             private_file(config, ''.join('%s=%s\n' % kv for kv in sorted(shared.items())) + text)
             path.expect = 'All %d records done.' % count
             path.cmd, path.env = cmd + ['--all', '--config', config], clean_env()
 
-    def first_run(self, tool, state, names):
+    def first_run(self, adapter, state, names):
         """Before each run of the first-run row: no record at the provider, no state file."""
         def before():
-            fake = self.box.provider_a
-            for rid in [rid for rid, r in fake.records.items() if r['name'] in names]:
-                del fake.records[rid]
+            for name in names:
+                adapter.remove(self.box, name)
             for name in os.listdir(state):
                 if name.startswith('.'):
                     os.unlink(os.path.join(state, name))
@@ -534,12 +536,7 @@ class Bench:
                     f.write(old[rtype] + '\n')
                 if os.path.exists(os.path.join(state, files['ids_file'] % key)):
                     os.unlink(os.path.join(state, files['ids_file'] % key))
-                if label == 'A':
-                    for found in self.box.provider_a.find(record, rtype):
-                        found['content'] = old[rtype]
-                else:
-                    for found in self.box.provider_b.find(record, rtype):
-                        found['records'] = [old[rtype]]
+                adapter_of(label).hold(self.box, record, rtype, old[rtype])
         path.before, path.seed, path.expect = before, {}, 'All 2 records done.'
         path.cmd, path.env = cmd, clean_env(env)
 
@@ -742,17 +739,18 @@ def verdict(path, bench, rtt):
         if any(c.count('list_records') > 10 for c in path.requests):
             missed.append('%d listings' % max(c.count('list_records') for c in path.requests))
     elif kind == 'both':
-        text = 'requests: 1 zone lookup, 1 listing, 2 updates%s' % (', no token' if label == 'B' else '')
+        text = 'requests: 1 zone lookup, 1 listing, 2 updates%s' % (
+            ', no token' if 'auth_file' in adapter_of(label).files else '')
         if any(c != ('list_records', 'list_zones', 'update_record', 'update_record') for c in path.requests):
             missed.append('requests')
-    elif kind == 'changed' and label == 'A':
-        text = 'requests: lookup + read record + update'
-        if any(c != ('get_record', 'lookup', 'update_record') for c in path.requests):
-            missed.append('requests')
-    elif kind == 'changed':
-        text = 'requests: lookup + update, no token'
-        if any(len(c) != 2 or 'lookup' not in c or not any('update' in r for r in c)
-               or any('token' in r for r in c) for c in path.requests):
+    elif kind == 'changed':   # the provider's own row of a change with stored ids, and the lookup
+        adapter = adapter_of(label)
+        own = adapter.calls['updated with stored ids']
+        want = tuple(sorted(own + ['lookup']))
+        words = {'get_record': 'read record', 'update_record': 'update'}
+        text = 'requests: %s%s' % (' + '.join(['lookup'] + [words.get(c, c) for c in own]),
+                                   ', no token' if 'auth_file' in adapter.files else '')
+        if any(c != want for c in path.requests):
             missed.append('requests')
     else:
         lookups = len(calls)
