@@ -132,3 +132,22 @@ def test_all_lists_every_record_never_for_one_not_run(box, tmp_path):
 def test_json_without_status_is_refused(box, tmp_path):
     done = run_tool('updater_a', ['--json'], env=PROVIDERS[0].env(box, tmp_path))
     assert done.returncode == 2 and '--json goes with --status' in done.stderr
+
+
+@EACH
+def test_the_first_unchanged_run_after_no_valid_ip_says_so(box, tmp_path, adapter):
+    """A line back after an outage: the IP as the ip file claims, no request, and the status no
+    longer says no-ip (the one write of such a run)."""
+    adapter.add(box, RECORD, 'A', OLD)
+    box.lookup.answer = NEW
+    assert update(adapter, box, tmp_path).returncode == 0
+    box.lookup.answer = '10.0.0.1'
+    assert update(adapter, box, tmp_path).returncode == 0
+    assert status(adapter, box, tmp_path)[1][0]['outcome'] == 'no-ip'
+    box.lookup.answer = NEW
+    calls = len(adapter.fake(box).calls())
+    again = update(adapter, box, tmp_path)
+    assert again.returncode == 0 and 'IP has not changed' in again.stdout
+    assert len(adapter.fake(box).calls()) == calls
+    code, (values,) = status(adapter, box, tmp_path)
+    assert values['outcome'] == 'unchanged' and values['ip'] == NEW

@@ -51,12 +51,24 @@ def run(job):
         job.failure = Failure('interrupted', kind='unexpected')
         return FAILED
     job.outcome = outcome
-    from ddkit import status
-    status.record(job, outcome, quiet)
+    if not (quiet and kept_good(job)):   # the common run: its status says so already
+        from ddkit import status
+        status.record(job, outcome, quiet)
     if not cfg.dry_run and (cfg.on_change or cfg.healthcheck_url):
         from ddkit import notify
         notify.tell(job, outcome)
     return outcome
+
+
+def kept_good(job):
+    """True when the record's status file (ddkit.status) keeps a good outcome with the current IP, or
+    there is none: what a quiet run would keep already. Read here, with the state module every run
+    has loaded, so that the common run loads nothing more (status.record decides the same)."""
+    lines = state.read_lines(job.files['status_file'])
+    return not lines or lines[0] in GOOD_LINES and 'ip=%s' % job.new_ip in lines
+
+
+GOOD_LINES = tuple('outcome=' + outcome for outcome in (UNCHANGED, UPDATED, CREATED))
 
 
 def exit_status(job, outcome):

@@ -107,3 +107,17 @@ def line(values):
     if values['outcome'] == FAILED:
         text += '; failed at %s: %s' % (values['step'] or 'an unknown step', values['message'] or '')
     return text
+
+
+def show(shown, failed_loads, as_json):
+    """Print each record's kept status (a line each, or one JSON array); the exit status: 2 when a
+    record's settings could not be read, 1 when a record's last run failed, else 0."""
+    from ddkit.log import say
+    if as_json:
+        from ddkit import jsontext
+        say(jsontext.dumps(shown))
+    else:
+        for values in shown:
+            say(line(values))
+    worst = max([code for _, code in failed_loads] or [0])
+    return worst or (1 if any(values['outcome'] == FAILED for values in shown) else 0)

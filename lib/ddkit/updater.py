@@ -114,26 +114,12 @@ def main(provider=None, argv=None, tool=None, choice=None):
             finally:
                 job.log.close()
     if 'status' in args.on:
-        return show_status(shown, outcomes, 'json' in args.on)
+        from ddkit import status
+        return status.show(shown, outcomes, 'json' in args.on)
     status = outcomes[0][1] if not run.several else finish(tool, args, outcomes, run)
     if 'ddkit.wire' in sys.modules:   # only a run that made a request loaded it
         sys.modules['ddkit.wire'].close_all()
     return status
-
-
-def show_status(shown, failed_loads, as_json):
-    """Print each record's kept status (a line each, or one JSON array); the exit status: 2 when a
-    record's settings could not be read, 1 when a record's last run failed, else 0."""
-    from ddkit import FAILED, status
-    from ddkit.log import say
-    if as_json:
-        from ddkit import jsontext
-        say(jsontext.dumps(shown))
-    else:
-        for values in shown:
-            say(status.line(values))
-    worst = max([code for _, code in failed_loads] or [0])
-    return worst or (1 if any(values['outcome'] == FAILED for values in shown) else 0)
 
 
 def shared_base(bases, provider, args, table, environ, shared):
