@@ -6,7 +6,7 @@ this provider fixed. Authentication: X-Auth-Email + X-Auth-Key, or an API token 
 Bearer. API reference: https://developers.cloudflare.com/api/resources/dns/subresources/records/
 """
 
-from ddkit import Failure, decimal, http
+from ddkit import Failure, decimal
 from ddkit.provider import PAGE, Record, Stale, Zone, listing, safe_id, whole_zone
 from ddkit.settings import Setting, check_header, check_url
 
@@ -169,6 +169,7 @@ def update_record(job, zone_id, record, ip):
 def call(job, method, path, step, body=None, stale=False):
     """One API call, its envelope checked (success false, error, empty). stale: an answer that the
     zone or record id is not valid (any more) raises Stale, so the loop looks them up again."""
+    from ddkit import http  # only on a request: a run that sends none loads none of it
     cfg, log = job.cfg, job.log
     headers = {'Content-Type': 'application/json'}  # the API asks for it on every call
     if cfg.api_token:

@@ -8,6 +8,7 @@ Redirects are never followed: credentials must not travel to another host or ove
 import time
 
 from ddkit import VERSION, Failure, decimal
+from ddkit.urls import split_url  # noqa: F401  (callers take it from here too)
 
 USER_AGENT = 'ddkit/%s (+router DDNS tools)' % VERSION
 MAX_BODY = 256 * 1024    # no answer we use is larger; a bigger one is a broken or hostile server
@@ -141,22 +142,6 @@ def date(text):
         return None
     import calendar
     return calendar.timegm((year, months.index(month.title()) + 1, day, hour, minute, second))
-
-
-def split_url(url):
-    """(scheme, host, port, path without its leading /) of a URL; ValueError for a port that is not
-    1-65535. The one place URLs are taken apart: settings.check_url checks with it too."""
-    scheme, _, rest = url.partition('://')
-    hostport, _, path = rest.partition('/')
-    if hostport.startswith('['):
-        host, _, port = hostport[1:].partition(']')
-        port = port[1:] if port.startswith(':') else port
-    else:
-        host, _, port = hostport.partition(':')
-    number = decimal(port) if port else 443 if scheme == 'https' else 80
-    if not number or number > 65535:
-        raise ValueError('bad port %r' % port)
-    return scheme, host, number, path
 
 
 def _transient(e):

@@ -11,7 +11,7 @@ https://support.huaweicloud.com/intl/en-us/api-iam/iam_30_0001.html (tokens)
 
 import time
 
-from ddkit import Failure, decimal, http
+from ddkit import Failure, decimal
 from ddkit.provider import PAGE, Absent, Exists, ProviderSession, Record, Stale, Zone, listing, safe_id, whole_zone
 from ddkit.settings import Setting, check_text, check_url
 
@@ -186,6 +186,7 @@ def call(job, method, path, step, body=None, tolerate=False, create=False, zones
     Stale, a recordset that exists raises Exists (the loop acts on both); stale: a zone or recordset
     that is gone raises Stale; zones: a zone listing, where none found is for choose_zone to say;
     elsewhere total_count 0 raises Absent."""
+    from ddkit import http  # only on a request: a run that sends none loads none of it
     cfg, log = job.cfg, job.log
     token = job.session.token or get_token(job)
     for _ in (1, 2):
@@ -295,6 +296,7 @@ def get_token(job):
 
 def new_token(job):
     """POST the password to IAM; the token comes back in X-Subject-Token, cached 0600 until Date + 1 day."""
+    from ddkit import http  # only on a request: a run that sends none loads none of it
     cfg, log = job.cfg, job.log
     log.info('Getting a token for user %s, project %s.' % (cfg.username, cfg.project_name))
     body = {'auth': {'identity': {'methods': ['password'], 'password': {'user': {

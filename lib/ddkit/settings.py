@@ -63,7 +63,7 @@ class Config(Namespace):
 
 def check_url(value):
     """An http:// or https:// URL with a host, an optional port 1-65535 and no user:password@."""
-    from ddkit.http import split_url
+    from ddkit.urls import split_url
     try:
         scheme, host, _, _ = split_url(value)
     except ValueError:
