@@ -125,13 +125,6 @@ def scale_mac(i):
     return '02:00:00:00:aa:%02x' % i
 
 
-def tool_files(tool):
-    """The FILES table (state file name patterns) of the provider the tool is fixed to."""
-    sys.path.insert(0, os.path.join(ROOT, 'lib'))
-    from ddkit import registry
-    return registry.of_tool(tool).FILES
-
-
 def private_file(path, text):
     """Write a config file of the bench, mode 0600 (it holds the fakes' credentials; the tools refuse a
     config file others could change)."""
@@ -527,7 +520,7 @@ class Bench:
         record = ('%s-both.%s' % (label, env['DDNS_ZONE_NAME'])).lower()
         env.update({'DDNS_RECORD_NAME': record, 'DDNS_RECORD_TYPE': 'A AAAA',
                     'DDNS_IP_SOURCE': 'iface:' + IFACE})
-        files = tool_files(tool)
+        files = adapter_of(label).files
         old = {'A': '81.2.69.3', 'AAAA': '240e::3'}
 
         def before():

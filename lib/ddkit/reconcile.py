@@ -27,7 +27,7 @@ def run(job):
         job.failure = Failure('%s; nothing was changed' % problem[0], step='trust the state directory',
                               kind='state', fix=problem[1])
         return FAILED
-    quiet = False   # True: the IP found unchanged without a request (the status may stay as it is)
+    quiet = False   # True: the IP found unchanged without a request (the status may say so already)
     try:
         current = get_current_ip(job)   # the kernel or a lookup service: nothing written yet
         if current is None:
@@ -53,7 +53,7 @@ def run(job):
     job.outcome = outcome
     if not (quiet and kept_good(job)):   # the common run: its status says so already
         from ddkit import status
-        status.record(job, outcome, quiet)
+        status.record(job, outcome)
     if not cfg.dry_run and (cfg.on_change or cfg.healthcheck_url):
         from ddkit import notify
         notify.tell(job, outcome)
@@ -63,7 +63,7 @@ def run(job):
 def kept_good(job):
     """True when the record's status file (ddkit.status) keeps a good outcome with the current IP, or
     there is none: what a quiet run would keep already. Read here, with the state module every run
-    has loaded, so that the common run loads nothing more (status.record decides the same)."""
+    has loaded, so that the common run loads nothing more."""
     lines = state.read_lines(job.files['status_file'])
     return not lines or lines[0] in GOOD_LINES and 'ip=%s' % job.new_ip in lines
 

@@ -22,12 +22,3 @@ def provider(name):
             raise
         # each provider is a package of its own (opkg, apk): a router carries the ones it uses
         raise UsageError('provider %s is not installed: install the package ddkit-%s' % (name, name))
-
-
-def of_tool(tool):
-    """The provider a seed tool (updater_a, updater_b) is fixed to, or None."""
-    for name in PROVIDERS:
-        module = provider(name)
-        if module.STEM == tool:
-            return module
-    return None

@@ -13,9 +13,9 @@ modification time of the record's log file, to which that run appended its line.
 import os
 import time
 
-from ddkit import CREATED, FAILED, FIELDS, NO_IP, UNCHANGED, UPDATED
+from ddkit import CREATED, FAILED, FIELDS, UNCHANGED, UPDATED
 
-GOOD = (UNCHANGED, UPDATED, CREATED)   # outcomes after which an unchanged run need not write
+GOOD = (UNCHANGED, UPDATED, CREATED)   # outcomes after which the record holds the current IP
 NEVER = 'never'    # the outcome --status shows for a record no run has decided yet
 KEYS = ('name', 'type', 'provider', 'ip', 'outcome', 'checked', 'changed', 'step', 'message', 'fix', 'code',
         'http_status', 'url', 'kind')   # of --status --json, in this order
@@ -41,16 +41,14 @@ def read(path):
 STORED = ('outcome', 'checked', 'changed', 'ip', 'message') + FIELDS
 
 
-def record(job, outcome, quiet):
-    """Keep this run's outcome (not in a dry run), unless it is what is kept already. quiet: the
-    run found the IP unchanged without a request, which a good outcome kept says already."""
-    if job.cfg.dry_run or outcome not in (UNCHANGED, UPDATED, CREATED, FAILED, NO_IP):
+def record(job, outcome):
+    """Keep this run's outcome (not in a dry run), unless it is what is kept already. The common
+    run, the IP unchanged without a request after a good outcome, never comes here
+    (ddkit.reconcile.kept_good)."""
+    if job.cfg.dry_run:
         return
     path = path_of(job)
     kept = read(path)
-    # no status file yet (a record run before there was one): the ip file says as much
-    if quiet and kept.get('outcome', UNCHANGED) in GOOD and kept.get('ip', job.new_ip) == job.new_ip:
-        return
     from ddkit.log import printable
     now = '%d' % time.time()
     values = {'outcome': outcome,
