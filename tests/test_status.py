@@ -151,3 +151,17 @@ def test_the_first_unchanged_run_after_no_valid_ip_says_so(box, tmp_path, adapte
     assert len(adapter.fake(box).calls()) == calls
     code, (values,) = status(adapter, box, tmp_path)
     assert values['outcome'] == 'unchanged' and values['ip'] == NEW
+
+
+def test_a_damaged_status_or_ip_file_is_shown_bounded_and_escaped_never_a_traceback(box, tmp_path):
+    a = PROVIDERS[0]
+    status_file(a, tmp_path).write_text('outcome=failed\nchecked=%s\nchanged=1e9\nstatus=123456789\n'
+                                        'step=find zone\x1b[2J\nmessage=forged\x07\n' % ('9' * 60))
+    (tmp_path / a.ip_file(RECORD)).write_text('not an address\n')
+    code, (values,) = status(a, box, tmp_path)
+    assert code == 1 and values['outcome'] == 'failed' and values['ip'] is None
+    assert values['checked'] is None and values['changed'] is None and values['http_status'] is None
+    assert values['step'] == 'find zone\\x1b[2J' and values['message'] == 'forged\\x07'
+    plain = run_tool(a.tool, ['--status'], env=a.env(box, tmp_path))
+    assert plain.returncode == 1 and 'Traceback' not in plain.stderr, plain.stderr
+    assert '\x1b' not in plain.stdout and 'checked never' in plain.stdout, plain.stdout

@@ -70,27 +70,38 @@ def shown(job, provider_name):
     """The record's status as --status reads it: {key: value} of KEYS (numbers as ints, unknown as
     None; outcome 'never' when no run decided yet)."""
     from ddkit import decimal, state
+    from ddkit.log import printable
     cfg = job.cfg
-    kept = read(path_of(job))
+    # what a damaged or hand-edited file holds is shown escaped, its numbers bounded
+    kept = {key: printable(value) for key, value in read(path_of(job)).items()}
     lines, verified = state.read_dated(job.ip_file)
     if not kept and lines:   # run before there was a status file: the ip file claims what it holds
         kept = {'outcome': UNCHANGED, 'checked': '%d' % verified}
-    checked = decimal(kept.get('checked', ''))
+    checked = seconds(kept.get('checked', ''))
     if kept:   # later runs that decided the same appended a log line and wrote nothing here
         try:
-            logged = int(os.stat(cfg.log_file).st_mtime)
+            logged = int(os.lstat(cfg.log_file).st_mtime)   # the log's own time, never a link's target's
         except OSError:
             logged = None
         if logged and checked and logged > checked:
             checked = logged
+    from ddkit import ipcheck
+    held = ipcheck.valid_ip(lines[0], cfg.record_type)[0] if lines else None   # a damaged ip file: unknown
     values = {'name': cfg.record_name, 'type': cfg.record_type, 'provider': provider_name,
-              'ip': (lines[0] if lines else kept.get('ip')) or None,
+              'ip': held or (None if lines else kept.get('ip')) or None,
               'outcome': kept.get('outcome') or NEVER, 'checked': checked,
-              'changed': decimal(kept.get('changed', '')), 'step': kept.get('step') or None,
+              'changed': seconds(kept.get('changed', '')), 'step': kept.get('step') or None,
               'message': kept.get('message') or None, 'fix': kept.get('fix') or None,
-              'code': kept.get('code') or None, 'http_status': decimal(kept.get('status', '')),
+              'code': kept.get('code') or None, 'http_status': decimal(kept.get('status', '')) if len(kept.get('status', '')) <= 3 else None,
               'url': kept.get('url') or None, 'kind': kept.get('kind') or None}
     return {key: values[key] for key in KEYS}
+
+
+def seconds(text):
+    """Epoch seconds as the status file keeps them, or None: digits only, at most 12 (a damaged file's
+    60-digit number is no time, and would overflow the clock's)."""
+    from ddkit import decimal
+    return decimal(text) if len(text) <= 12 else None
 
 
 def line(values):
