@@ -151,11 +151,11 @@ def _transient(e):
 
 
 def _kind(e):
-    """What kept an answer from coming, as a Failure's kind (OSError subclasses, never the words)."""
-    import _socket
+    """What kept an answer from coming, as a Failure's kind (by the OSError's class, as _transient
+    does, never the words; no socket module to import for its gaierror)."""
     if type(e).__name__ == 'SSLCertVerificationError' or getattr(e, 'verify_code', None):
         return 'tls'
-    if isinstance(e, _socket.gaierror):
+    if type(e).__name__ == 'gaierror':
         return 'resolve'
     if isinstance(e, TimeoutError) or type(e).__name__ == 'timeout':
         return 'timeout'
