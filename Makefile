@@ -5,7 +5,7 @@ VENV   := $(if $(filter python3,$(PYTHON)),.venv,.venv-$(shell $(PYTHON) -c 'imp
 VPY    := $(VENV)/bin/python
 TOOLS  := updater_a updater_b egress6 egress6_win
 
-.PHONY: help test test-full demo standalone feed bench check-py38 clean
+.PHONY: help test test-full demo docs standalone feed bench check-py38 clean
 # test workers: more than the 2 cores, as many tests wait on a timeout or a child process
 JOBS   ?= 4
 .DEFAULT_GOAL := help
@@ -16,6 +16,7 @@ help:
 	@echo '                  (first builds $(VENV) with tests/requirements.txt)'
 	@echo 'make test-full    the same with every row of the slow tables (what CI runs)'
 	@echo '                  offline: make test WHEELS=<dir of wheels from pip download>'
+	@echo 'make docs         docs/settings.md: the table of each provider'"'"'s own settings'
 	@echo 'make standalone   dist/<tool>.py: each tool as one file to copy to a router'
 	@echo 'make feed         dist/feed/: the opkg feed (KEY=<usign secret key> signs it);'
 	@echo '                  dist/apk/: the apk feed (APK_KEY=<EC P-256 key PEM> signs it)'
@@ -42,6 +43,9 @@ test-full: $(VENV)/.installed
 
 demo:
 	$(PYTHON) tests/sandbox.py demo
+
+docs:
+	$(PYTHON) tools/settings_doc.py --write
 
 standalone: $(patsubst %,dist/%.py,$(TOOLS))
 

@@ -4,9 +4,14 @@ instead of branching on the tool's name. A third provider is one more adapter he
 
 
 class Adapter:
-    def __init__(self, tool, provider, letter, noun, files, credentials, content, store, calls, session=None):
+    def __init__(self, tool, provider, letter, noun, files, credentials, content, store, calls, session=None,
+                 stem=None, failure=('find zone', 'not found')):
         self.tool, self.letter, self.noun, self.files = tool, letter, noun, files
         self.provider = provider         # its name in the registry (ddkit.registry)
+        # its lock, log and status files' prefix: the seed tool's name, or the provider's own (ddkit runs it)
+        self.stem = stem or tool
+        self.seed = tool != 'ddkit'      # a seed tool fixed to this provider (updater_a), else run by ddkit
+        self.failure = failure           # (step, kind) of its row 'failed: no such name' (test_provider_tables)
         self.calls = calls               # outcome row -> the exact requests its fake gets (test_provider_tables)
         self.session = session or (lambda box: {})   # box -> {state file: text} of a cached session
         self.store = store               # the fake's attribute holding its records by id
@@ -21,7 +26,8 @@ class Adapter:
 
     def env(self, box, state):
         """The DDNS_* environment that points the tool at the sandbox, state in `state`."""
-        return box.env_of(self.provider, str(state))
+        env = box.env_of(self.provider, str(state))
+        return env if self.seed else dict(env, DDNS_PROVIDER=self.provider)
 
     def add(self, box, name, rtype, ip):
         """A record at the fake, as a user's record that already exists."""
@@ -53,11 +59,16 @@ class Adapter:
             sys.path.insert(0, lib)
         return importlib.import_module('ddkit.' + self.provider)
 
+    @property
+    def told(self):
+        """Only told the IP, never read (ddkit.provider.told): no zone, no ids file."""
+        return 'ids_file' not in self.files
+
     def ip_file(self, name):
         return self.files['ip_file'] % name
 
     def __repr__(self):
-        return self.tool
+        return self.provider
 
 
 A = Adapter('updater_a', 'cloudflare', 'a', 'record', {'ip_file': '.cf-wan_ip_%s.txt', 'ids_file': '.cf-id_%s.txt'},
@@ -83,11 +94,17 @@ B = Adapter('updater_b', 'huaweicloud', 'b', 'recordset', {'ip_file': '.hw-wan_i
                    'drift healed': ['get_record', 'update_record'],
                    'failed: no such zone': ['get_token', 'list_zones']},
             session=lambda box: {'auth_file': '%d %s\n' % (box.provider_b.now() + 3600, box.provider_b.issue_token())})
-PROVIDERS = [A, B]
-TOOLS = [p.tool for p in PROVIDERS]
-BY_TOOL = {p.tool: p for p in PROVIDERS}
+DYNDNS2 = Adapter('ddkit', 'dyndns2', None, 'host', {'ip_file': '.dyndns2-ip_%s.txt', 'hold_file': '.dyndns2-hold_%s.txt'},
+                  {'DDNS_USERNAME': 'user', 'DDNS_PASSWORD': 'pw-secret'}, lambda ip: ip, 'hosts',
+                  calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
+                  stem='ddkit_dyndns2', failure=('update record', 'refused'))
+PROVIDERS = [A, B, DYNDNS2]
+SEEDS = [p for p in PROVIDERS if p.seed]   # the seed's tools: updater_a and updater_b
+TOOLS = [p.tool for p in SEEDS]
+BY_TOOL = {p.tool: p for p in SEEDS}
 
 
 def of(tool):
     """The adapter of an updater, by its tool name."""
     return BY_TOOL[tool]
+READ = [p for p in PROVIDERS if not p.told]   # the providers whose records are read (zone, record, verify)

@@ -126,6 +126,19 @@ def test_the_settings_page_lists_every_option_of_every_tool(helps):
                 assert '`%s`' % setting in text, setting
 
 
+def test_the_providers_settings_table_is_made_from_their_modules():
+    """docs/settings.md shows each provider's own settings as the modules declare them: `make docs`
+    writes the table, so a new provider, or a changed help text, reaches the page."""
+    sys.path.insert(0, os.path.join(ROOT, 'tools'))
+    import settings_doc
+    text = read(os.path.join('docs', 'settings.md'))
+    assert settings_doc.current(text) == text, 'docs/settings.md is out of date: run make docs'
+    from ddkit import registry
+    for name in registry.PROVIDERS:   # every setting of every provider, with its provider
+        for setting in registry.provider(name).SETTINGS:
+            assert '| `%s`' % setting.name in text and '| `%s` |' % name in text, (name, setting.name)
+
+
 def fixes(tool):
     """The error codes a provider module has a fix for: the keys of its FIXES table."""
     import providers

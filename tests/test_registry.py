@@ -15,8 +15,11 @@ import sys
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
 from ddkit import registry  # noqa: E402
 
-CONTRACT = ('NAME', 'STEM', 'SUMMARY', 'SETTINGS', 'REQUIRED', 'FILES', 'URLS', 'NOUN', 'FIXES', 'account', 'login',
-            'list_zones', 'choose_zone', 'find_record', 'read_record', 'create_record', 'update_record')
+CONTRACT = ('NAME', 'STEM', 'SUMMARY', 'SETTINGS', 'REQUIRED', 'FILES', 'URLS', 'NOUN', 'FIXES')
+# a provider whose records are read: its zone and record calls; one that is only told the IP: send_ip
+READ = ('account', 'login', 'list_zones', 'choose_zone', 'find_record', 'read_record', 'create_record',
+        'update_record')
+TOLD = ('send_ip',)
 # the files that may name a provider: its own (module, fake, test adapter, the seed tool fixed to it
 # and that tool's tests) and the registry; each other entry says why it must
 ALLOWED = {
@@ -34,7 +37,8 @@ ALLOWED = {
 def own_files(name):
     module = registry.provider(name)
     files = {'lib/ddkit/%s.py' % name, 'bin/%s.py' % module.STEM}
-    files.update(path for path in tracked() if re.match(r'tests/(test_%s\w*|fakes/\w+)\.py$' % module.STEM, path)
+    files.update(path for path in tracked()
+                 if re.match(r'tests/(test_(%s|%s)\w*|fakes/\w+)\.py$' % (module.STEM, name), path)
                  or path.startswith('tests/fakes/'))
     return files
 
@@ -53,7 +57,13 @@ def test_a_registered_provider_supplies_the_contract(name):
     module = registry.provider(name)
     assert module.NAME == name
     assert [item for item in CONTRACT if not hasattr(module, item)] == []
-    assert {'ip_file', 'ids_file'} <= set(module.FILES)
+    from ddkit.provider import told
+    if told(module):   # nothing to read: none of the calls that read, no ids
+        assert [item for item in READ if hasattr(module, item) and item != 'login'] == []
+        assert 'ip_file' in module.FILES and 'ids_file' not in module.FILES
+    else:
+        assert [item for item in READ if not hasattr(module, item)] == []
+        assert {'ip_file', 'ids_file'} <= set(module.FILES)
     # its docstring cites the provider's API reference, so a reader checks a request in one click
     assert re.search(r'https://\S+', module.__doc__ or ''), name
     with open(os.path.join(ROOT, 'docs', 'providers.md'), encoding='utf-8') as f:

@@ -10,9 +10,9 @@ import time
 import pytest
 
 from conftest import RECORD, import_guard, tool_path
-from providers import PROVIDERS
+from providers import READ as PROVIDERS
 
-BOTH = pytest.mark.parametrize('p', PROVIDERS, ids=[p.tool for p in PROVIDERS])
+BOTH = pytest.mark.parametrize('p', PROVIDERS, ids=[p.provider for p in PROVIDERS])
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 DAY = 86400
 

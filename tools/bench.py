@@ -27,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, 'tests'))
 import bench_https  # noqa: E402
-from providers import PROVIDERS  # noqa: E402  (the test adapters: one a provider of the registry)
+from providers import SEEDS as PROVIDERS  # noqa: E402  (the test adapters of the seed tools)
 
 
 def adapter_of(label):

@@ -75,7 +75,7 @@ class Certs:
 def add(bench, b):
     """The HTTPS rows, appended to bench.paths (b: the bench module, for Path and its helpers)."""
     from sandbox import Sandbox
-    from providers import PROVIDERS
+    from providers import SEEDS as PROVIDERS
     certs = Certs(bench.tmp)
     box = None if certs.why else Sandbox(tls_cert=certs)
     if box:

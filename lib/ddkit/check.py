@@ -12,6 +12,7 @@ import sys
 
 from ddkit import Failure
 from ddkit.log import Log
+from ddkit.provider import told
 
 OK, FAIL, SKIP = 'ok', 'FAIL', 'skip'
 CA_PACKAGE = 'opkg install ca-bundle (or ca-certificates)'
@@ -39,6 +40,12 @@ def run(job):
     report.tls_working([getattr(cfg, name) for name in provider.URLS] +
                        (cfg.ip_lookup_url if cfg.ip_source == 'url' else []))
     current = report.current_ip()
+    if told(provider):   # nothing to read there: what can be checked without sending the IP
+        if hasattr(provider, 'login'):
+            report.step('credentials accepted', lambda: provider.login(job), lambda said: 'credentials accepted' + said)
+        report.ok('the provider is only told the IP, never read: the next update sends it when the ip file '
+                  'does not claim it')
+        return report.finish()
     report.step('credentials accepted', lambda: provider.login(job), lambda said: 'credentials accepted' + said)
     zone = report.step('zone found', lambda: provider.choose_zone(job, provider.list_zones(job)), describe_zone)
     what = '%s %s %s' % (cfg.record_type, provider.NOUN, cfg.record_name)
@@ -162,8 +169,8 @@ class Report:
                              if v != 'default' and getattr(cfg, k, None) not in (None, '')))
         where = ', '.join('config file %s' % cfg.config_file if s == 'config file' and cfg.config_file else s
                           for s in sources)
-        self.ok('settings complete: %s record %s in zone %s (from %s)'
-                % (cfg.record_type, self.job.name, cfg.zone_name, where))
+        self.ok('settings complete: %s record %s%s (from %s)' % (
+            cfg.record_type, self.job.name, ' in zone %s' % cfg.zone_name if cfg.zone_name else '', where))
 
     def state_dir_writable(self):
         """The state directory (or the nearest existing parent it would be created in) is writable,

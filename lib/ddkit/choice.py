@@ -24,18 +24,22 @@ PROVIDER = Setting('provider', help='the DNS provider of the record: %s; its set
 
 def every_table(common):
     """The command line's settings: provider, every installed provider's own (each named once, its
-    help marked with its provider), the common ones."""
-    table, seen = [PROVIDER], {s.name for s in common}
+    help marked with its provider; a name several providers use shows each one's help), the common
+    ones."""
+    table, seen, own = [PROVIDER], {s.name for s in common}, {}
     for name in registry.PROVIDERS:
         try:
             provider = registry.provider(name)
         except UsageError:   # not installed here: a record naming it says so when it loads
             continue
         for s in provider.SETTINGS:
-            if s.name not in seen:
-                seen.add(s.name)
-                table.append(Setting(s.name, s.default, '(%s) %s' % (name, s.help), s.secret, s.short, s.check,
-                                     s.repeat, s.metavar))
+            if s.name in own:
+                own[s.name].help += '; (%s) %s' % (name, s.help)
+                own[s.name].secret = own[s.name].secret or s.secret   # a secret to any, masked for all
+            elif s.name not in seen:
+                own[s.name] = Setting(s.name, s.default, '(%s) %s' % (name, s.help), s.secret, s.short, s.check,
+                                      s.repeat, s.metavar)
+                table.append(own[s.name])
     return table + common
 
 

@@ -93,7 +93,7 @@ class Job:
         # the seed tools' names, whichever command runs the record; an AAAA record gets files of its own
         key = '%s_AAAA' % cfg.record_name if cfg.record_type == 'AAAA' else cfg.record_name
         self.files = {name: os.path.join(cfg.state_dir, pattern % key) for name, pattern in provider.FILES.items()}
-        self.ip_file, self.ids_file = self.files['ip_file'], self.files['ids_file']
+        self.ip_file, self.ids_file = self.files['ip_file'], self.files.get('ids_file')
         self.lock_file = os.path.join(cfg.state_dir, '.%s_%s.lock' % (provider.STEM, key))
         self.files['status_file'] = os.path.join(cfg.state_dir, '.%s_%s.status' % (provider.STEM, key))
 
@@ -129,7 +129,7 @@ class Job:
         """True when the record is to be read at the provider: verify_interval seconds have passed
         since the ip file was last confirmed (verified: its modification time), or the clock went
         back past it."""
-        if self.cfg.verify_interval is None:
+        if self.cfg.verify_interval is None or told(self.provider):   # told: it cannot be read
             return False
         now = time.time()
         return verified is None or now - verified >= self.cfg.verify_interval or verified > now + 60
@@ -174,8 +174,15 @@ def missing(provider, cfg):
     """[(setting, fix or None)] of what a record lacks: the names every updater needs, the provider's
     required ones and its credentials (of which several forms may do)."""
     from ddkit.settings import missing
-    found = [(name, None) for name in missing(cfg, ('zone_name', 'record_name') + provider.REQUIRED)]
+    names = ('record_name',) if told(provider) else ('zone_name', 'record_name')
+    found = [(name, None) for name in missing(cfg, names + provider.REQUIRED)]
     return found + list(getattr(provider, 'missing_credentials', lambda cfg: [])(cfg))
+
+
+def told(provider):
+    """True for a provider that is only told the IP (send_ip) and cannot be read: no zone, no record
+    lookup, no verification; the ip file alone says what it was last told (an update protocol, a webhook)."""
+    return hasattr(provider, 'send_ip')
 
 
 # A run of several records lists a zone once, page by page, instead of once per name

@@ -12,7 +12,7 @@ health-check ping follow, the lock released. What a provider supplies is in docs
 import sys
 
 from ddkit import CREATED, FAILED, NO_IP, UNCHANGED, UPDATED, Failure, state
-from ddkit.provider import Exists, Stale
+from ddkit.provider import Exists, Stale, told
 
 
 def run(job):
@@ -84,6 +84,8 @@ def update(job, current):
     if not cfg.force and settled(job, current, lines, verified):
         return
     claimed = claimed_ip(job, lines)
+    if told(job.provider):
+        return tell(job, claimed, current)
     # the record is read at the provider before any write when the ip file cannot say what it holds
     held = (claimed is None or claimed == current) and not cfg.force
     if claimed is None:
@@ -188,6 +190,23 @@ def get_previous_ip(job):
     return ip
 
 
+def tell(job, claimed, current):
+    """A provider that is only told the IP (ddkit.provider.told): sent whenever the ip file does not
+    claim it, as nothing can be read there; its answer may say it held the IP already."""
+    cfg, log = job.cfg, job.log
+    announce(job, claimed or get_previous_ip(job), current)
+    if cfg.dry_run:
+        log.info('Dry run: would send %s %s to the provider.' % (cfg.record_type, current))
+        return
+    forget_ip(job)
+    held = job.provider.send_ip(job, current)   # True: it says it held the IP already
+    if held:
+        log.info('The provider already held %s.' % current)
+    else:
+        job.changed(UPDATED)
+    record_ip(job, None, current, sent=not held)
+
+
 def find_ids(job, fresh=False, held=False):
     """(zone id, Record or None): the stored ids when the provider still knows them, else looked up;
     held: the Record says what the provider holds (read, where a provider updates unread)."""
@@ -272,8 +291,9 @@ def forget_ip(job):
 
 def record_ip(job, ids, ip, sent=True):
     """Remember the ids and the IP the provider now holds, and say so (a dry run only says it changed
-    nothing); the ip file's time says when the provider confirmed it."""
-    job.save(job.ids_file, ids)
+    nothing); the ip file's time says when the provider confirmed it. ids None: it has none."""
+    if ids is not None:
+        job.save(job.ids_file, ids)
     if job.cfg.dry_run:
         job.log.info('Dry run: nothing was changed.')
         return

@@ -7,6 +7,7 @@ from ddkit import UsageError
 PROVIDERS = (
     'cloudflare',     # Cloudflare API v4 (updater_a)
     'huaweicloud',    # Huawei Cloud DNS v2 with an IAM token (updater_b)
+    'dyndns2',        # the dyndns2 update protocol (No-IP, Dynu, DynDNS, ...)
 )
 
 

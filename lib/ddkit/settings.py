@@ -118,8 +118,9 @@ def ascii_name(name):
 
 def outside_zone(record, zone):
     """(problem, fix) when the record name is not zone_name or a name inside it, else None: the
-    provider would make another name, or refuse it, after the first requests."""
-    if record == zone or record.endswith('.' + zone):
+    provider would make another name, or refuse it, after the first requests. No zone_name (a
+    provider that is only told the IP needs none): nothing to compare."""
+    if not zone or record == zone or record.endswith('.' + zone):
         return None
     looks_like_id = len(zone) >= 20 and '.' not in zone
     return ('record_name %s is not inside zone_name %s' % (record, zone),

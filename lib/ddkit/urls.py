@@ -18,3 +18,10 @@ def split_url(url):
     if not number or number > 65535:
         raise ValueError('bad port %r' % port)
     return scheme, host, number, path
+
+
+def quote(text):
+    """text percent-encoded for a URL's query or path: RFC 3986's unreserved characters stay, every
+    other byte of its UTF-8 is %XX (urllib.parse would load re: start-up cost)."""
+    from ddkit import UNRESERVED
+    return ''.join(chr(b) if chr(b) in UNRESERVED else '%%%02X' % b for b in text.encode('utf-8'))

@@ -190,6 +190,7 @@ class FakeServer:
                 break
         req = Request(name, h.command, split.path, query, {k.lower(): v for k, v in h.headers.items()},
                       body, h.client_address[0])
+        req.raw_query = split.query   # as sent, before decoding: how the client escaped it
         with self.lock:
             self.requests.append(req)
             count = len([r for r in self.requests if r.route == name])
