@@ -2,7 +2,7 @@
 """The sandbox: the fake providers and helper services on 127.0.0.1, no account needed.
 
 usage: python3 tests/sandbox.py [demo|serve|--help]
-  demo    (the default) run the updaters against it (update, then unchanged) and show the log
+  demo    (the default) run the updaters and ddkit against it (update, then unchanged) and show the log
   serve   keep it running and print the settings to point a tool at it (Ctrl-C stops it)
 """
 
@@ -105,6 +105,7 @@ def demo():
                     with open(os.path.join(state, name)) as f:
                         print(f.read().rstrip())
         demo_b(box)
+        demo_ddkit(box)
     finally:
         box.stop()
 
@@ -134,6 +135,32 @@ def demo_b(box):
                 text = '%s <a %d-character token> (mode %o)' % (expiry, len(token),
                                                                  os.stat(os.path.join(state, name)).st_mode & 0o777)
             print('\n== %s ==\n%s' % (name, text))
+
+
+def demo_ddkit(box):
+    """The ddkit command: one config file with a record at each provider of the registry, run with
+    --all twice (updates, then nothing to do), then --status."""
+    from providers import PROVIDERS
+    name = 'ddkit.' + ZONE
+    box.doh.names[(name, 'A')] = ['81.2.69.1']   # a previous IP without a ping of a real host
+    with tempfile.TemporaryDirectory() as state:
+        lines = ['ip_lookup_url=%s' % box.lookup.url, 'doh_url=%s' % box.doh.url, 'state_dir=%s' % state]
+        for adapter in PROVIDERS:
+            adapter.add(box, name, 'A', '81.2.69.1')
+            lines += ['', '[%s]' % adapter.provider, 'provider=%s' % adapter.provider, 'record_name=%s' % name,
+                      'zone_name=%s' % ZONE]
+            lines += ['%s=%s' % (k[5:].lower(), v) for k, v in box.fakes[adapter.provider].settings().items()]
+        config = os.path.join(state, 'ddkit.conf')
+        with open(os.open(config, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+        tool = os.path.join(ROOT, 'bin', 'ddkit.py')
+        env = dict(os.environ)
+        for title, args in (('a record at each provider, in one config file: first run', ['--all']),
+                            ('second run: nothing changed', ['--all']),
+                            ('--status: what each record\'s last run decided', ['--all', '--status'])):
+            print('\n== ddkit, %s ==' % title, flush=True)
+            status = subprocess.call(ISOLATED + [tool, '--config', config] + args, env=env)
+            print('(exit status %d)' % status)
 
 
 def serve():

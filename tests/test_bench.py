@@ -221,7 +221,7 @@ def test_bench_smoke_round_measures_every_built_path(tmp_path):
         if 'HTTPS' in name:   # one TCP+TLS connection per host the run talked to
             assert row['cpu'] > 0 and all(c == h for c, h in row['connections']), (name, row['connections'])
             assert row['connections'][-1][1] == (1 if 'unchanged' in name else 3), (name, row['connections'])
-    assert not rows['%s unchanged, url' % bench.PROVIDERS[0].letter.upper()]['missing']
+    assert not rows['%s unchanged, url' % bench.PROVIDERS[0].provider]['missing']
     https = [name for name in rows if 'HTTPS' in name]
     assert len(https) == 12 and (not shutil.which('openssl') or not any(rows[n]['missing'] for n in https))
 

@@ -66,6 +66,7 @@ def test_nochg_is_success_and_the_ip_file_then_spares_the_next_run(box, tmp_path
     assert shown[0]['outcome'] == 'unchanged' and shown[0]['ip'] == NEW
     again = run(box, tmp_path)
     assert again.returncode == 0 and len(P.fake(box).calls('update')) == 1   # the ip file claims it
+    assert 'last told to the provider' in again.stdout, again.stdout   # never read, so never "verified"
 
 
 @pytest.mark.parametrize('code', ['badauth', 'nohost', 'abuse', '!donator'])

@@ -43,3 +43,20 @@ def test_serve_mode_lets_updater_b_run_without_a_ping(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert 'IP changed from 81.2.69.1 to 81.2.69.10' in done.stdout
     assert not (tmp_path / 'ping.log').exists()
+
+
+def test_the_demo_runs_every_provider_through_ddkit(tmp_path):
+    """make demo: the seed tools, then ddkit with a record at each provider of the registry in one
+    config file: updated, then nothing to do, then --status of each (and nothing pinged)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'lib'))
+    from ddkit import registry
+    env = dict(os.environ, PATH=os.path.join(HERE, 'stubs') + os.pathsep + os.environ.get('PATH', '/usr/bin:/bin'),
+               PING_STUB_LOG=str(tmp_path / 'ping.log'))
+    done = subprocess.run([sys.executable, SANDBOX, 'demo'], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0 and 'Traceback' not in done.stderr, done.stdout + done.stderr
+    ddkit = done.stdout.split('== ddkit, ', 1)[1]
+    assert ddkit.count('All %d records done.' % len(registry.PROVIDERS)) == 2, ddkit
+    status = ddkit.split('--status', 1)[1]
+    for name in registry.PROVIDERS:
+        assert '%s A ddkit.example.com: updated, ip 81.2.69.10' % name in status, status
+    assert not (tmp_path / 'ping.log').exists()

@@ -31,8 +31,8 @@ from providers import SEEDS as PROVIDERS  # noqa: E402  (the test adapters of th
 
 
 def adapter_of(label):
-    """The provider adapter whose rows are labelled so (its letter)."""
-    return next(a for a in PROVIDERS if a.letter.upper() == label)
+    """The provider adapter whose rows are labelled so (its name in the registry)."""
+    return next(a for a in PROVIDERS if a.provider == label)
 
 PY = '/usr/bin/python3'
 ISOLATED = ['-I', '-S']              # how the project starts the tools: no site, no PYTHON*
@@ -345,7 +345,7 @@ class Bench:
         self.paths += [floor, self.floor_isolated]
         self.install()
         for adapter in PROVIDERS:   # each provider of the registry, through the tool fixed to it
-            tool, label = adapter.tool, adapter.letter.upper()
+            tool, label = adapter.tool, adapter.provider
             for variant in ('bin', 'dist', 'installed'):
                 self.updater_paths(tool, label, variant)
                 if variant != 'bin':   # the forms a router runs, as it starts them: -I -S

@@ -89,7 +89,7 @@ def add(bench, b):
             'fakes accepted, "hosts" the fakes the run sent requests to; CPU is the run\'s user + '
             'system time.' % certs.count)
     for adapter in PROVIDERS:
-        label = adapter.letter.upper()
+        label = adapter.provider
         cmd, why = bench.tool(adapter.tool, 'dist', isolated=True)
         form = 'single file, -I -S'
         if cmd is None:   # the development tree, when the single file is not built (tests' smoke run)
@@ -112,7 +112,7 @@ def row(bench, b, path, adapter, box, cmd, case, ca):
     env = adapter.env(box, state)
     zone = env['DDNS_ZONE_NAME']
     count = SIX if case == 'six' else 1
-    names = ['%s-https-%s-%s-%d.%s' % (adapter.letter, case, os.path.basename(ca).split('.')[0], i, zone)
+    names = ['%s-https-%s-%s-%d.%s' % (adapter.provider, case, os.path.basename(ca).split('.')[0], i, zone)
              for i in range(count)]
     env.update({'DDNS_CA_FILE': ca, 'DDNS_RECORD_NAME': names[0]})
     path.seed = {}

@@ -28,7 +28,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 LIB = os.path.join(HERE, os.pardir, 'lib', 'ddkit')
 MARK = '# ddkit-path'
-WIDTH = 1000     # characters of a line of compressed data: each line costs a router 4 bytes more
+WIDTH = 96       # characters of a line of compressed data: a line an editor or a terminal shows whole
 BUDGET = 160000  # bytes of a single file (BENCHMARKS.md): over it the build warns; nothing more is packed
 # The first line of a single file and of an installed stub: isolated (-I: no PYTHON* variables, no user
 # site) and site-less (-S: no site-packages scan, no .pth files) Python: nothing in the environment puts

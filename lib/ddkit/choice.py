@@ -19,7 +19,7 @@ def check_provider(value):
 
 
 PROVIDER = Setting('provider', help='the DNS provider of the record: %s; its settings follow, marked with its '
-                   'name' % ', '.join(registry.PROVIDERS), check=check_provider)
+                   'name' % ', '.join(registry.PROVIDERS), check=check_provider, decides=True)
 
 
 def every_table(common):

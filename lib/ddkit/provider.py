@@ -137,7 +137,7 @@ class Job:
     def last_verified(self, verified):
         """When the provider last confirmed the ip file, for a log line."""
         when = time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(verified)) if verified else 'never'
-        return 'last verified at the provider: %s' % when
+        return '%s: %s' % ('last told to the provider' if told(self.provider) else 'last verified at the provider', when)
 
     def changed(self, outcome):
         """The provider took a write (CREATED or UPDATED): what the run's outcome is, unless it fails."""

@@ -11,15 +11,16 @@ NAME_CHARS = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123
 
 class Setting:
     """One setting: its name, default, help text and how to check a value; `repeat`: given several
-    times, its values are kept in order (a list)."""
+    times, its values are kept in order (a list); `decides`: its value decides which other settings
+    exist (the ddkit command's provider), so a file's unknown name is explained by its value first."""
 
     takes_value = True
 
     def __init__(self, name, default=None, help='', secret=False, short=None, check=None, repeat=False,
-                 metavar='VALUE'):
+                 metavar='VALUE', decides=False):
         self.name, self.default, self.help = name, default, help
         self.secret, self.short, self.check = secret, short, check
-        self.repeat, self.metavar = repeat, metavar
+        self.repeat, self.metavar, self.decides = repeat, metavar, decides
         self.env = 'DDNS_' + name.upper()
 
     @property
@@ -336,16 +337,16 @@ def read_config(path, known, records=None):
             raise UsageError('config file %s line %d: expected setting_name=value, got %r'
                              % (path, number, line[:60]))
         if name not in known:
-            if 'provider' in known:   # a provider not installed here says so first
-                named = [values.get('provider')]
+            for decider in deciders(known):   # e.g. a provider not installed here: said first
+                named = [values.get(decider.name)]
                 for later in text.splitlines()[number:]:
                     if later.strip().startswith('['):
                         break
                     key, eq, chosen = later.strip().partition('=')
-                    if eq and key.strip() == 'provider':
+                    if eq and key.strip() == decider.name:
                         named.append(chosen.strip().strip('"\''))
                 for chosen in filter(None, named):
-                    checked(known['provider'], chosen, 'config file', known['provider'].env, path, {})
+                    checked(decider, chosen, 'config file', decider.env, path, {})
             from ddkit import helptext  # only on this error
             raise UsageError('config file %s line %d: %r is not a setting of this tool%s (see --help)'
                              % (path, number, name[:60], helptext.did_you_mean(name, known)))
@@ -356,14 +357,19 @@ def read_config(path, known, records=None):
     return shared
 
 
+def deciders(known):
+    """The settings whose value decides which others exist (Setting.decides)."""
+    return [s for s in known.values() if getattr(s, 'decides', False)]
+
+
 def uci_settings(path, ref, options, known):
     """The settings among a UCI section's options; record_type may be a list (both families)."""
     from ddkit import uci
     values = {'uci:section': ref}
-    chooser = known.get('provider')
-    if chooser is not None and isinstance(options.get('provider'), str):
-        # first: a provider not installed here says so, not that its options are unknown
-        checked(chooser, options['provider'], 'uci section', chooser.env, None, {})
+    for decider in deciders(known):
+        if isinstance(options.get(decider.name), str):
+            # first: a provider not installed here says so, not that its options are unknown
+            checked(decider, options[decider.name], 'uci section', decider.env, None, {})
     for key, value in options.items():
         if key in uci.SERVICE_OPTIONS:
             values['uci:' + key] = value  # not settings: --check tells whether the service runs it
