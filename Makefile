@@ -3,7 +3,7 @@ PYTHON ?= python3
 # another Python (make test PYTHON=python3.8) gets a venv of its own, .venv-3.8
 VENV   := $(if $(filter python3,$(PYTHON)),.venv,.venv-$(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])'))
 VPY    := $(VENV)/bin/python
-TOOLS  := updater_a updater_b egress6 egress6_win
+TOOLS  := ddkit updater_a updater_b egress6 egress6_win
 
 .PHONY: help test test-full demo docs standalone feed bench check-py38 clean
 # test workers: more than the 2 cores, as many tests wait on a timeout or a child process

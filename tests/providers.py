@@ -17,6 +17,10 @@ class Adapter:
         self.store = store               # the fake's attribute holding its records by id
         self.credentials = credentials   # DDNS_* settings that satisfy it offline (no request is made)
         self.content = content           # a record's value as the fake holds it
+        self.label = provider            # its name in a test's id
+
+    def needs(self):
+        """Skip (fail under CI) a test of this adapter when a test-only package it needs is missing."""
 
     def fake(self, box):
         return box.fakes[self.provider]
@@ -99,6 +103,48 @@ DYNDNS2 = Adapter('ddkit', 'dyndns2', None, 'host', {'ip_file': '.dyndns2-ip_%s.
                   calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
                   stem='ddkit_dyndns2', failure=('update record', 'refused'))
 PROVIDERS = [A, B, DYNDNS2]
+
+
+class Form(Adapter):
+    """Another form of credentials of a provider's adapter: its tool, fake and files, the DDNS_*
+    settings of that form (settings(fake), over the adapter's), the requests each outcome row makes
+    with them, and the test-only package its fake needs to check them (needs)."""
+
+    def __init__(self, of, form, settings, credentials, calls, needs=None):
+        Adapter.__init__(self, of.tool, of.provider, of.letter, of.noun, of.files, credentials, of.content,
+                         of.store, calls, stem=of.stem, failure=of.failure)
+        self.settings, self.label, self.requires = settings, '%s-%s' % (of.provider, form), needs
+
+    def env(self, box, state):
+        return dict(Adapter.env(self, box, state), **self.settings(self.fake(box)))
+
+    def needs(self):
+        if self.requires:
+            self.requires()
+
+
+def huawei_signer():
+    """The AK/SK form's fake checks each signature with huaweicloudsdkcore's own signer."""
+    try:
+        import huaweicloudsdkcore  # noqa: F401
+    except ImportError:
+        import needs
+        needs.missing('huaweicloudsdkcore is not installed (pip install -r tests/requirements.txt): the fake '
+                      'checks each AK/SK signature with its signer')
+
+
+# B with an access key: each request signed (SDK-HMAC-SHA256), no token requested, no auth file
+B_SIGNED = Form(B, 'aksk', lambda fake: fake.signed_settings(),
+                {'DDNS_ACCESS_KEY': 'HPUAEXAMPLE0ACCESS01', 'DDNS_SECRET_KEY': 'sk-secret-' + 'k' * 30},
+                calls={'created': ['list_zones', 'list_records', 'create_record'],
+                       'updated': ['list_zones', 'list_records', 'update_record'],
+                       'updated with stored ids': ['update_record'],
+                       'unchanged': [],
+                       'verified': ['get_record'],
+                       'drift healed': ['get_record', 'update_record'],
+                       'failed: no such zone': ['list_zones']},
+                needs=huawei_signer)
+FORMS = [B_SIGNED]   # the other credential forms of the providers: the outcome tables run them too
 SEEDS = [p for p in PROVIDERS if p.seed]   # the seed's tools: updater_a and updater_b
 TOOLS = [p.tool for p in SEEDS]
 BY_TOOL = {p.tool: p for p in SEEDS}

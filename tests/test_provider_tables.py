@@ -10,7 +10,7 @@ import time
 import pytest
 
 from conftest import RECORD, run_tool
-from providers import PROVIDERS
+from providers import FORMS, PROVIDERS
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 ROWS = ['created', 'updated', 'updated with stored ids', 'unchanged', 'verified', 'drift healed',
@@ -19,7 +19,7 @@ OUTCOME = {'created': 'created', 'updated': 'updated', 'updated with stored ids'
            'unchanged': 'unchanged', 'verified': 'unchanged', 'drift healed': 'updated',
            'failed: no such zone': 'failed', 'failed: no such name': 'failed'}
 # each provider's rows: those its table names (a provider only told the IP has no zone or record to read)
-TABLE = [(adapter, row) for adapter in PROVIDERS for row in ROWS if row in adapter.calls]
+TABLE = [(adapter, row) for adapter in PROVIDERS + FORMS for row in ROWS if row in adapter.calls]
 
 
 def arrange(adapter, box, state, row):
@@ -45,8 +45,9 @@ def arrange(adapter, box, state, row):
     return env
 
 
-@pytest.mark.parametrize('adapter, row', TABLE, ids=['%s-%s' % (a.provider, row) for a, row in TABLE])
+@pytest.mark.parametrize('adapter, row', TABLE, ids=['%s-%s' % (a.label, row) for a, row in TABLE])
 def test_each_outcome_makes_exactly_its_calls(box, tmp_path, adapter, row):
+    adapter.needs()
     fake = adapter.fake(box)
     state = tmp_path / 'state'
     env = arrange(adapter, box, state, row)

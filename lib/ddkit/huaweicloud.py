@@ -3,17 +3,19 @@
 A provider module of the shared update loop (ddkit.reconcile; the contract: docs/design.md): its
 settings, files, error fixes and API calls, registered as `huaweicloud` (ddkit.registry); updater_b
 is this provider fixed. The DNS API is called with a password-based IAM token, cached for a day in
-the auth file (the token is the provider's session: Session, never an attribute of the shared Job);
-a missing recordset is created; the previous IP may also come from one ping of the name.
+the auth file (the token is the provider's session: Session, never an attribute of the shared Job),
+or, given an access key (AK/SK), with each request signed SDK-HMAC-SHA256: no token, no auth file.
+A missing recordset is created; the previous IP may also come from one ping of the name.
 API reference: https://support.huaweicloud.com/intl/en-us/api-dns/dns_api_64001.html (recordsets),
-https://support.huaweicloud.com/intl/en-us/api-iam/iam_30_0001.html (tokens)
+https://support.huaweicloud.com/intl/en-us/api-iam/iam_30_0001.html (tokens),
+https://support.huaweicloud.com/intl/en-us/devg-apisign/api-sign-algorithm-002.html (AK/SK signing)
 """
 
 import time
 
 from ddkit import Failure, decimal
 from ddkit.provider import PAGE, Absent, Exists, ProviderSession, Record, Stale, Zone, listing, safe_id, whole_zone
-from ddkit.settings import Setting, check_text, check_url
+from ddkit.settings import Setting, check_header, check_text, check_url
 
 NAME = 'huaweicloud'
 STEM = 'updater_b'                       # its lock and log files' prefix: the seed tool's name
@@ -25,11 +27,15 @@ SETTINGS = [
             secret=True, check=check_text),
     Setting('project_name', help='region project name in the token scope, e.g. cn-north-4',
             check=check_text),
+    Setting('access_key', help='access key ID (AK): with secret_key, requests are signed instead of '
+            'using username, password and project_name', check=check_header),
+    Setting('secret_key', help='secret access key (SK) of access_key (prefer DDNS_SECRET_KEY or --config: '
+            'argv is visible)', secret=True, check=check_header),
     Setting('auth_url', 'https://iam.myhuaweicloud.com', help='IAM base URL (token)', check=check_url),
     Setting('dns_url', 'https://dns.myhuaweicloud.com', help='DNS API base URL', check=check_url),
 ]
 FILES = {'ip_file': '.hw-wan_ip_%s.txt', 'ids_file': '.hw-id_%s.txt', 'auth_file': '.hw-token_%s.txt'}
-REQUIRED = ('username', 'password', 'project_name')
+REQUIRED = ()                 # the credentials: missing_credentials
 URLS = ('auth_url', 'dns_url')
 NOUN = 'recordset'
 TTL = 120                     # sent on every create and update
@@ -37,6 +43,9 @@ TOKEN_DAYS = 1                # a token is taken as valid for a day from its Dat
 TOKEN_MAX = 64 * 1024         # real tokens are several KiB; the auth file holds one line
 ZONE_GONE = {'DNS.0302'}      # "This zone does not exist.": the stored zone id is stale
 DOESNT_EXIST = 'Doesn\'t exist.'  # what the original tool logged for a listing with total_count 0
+SIGNED_HEADERS = 'content-type;host;x-sdk-date'   # what an AK/SK signature covers, besides the body
+SIGNATURE_FIX = ('check access_key and secret_key (a pair of the same access key), and that this host\'s '
+                 'clock is right: the API refuses a request signed more than 15 minutes off')
 FIXES = {   # what to do about the provider's codes users meet (docs/providers.md)
     'APIGW.0101': 'check dns_url and auth_url: the bare base URL, without a path',
     'APIGW.0308': 'too many requests: run at most every 5 minutes',
@@ -60,19 +69,44 @@ class Session(ProviderSession):
     def __init__(self):
         self.token, self.cached = None, False
 
+
+def missing_credentials(cfg):
+    """[(setting, fix or None)]: an access key (access_key and secret_key), or username, password and
+    project_name (a token). Either half of an access key chooses that form."""
+    if cfg.access_key or cfg.secret_key:
+        return [(name, None) for name in ('access_key', 'secret_key') if not getattr(cfg, name)]
+    password = [name for name in ('username', 'password', 'project_name') if not getattr(cfg, name)]
+    if len(password) < 3:
+        return [(name, None) for name in password]
+    return [('access_key and secret_key (or username, password and project_name)',
+             'set access_key and secret_key (e.g. DDNS_ACCESS_KEY and DDNS_SECRET_KEY), or username, '
+             'password and project_name')]
+
+
+def signed(cfg):
+    """True when requests are signed with the access key (AK/SK) instead of carrying a token."""
+    return bool(cfg.access_key or cfg.secret_key)
+
+
 def account(cfg):
     """Whose token, zones and recordsets: the key of what several records of a run share."""
-    return cfg.auth_url, cfg.dns_url, cfg.username, cfg.password, cfg.project_name
+    return cfg.auth_url, cfg.dns_url, cfg.username, cfg.password, cfg.project_name, cfg.access_key, cfg.secret_key
 
 
 def login(job):
-    """--check: a new token, never the cached one, and not saved (--check runs as a dry run)."""
+    """--check: a new token, never the cached one, and not saved (--check runs as a dry run); with an
+    access key, the zone listing (a read call) proves the signature."""
+    cfg = job.cfg
+    if signed(cfg):
+        list_zones(job)
+        return ' (access key and secret key: each request signed, no token)'
     new_token(job)
-    return ': a token for user %s, project %s (not cached)' % (job.cfg.username, job.cfg.project_name)
+    return ': a token for user %s, project %s (not cached)' % (cfg.username, cfg.project_name)
 
 
 def list_zones(job):
-    """The zones the listing returns for zone_name (it matches names loosely)."""
+    """The zones the listing returns for zone_name (it matches names loosely): ListPublicZones,
+    https://support.huaweicloud.com/intl/en-us/api-dns/dns_api_62003.html"""
     cfg = job.cfg
     return job.shared(('zones', account(cfg), cfg.zone_name), lambda: [
         z for z in listing(call(job, 'GET', '/v2/zones?name=%s' % cfg.zone_name, 'find zone', zones=True), 'zones',
@@ -86,17 +120,20 @@ def choose_zone(job, zones):
     want = cfg.zone_name  # settings.check_name dropped any trailing dot
     exact = [z for z in zones if str(z.get('name', '')).rstrip('.') == want]
     if not exact:
-        raise Failure.at('find zone', 'no zone named %s in project %s (found: %s); check zone_name (the root '
-                         'domain) and project_name' % (want, cfg.project_name,
-                                                       ', '.join(str(z.get('name')) for z in zones) or 'none'),
-                         kind='not found', fix='check zone_name (the root domain) and project_name')
+        # a token is scoped to a project; an access key sees its account's public zones
+        scope, whose = ('this account', 'the access key') if signed(cfg) else \
+            ('project %s' % cfg.project_name, 'project_name')
+        fix = 'check zone_name (the root domain) and %s' % whose
+        raise Failure.at('find zone', 'no zone named %s in %s (found: %s); %s' % (
+            want, scope, ', '.join(str(z.get('name')) for z in zones) or 'none', fix), kind='not found', fix=fix)
     return Zone(safe_id(exact[0]['id']), str(exact[0].get('name')),
                 [str(z.get('name')) for z in zones if z is not exact[0]])
 
 
 def find_record(job, zone_id, strict=False):
     """The recordset of this name and type, or None; not strict, a failed lookup is None too, so that
-    creation follows (what the original tool did)."""
+    creation follows (what the original tool did). ListRecordSetsByZone,
+    https://support.huaweicloud.com/intl/en-us/api-dns/dns_api_64004.html"""
     cfg = job.cfg
     if job.run.several and not strict:   # one listing of the zone for every name of the run
         try:
@@ -139,7 +176,8 @@ def first(records, cfg):
 
 def read_record(job, zone_id, record_id, held=False):
     """The recordset the stored ids name; unread unless held (what it holds) is asked for: the
-    update's answer tells whether it still exists."""
+    update's answer tells whether it still exists. ShowRecordSet,
+    https://support.huaweicloud.com/intl/en-us/api-dns/dns_api_64002.html"""
     if not held:
         return Record(record_id)
     data = call(job, 'GET', '/v2/zones/%s/recordsets/%s' % (zone_id, record_id), 'read record', stale=True)
@@ -150,6 +188,8 @@ def read_record(job, zone_id, record_id, held=False):
 
 
 def create_record(job, zone_id, ip):
+    """The new recordset's id. CreateRecordSet,
+    https://support.huaweicloud.com/intl/en-us/api-dns/dns_api_64001.html"""
     data = call(job, 'POST', '/v2/zones/%s/recordsets' % zone_id, 'create record', recordset(job, ip, 'created'),
                 create=True)
     record_id = safe_id(data.get('id'))
@@ -160,7 +200,8 @@ def create_record(job, zone_id, ip):
 
 def update_record(job, zone_id, record, ip):
     """The recordset's id, or None when the update failed or its answer has none: then the loop
-    creates it (what the original tool did)."""
+    creates it (what the original tool did). UpdateRecordSet,
+    https://support.huaweicloud.com/intl/en-us/api-dns/dns_api_64005.html"""
     data = call(job, 'PUT', '/v2/zones/%s/recordsets/%s' % (zone_id, record.id), 'update record',
                 recordset(job, ip, 'updated'), tolerate=True)
     return safe_id((data or {}).get('id'))
@@ -181,30 +222,14 @@ def previous_ip(job):
 
 
 def call(job, method, path, step, body=None, tolerate=False, create=False, zones=False, stale=False):
-    """One DNS API call with the token, its answer checked; a tolerated failure is logged and gives None.
-    A cached token the API refuses is dropped and replaced, once. create: a zone that is gone raises
-    Stale, a recordset that exists raises Exists (the loop acts on both); stale: a zone or recordset
-    that is gone raises Stale; zones: a zone listing, where none found is for choose_zone to say;
-    elsewhere total_count 0 raises Absent."""
+    """One DNS API call, signed with the access key or with the token, its answer checked; a tolerated
+    failure is logged and gives None. create: a zone that is gone raises Stale, a recordset that
+    exists raises Exists (the loop acts on both); stale: a zone or recordset that is gone raises
+    Stale; zones: a zone listing, where none found is for choose_zone to say; elsewhere total_count 0
+    raises Absent."""
     from ddkit import http  # only on a request: a run that sends none loads none of it
-    cfg, log = job.cfg, job.log
-    token = job.session.token or get_token(job)
-    for _ in (1, 2):
-        answer = http.request(method, cfg.dns_url + path, step, json_body=body, timeout=cfg.timeout,
-                              ca_file=cfg.ca_file, headers={'X-Auth-Token': token,
-                                                            'Content-Type': 'application/json'})
-        code, message = provider_error(answer)
-        if not token_refused(answer, code):
-            break
-        if not job.session.cached:  # a new token refused: asking again would loop
-            raise Failure.at(step, 'the API refused a new token (HTTP %d%s): check project_name and the '
-                             'user\'s DNS permissions' % (answer.status, ', %s: %s' % (code, message)
-                                                          if code or message else ''),
-                             url=answer.where, status=answer.status, code=code, provider_message=message,
-                             kind='refused', fix='check project_name and the user\'s DNS permissions')
-        log.info('%s: the API refused the cached token (%s); getting a new one.' % (step, message or code))
-        drop_token(job)
-        token = new_token(job)
+    log = job.log
+    answer, code, message = (signed_call if signed(job.cfg) else token_call)(job, method, path, step, body)
     data = None if code or message else _json(answer)
     failure = Failure
     if code or message:
@@ -235,6 +260,82 @@ def call(job, method, path, step, body=None, tolerate=False, create=False, zones
                      kind=kind_of(answer, code, message))
 
 
+def signed_call(job, method, path, step, body):
+    """(answer, its error code, its error message) of one DNS API request signed with the access key.
+    A refused signature is a Failure whatever the caller tolerates: there is nothing to renew."""
+    from ddkit import http  # only on a request: a run that sends none loads none of it
+    cfg = job.cfg
+    url, headers = sign(cfg, method, cfg.dns_url + path, body)
+    answer = http.request(method, url, step, json_body=body, timeout=cfg.timeout, ca_file=cfg.ca_file,
+                          headers=headers)
+    code, message = provider_error(answer)
+    if credentials_refused(answer, code):
+        fix = FIXES.get(code) or SIGNATURE_FIX
+        raise Failure.at(step, 'the API refused the signed request (HTTP %d%s); %s' % (
+            answer.status, ', %s: %s' % (code, message) if code or message else '', fix), url=answer.where,
+            status=answer.status, code=code, provider_message=message, kind='refused', fix=fix)
+    return answer, code, message
+
+
+def sign(cfg, method, url, body=None):
+    """(url, headers) of a request signed SDK-HMAC-SHA256 with access_key and secret_key: the URL with
+    its query in canonical form (what is sent is what is signed), and the Content-Type, X-Sdk-Date and
+    Authorization headers. The signature covers the method, the path, the query, the Content-Type,
+    Host and X-Sdk-Date headers and the JSON body as ddkit.http sends it.
+    https://support.huaweicloud.com/intl/en-us/devg-apisign/api-sign-algorithm-002.html"""
+    import hashlib
+    import hmac
+    from ddkit import jsontext
+    from ddkit.urls import quote, split_url
+    scheme, host, port, target = split_url(url)
+    path, _, query = target.partition('?')
+    # the Host header as ddkit.wire writes it: the port only when it is not the scheme's own
+    hostport = '[%s]' % host if ':' in host else host
+    if port != (443 if scheme == 'https' else 80):
+        hostport += ':%d' % port
+    # our paths and queries hold ids and host names only (no "%" to decode): each part is encoded as it
+    # stands (urls.quote keeps the unreserved characters, as the signer does)
+    pairs = sorted(pair.partition('=')[::2] for pair in query.split('&') if pair)
+    canonical_query = '&'.join('%s=%s' % (quote(key), quote(value)) for key, value in pairs)
+    canonical_path = '/'.join(quote(part) for part in ('/' + path).split('/'))
+    payload = jsontext.dumps(body).encode('utf-8') if body is not None else b''
+    date = time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())
+    canonical = '\n'.join((method, canonical_path if canonical_path.endswith('/') else canonical_path + '/',
+                           canonical_query, 'content-type:application/json\nhost:%s\nx-sdk-date:%s\n'
+                           % (hostport, date), SIGNED_HEADERS, hashlib.sha256(payload).hexdigest()))
+    to_sign = 'SDK-HMAC-SHA256\n%s\n%s' % (date, hashlib.sha256(canonical.encode('utf-8')).hexdigest())
+    signature = hmac.new(cfg.secret_key.encode('utf-8'), to_sign.encode('utf-8'), hashlib.sha256).hexdigest()
+    sent = url.split('?', 1)[0] + ('?' + canonical_query if canonical_query else '')
+    return sent, {'Content-Type': 'application/json', 'X-Sdk-Date': date,
+                  'Authorization': 'SDK-HMAC-SHA256 Access=%s, SignedHeaders=%s, Signature=%s'
+                                   % (cfg.access_key, SIGNED_HEADERS, signature)}
+
+
+def token_call(job, method, path, step, body):
+    """(answer, its error code, its error message) of one DNS API request with the token. A cached
+    token the API refuses is dropped and replaced, once."""
+    from ddkit import http  # only on a request: a run that sends none loads none of it
+    cfg, log = job.cfg, job.log
+    token = job.session.token or get_token(job)
+    for _ in (1, 2):
+        answer = http.request(method, cfg.dns_url + path, step, json_body=body, timeout=cfg.timeout,
+                              ca_file=cfg.ca_file, headers={'X-Auth-Token': token,
+                                                            'Content-Type': 'application/json'})
+        code, message = provider_error(answer)
+        if not credentials_refused(answer, code):
+            break
+        if not job.session.cached:  # a new token refused: asking again would loop
+            raise Failure.at(step, 'the API refused a new token (HTTP %d%s): check project_name and the '
+                             'user\'s DNS permissions' % (answer.status, ', %s: %s' % (code, message)
+                                                          if code or message else ''),
+                             url=answer.where, status=answer.status, code=code, provider_message=message,
+                             kind='refused', fix='check project_name and the user\'s DNS permissions')
+        log.info('%s: the API refused the cached token (%s); getting a new one.' % (step, message or code))
+        drop_token(job)
+        token = new_token(job)
+    return answer, code, message
+
+
 def kind_of(answer, code, message):
     """A failed answer's kind: refused (the provider said why, or a 4xx), a server error, else unexpected."""
     if code or message or 400 <= answer.status < 500:
@@ -258,8 +359,9 @@ def provider_error(answer):
     return None, None
 
 
-def token_refused(answer, code):
-    # 401/403, or the API gateway's authentication codes (APIGW.0301 bad token, .0307 expired)
+def credentials_refused(answer, code):
+    # 401/403, or the API gateway's authentication codes (APIGW.0301 bad token or signature, .0307
+    # expired token)
     return answer.status in (401, 403) or str(code or '').startswith('APIGW.03')
 
 

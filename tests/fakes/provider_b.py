@@ -1,18 +1,37 @@
-"""Fake cloud provider B (Huawei Cloud shape): IAM password tokens (expiry, revocation) and DNS v2
-zones and recordsets (trailing dots, loose name matching, total_count), with the real error shapes:
-DNS {code, message}, API gateway {error_code, error_msg}, IAM {error: {code, message, title}}."""
+"""Fake cloud provider B (Huawei Cloud shape): IAM password tokens (expiry, revocation), or requests
+signed SDK-HMAC-SHA256 with an access key (each signature recomputed by huaweicloudsdkcore's own
+signer), and DNS v2 zones and recordsets (trailing dots, loose name matching, total_count), with the
+real error shapes: DNS {code, message}, API gateway {error_code, error_msg}, IAM {error: {code,
+message, title}}. The query parameters and body attributes it takes are those of huaweicloudsdkdns's
+request models (tests/test_huaweicloud_aksk.py holds them to the SDK)."""
 
+import calendar
 import itertools
 import json
+import re
 import secrets
 import time
 from email.utils import formatdate
+from urllib.parse import parse_qsl
 
 from fakes.base import FakeServer, Reply
 
 _ids = itertools.count(1)
 PROJECT_ID = '0a1b2c3d4e5f60718293a4b5c6d7e8f9'
 TYPES = ('A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SOA', 'SRV', 'CAA')
+# what each call takes, as huaweicloudsdkdns 3.1.219's request models name it: ListPublicZonesRequest,
+# ListRecordSetsByZoneRequest (their query parameters), CreateRecordSetRequestBody, UpdateRecordSetReq
+ZONES_QUERY = {'type', 'limit', 'marker', 'offset', 'tags', 'name', 'id', 'status', 'search_mode', 'sort_key',
+               'sort_dir', 'enterprise_project_id'}
+RECORDSETS_QUERY = {'search_mode', 'marker', 'limit', 'offset', 'tags', 'status', 'type', 'name', 'id', 'sort_key',
+                    'sort_dir'}
+CREATE_ATTRIBUTES = {'name', 'description', 'type', 'status', 'ttl', 'records', 'tags'}
+UPDATE_ATTRIBUTES = {'name', 'description', 'type', 'ttl', 'records'}
+SIGNATURE = re.compile(r'SDK-HMAC-SHA256 Access=([^,]*), SignedHeaders=([^,]*), Signature=([0-9a-f]*)$')
+SKEW = 15 * 60   # the API gateway refuses an X-Sdk-Date further than this from its clock
+# the API gateway's answers to a refused signature, as Huawei's signing guide quotes them
+BAD_SIGNATURE = 'Incorrect IAM authentication information: verify aksk signature fail'
+NO_SUCH_KEY = 'Incorrect IAM authentication information: Get secretKey failed,ak:******,err:ak not exist'
 
 
 def new_id():
@@ -38,9 +57,13 @@ class ProviderB(FakeServer):
     PROVIDER, LETTER = 'huaweicloud', 'b'   # the registry's provider it plays; the sandbox's provider_b
 
     def __init__(self, username='hw-user', password='Pa55:w0rd"x\'9', project='cn-north-4',
-                 tls_cert=None, token_ttl=86400):
+                 tls_cert=None, token_ttl=86400, access_key='HPUAFAKE7QK2ZV0D3XW1',
+                 secret_key='rC4x/9Qe+Wm2Lk0aZ7pT8vYb3sN6hJ1gF5dE2cB0'):
         super().__init__(tls_cert)
         self.username, self.password, self.project = username, password, project
+        self.access_keys = {access_key: secret_key}   # access key ID -> its secret key
+        self.access_key = access_key
+        self.signed = []            # (access key, X-Sdk-Date) of each request whose signature held
         self.token_ttl = token_ttl
         self.clock_offset = 0.0     # seconds the provider's clock (Date, expiry) is ahead of ours
         self.tokens = {}            # token -> {'expires': epoch, 'revoked': bool}
@@ -83,6 +106,11 @@ class ProviderB(FakeServer):
         """The DDNS_* settings of the provider's own that point a tool at this fake (IAM and DNS on one)."""
         return {'DDNS_USERNAME': self.username, 'DDNS_PASSWORD': self.password, 'DDNS_PROJECT_NAME': self.project,
                 'DDNS_AUTH_URL': self.url, 'DDNS_DNS_URL': self.url}
+
+    def signed_settings(self):
+        """settings() in the access key's form: AK/SK, the password form's settings emptied."""
+        return dict(self.settings(), DDNS_USERNAME='', DDNS_PASSWORD='', DDNS_PROJECT_NAME='',
+                    DDNS_ACCESS_KEY=self.access_key, DDNS_SECRET_KEY=self.access_keys[self.access_key])
 
     def add_zone(self, name):
         zid = new_id()
@@ -169,7 +197,9 @@ class ProviderB(FakeServer):
         return Reply(201, body, headers={'X-Subject-Token': token, 'Date': formatdate(now, usegmt=True)})
 
     def _auth(self, req):
-        """The API gateway in front of DNS checks the token."""
+        """The API gateway in front of DNS checks the token, or the access key's signature."""
+        if req.headers.get('authorization', '').startswith('SDK-HMAC-SHA256 '):
+            return self._signature(req)
         token = req.headers.get('x-auth-token')
         if not token:
             return gateway_error(401, 'APIGW.0301', 'Incorrect IAM authentication information: '
@@ -182,6 +212,38 @@ class ProviderB(FakeServer):
             return gateway_error(401, 'APIGW.0307', 'The token must be updated.')
         return None
 
+    def _signature(self, req):
+        """The API gateway's check of an AK/SK request: a known access key, an X-Sdk-Date within 15
+        minutes, and the signature huaweicloudsdkcore's own signer makes of the request as it came:
+        its method, path, query, the headers it names as signed, and its body."""
+        from huaweicloudsdkcore.auth.credentials import BasicCredentials
+        from huaweicloudsdkcore.sdk_request import SdkRequest
+        from huaweicloudsdkcore.signer.signer import Signer
+        parts = SIGNATURE.match(req.headers['authorization'])
+        if not parts:
+            return gateway_error(401, 'APIGW.0301', BAD_SIGNATURE)
+        access_key, names, signature = parts.groups()
+        if access_key not in self.access_keys:
+            return gateway_error(401, 'APIGW.0301', NO_SUCH_KEY)
+        date = req.headers.get('x-sdk-date', '')
+        try:
+            sent = calendar.timegm(time.strptime(date, '%Y%m%dT%H%M%SZ'))
+        except ValueError:
+            return gateway_error(401, 'APIGW.0301', BAD_SIGNATURE)
+        names = names.split(';')
+        if abs(self.now() - sent) > SKEW or any(name not in req.headers for name in names):
+            return gateway_error(401, 'APIGW.0301', BAD_SIGNATURE)
+        remade = SdkRequest(method=req.method, schema='https' if self.tls_cert else 'http',
+                            host=req.headers['host'], resource_path=req.path,
+                            query_params=parse_qsl(req.raw_query, keep_blank_values=True),
+                            header_params={name: req.headers[name] for name in names}, body=req.body)
+        Signer(BasicCredentials(access_key, self.access_keys[access_key])).sign(remade)
+        if remade.header_params['Authorization'] != req.headers['authorization']:
+            return gateway_error(401, 'APIGW.0301', BAD_SIGNATURE)
+        with self.lock:
+            self.signed.append((access_key, date))
+        return None
+
     # --- DNS -----------------------------------------------------------------------------------
     def _zone(self, req, zone_id, record_id=None):
         """The guard of a zone's routes: the credentials, then the zone."""
@@ -190,12 +252,15 @@ class ProviderB(FakeServer):
             return denied
         if self.echo_token:
             return dns_error(400, 'DNS.0001', 'Request refused (X-Auth-Token: %s).'
-                             % req.headers['x-auth-token'])
+                             % req.headers.get('x-auth-token', req.headers.get('authorization')))
         if zone_id not in self.zones:
             return dns_error(404, 'DNS.0302', 'This zone does not exist.')
         return None
 
     def list_zones(self, req):
+        unknown = self._unknown_query(req, ZONES_QUERY)
+        if unknown:
+            return unknown
         # the name filter matches loosely: "example.com" finds "myexample.com." and "example.com.cn."
         name = req.query.get('name', '').rstrip('.')
         zones = [z for z in self.zones.values() if name in z['name']]
@@ -203,6 +268,9 @@ class ProviderB(FakeServer):
                            'metadata': {'total_count': len(zones)}})
 
     def list_records(self, req, zone_id):
+        unknown = self._unknown_query(req, RECORDSETS_QUERY)
+        if unknown:
+            return unknown
         name, rtype = req.query.get('name', '').rstrip('.'), req.query.get('type')
         found = [r for r in self.recordsets.values() if r['zone_id'] == zone_id and name in r['name']
                  and rtype in (None, r['type'])]
@@ -280,10 +348,14 @@ class ProviderB(FakeServer):
         description = body.get('description')
         if description is not None and (not isinstance(description, str) or len(description) > 255):
             return dns_error(400, 'DNS.0309', 'Invalid description.')
-        extra = set(body) - {'name', 'type', 'ttl', 'records', 'description', 'tags', 'line', 'weight'}
+        extra = set(body) - (CREATE_ATTRIBUTES if create else UPDATE_ATTRIBUTES)
         if extra:
             return dns_error(400, 'DNS.0001', 'Unknown attribute %s.' % sorted(extra)[0])
         return None
+
+    def _unknown_query(self, req, known):
+        extra = set(req.query) - known
+        return dns_error(400, 'DNS.0001', 'Unknown query parameter %s.' % sorted(extra)[0]) if extra else None
 
 
 def _stamp(epoch):
