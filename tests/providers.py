@@ -102,7 +102,21 @@ DYNDNS2 = Adapter('ddkit', 'dyndns2', None, 'host', {'ip_file': '.dyndns2-ip_%s.
                   {'DDNS_USERNAME': 'user', 'DDNS_PASSWORD': 'pw-secret'}, lambda ip: ip, 'hosts',
                   calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
                   stem='ddkit_dyndns2', failure=('update record', 'refused'))
-PROVIDERS = [A, B, DYNDNS2]
+DNSPOD = Adapter('ddkit', 'dnspod', None, 'record', {'ip_file': '.dnspod-ip_%s.txt', 'ids_file': '.dnspod-id_%s.txt'},
+                 {'DDNS_SECRET_ID': 'AKID' + 'x' * 32, 'DDNS_SECRET_KEY': 'k' * 32}, lambda ip: ip, 'records',
+                 calls={'created': ['list_records', 'create_record'],
+                        'updated': ['list_records', 'update_record'],
+                        # the update sends back the record's TTL (ModifyDynamicDNS would reset it): read first
+                        'updated with stored ids': ['get_record', 'update_record'],
+                        'unchanged': [],
+                        'verified': ['get_record'],
+                        'drift healed': ['get_record', 'update_record'],
+                        # the domain is the zone: the record listing is what finds it missing
+                        'failed: no such zone': ['list_records'],
+                        # not a row of the tables: the lookups by name (test_verify)
+                        'found by name': ['list_records']},
+                 stem='ddkit_dnspod')
+PROVIDERS = [A, B, DYNDNS2, DNSPOD]
 
 
 class Form(Adapter):

@@ -203,3 +203,23 @@ def test_a_section_of_a_provider_not_installed_names_its_package_not_its_options
     assert done.returncode == 2 and 'provider %s is not installed: install the package ddkit-%s' % (
         OTHER.provider, OTHER.provider) in done.stderr, done.stderr
     assert 'not an option' not in done.stderr and 'not a setting' not in done.stderr
+
+
+def test_a_run_loads_only_the_providers_it_names(tmp_path):
+    """choice.named: the providers named on the command line, in the environment, in the --config file
+    or the UCI file, so that a run imports those alone; None (every provider) when it names none, or
+    one not registered, or asks for --help."""
+    sys.path.insert(0, os.path.join(ROOT, 'lib'))
+    from ddkit import choice, registry
+    first, last = registry.PROVIDERS[0], registry.PROVIDERS[-1]
+    config = tmp_path / 'ddkit.conf'
+    config.write_text('[a]\nprovider=%s\n[b]\n  provider = "%s"\n' % (last, first))
+    uci = tmp_path / 'ddkit.uci'
+    uci.write_text("config ddkit 'a'\n\toption provider '%s'\n" % last)
+    assert choice.named(['--provider', last], {}, 'ddkit') == [last]
+    assert choice.named([], {'DDNS_PROVIDER': first}, 'ddkit') == [first]
+    assert choice.named(['--config', str(config), '--all'], {}, 'ddkit') == [first, last]
+    assert choice.named(['--all'], {'DDNS_UCI_FILE': str(uci)}, 'ddkit') == [last]
+    assert choice.named([], {}, 'ddkit') is None
+    assert choice.named(['--provider', 'nope'], {}, 'ddkit') is None
+    assert choice.named(['--provider', last, '--help'], {}, 'ddkit') is None

@@ -80,3 +80,21 @@ def test_a_request_over_the_budget_is_refused_and_shown(box, tmp_path):
     # refused with a 5xx, which a PUT is tried again after: each try is refused and recorded
     assert done.returncode == 1 and {r.route for r in fake.over_budget} == {'update_record'}
     assert adapter.held(box, RECORD) == adapter.content(OLD)
+
+
+@pytest.mark.parametrize('adapter', PROVIDERS, ids=[p.provider for p in PROVIDERS])
+def test_an_unchanged_run_loads_its_provider_alone_and_no_http(box, tmp_path, adapter):
+    """The common run of any provider costs what the first one's does: the registry imports only the
+    provider that runs, and a run that sends no request to the provider loads nothing for one (no
+    signing, no JSON, no TLS: the lookup over plain HTTP needs none of them)."""
+    from ddkit import registry
+    state = tmp_path / 'state'
+    env = arrange(adapter, box, state, 'unchanged')
+    box.lookup.answer = NEW
+    done = run_tool(adapter.tool, env=env, flags=['-I', '-S', '-X', 'importtime'])   # as a router starts it
+    assert done.returncode == 0 and 'IP has not changed' in done.stdout, done.stdout + done.stderr
+    modules = [line.rsplit('|', 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith('import time:')]
+    assert 'ddkit.' + adapter.provider in modules
+    assert [m for m in modules if m in {'ddkit.' + p for p in registry.PROVIDERS} - {'ddkit.' + adapter.provider}] == []
+    assert not {'hmac', 'hashlib', 'json', 'ssl', 'http.client'} & set(modules), sorted({'hmac', 'hashlib', 'json', 'ssl', 'http.client'} & set(modules))
+    assert adapter.fake(box).calls() == []

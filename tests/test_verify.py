@@ -101,7 +101,8 @@ def test_without_stored_ids_the_record_is_found_by_name(p, box, state):
     rid = seed(p, box, state, holds=NEW, age=DAY + 5, ids=False)
     done = run(p, box, state)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert p.fake(box).calls() == ['list_zones', 'list_records']
+    # the lookups by name (a provider whose zone is the domain itself has no zone to list)
+    assert p.fake(box).calls() == p.calls.get('found by name', ['list_zones', 'list_records'])
     assert (state / (p.files['ids_file'] % RECORD)).read_text() == '%s\n%s\n' % (p.zone(box), rid)
 
 

@@ -22,12 +22,12 @@ PROVIDER = Setting('provider', help='the DNS provider of the record: %s; its set
                    'name' % ', '.join(registry.PROVIDERS), check=check_provider, decides=True)
 
 
-def every_table(common):
-    """The command line's settings: provider, every installed provider's own (each named once, its
-    help marked with its provider; a name several providers use shows each one's help), the common
-    ones."""
+def every_table(common, names=None):
+    """The command line's settings: provider, the own settings of every installed provider, or of
+    those named (each setting once, its help marked with its provider; a name several providers use
+    shows each one's help), the common ones."""
     table, seen, own = [PROVIDER], {s.name for s in common}, {}
-    for name in registry.PROVIDERS:
+    for name in registry.PROVIDERS if names is None else names:
         try:
             provider = registry.provider(name)
         except UsageError:   # not installed here: a record naming it says so when it loads
@@ -41,6 +41,50 @@ def every_table(common):
                                       s.repeat, s.metavar)
                 table.append(own[s.name])
     return table + common
+
+
+def named(argv, environ, tool):
+    """The registered providers a run names before its settings are read (--provider, DDNS_PROVIDER,
+    the provider= lines of its --config file, the provider options of its UCI file), so that it loads
+    only their modules; None when it names none, or an unregistered one (then every provider's
+    settings are known, to say what is wrong). A name read here decides nothing: each record's own
+    value does, when it loads."""
+    found = [environ.get('DDNS_PROVIDER', '')]
+    config = uci = None
+    for i, word in enumerate(argv):
+        value = argv[i + 1] if i + 1 < len(argv) else ''
+        if word.startswith('--provider='):
+            found.append(word.partition('=')[2])
+        elif word == '--provider':
+            found.append(value)
+        elif word == '--config':
+            config = value
+        elif word.startswith('--config='):
+            config = word.partition('=')[2]
+        elif word in ('--uci', '--all') or word.startswith('--uci='):
+            uci = True
+        elif word in ('--help', '--version'):
+            return None
+    if config:
+        found += file_values(config, 'provider=', 'provider =')
+    elif uci:
+        found += file_values(settings.uci_path(tool, environ), 'option provider ', 'option provider\t')
+    found = [name for name in found if name]
+    if not found or [name for name in found if name not in registry.PROVIDERS]:
+        return None
+    return sorted(set(found), key=registry.PROVIDERS.index)
+
+
+def file_values(path, *starts):
+    """The values of a file's lines that begin so (blanks before them, quotes around the value
+    dropped): what a provider option names, read ahead of the file's real reading."""
+    from ddkit import state
+    found = []
+    for line in state.read_lines(path, limit=256 * 1024):
+        for start in starts:
+            if line.startswith(start):
+                found.append(line[len(start):].strip().strip('\'"'))
+    return found
 
 
 def table_of(provider, common):

@@ -8,6 +8,7 @@ PROVIDERS = (
     'cloudflare',     # Cloudflare API v4 (updater_a)
     'huaweicloud',    # Huawei Cloud DNS v2 with an IAM token (updater_b)
     'dyndns2',        # the dyndns2 update protocol (No-IP, Dynu, DynDNS, ...)
+    'dnspod',         # DNSPod through Tencent Cloud API 3.0 (TC3-HMAC-SHA256)
 )
 
 

@@ -60,22 +60,26 @@ def main(provider=None, argv=None, tool=None, choice=None):
     command's name (a seed tool is one provider fixed), for messages, --help and its UCI file.
     choice instead of a provider (the ddkit command, ddkit.choice): each record names its own."""
     from ddkit.provider import Run
-    if choice is not None:
-        tool, table = tool or 'ddkit', choice.every_table(COMMON)
+    argv = sys.argv[1:] if argv is None else argv
+    if choice is not None:   # the providers the run names, else every one (their settings' names)
+        tool = tool or 'ddkit'
+        names = choice.named(argv, os.environ, tool)
+        table = choice.every_table(COMMON, names)
     else:
-        tool, table = tool or provider.STEM, provider.SETTINGS + COMMON
+        tool, table, names = tool or provider.STEM, provider.SETTINGS + COMMON, None
     try:
-        args = settings.parse_args(sys.argv[1:] if argv is None else argv, table, SWITCHES, files=True)
-        several = args is not None and ('all' in args.on or len(args.uci) > 1)
-        shared = None
-        if several:
-            from ddkit import records
-            planned, shared = records.plan(args, tool, table)
-        elif args is not None and 'version' not in args.on:
-            planned = [(None, lambda: settings.named_section(args, tool, table))]
+        try:
+            args, planned, shared = plan(argv, tool, table)
+        except UsageError:
+            if names is None:
+                raise
+            # a name of a provider the run did not name: every provider's settings say what it is
+            table = choice.every_table(COMMON)
+            args, planned, shared = plan(argv, tool, table)
     except UsageError as e:
         print('%s: %s' % (tool, e), file=sys.stderr)
         return e.exit_status
+    several = args is not None and ('all' in args.on or len(args.uci) > 1)
     if args is None or 'version' in args.on:
         return about(tool, provider or choice, table, args)
     if 'json' in args.on and 'status' not in args.on:
@@ -120,6 +124,18 @@ def main(provider=None, argv=None, tool=None, choice=None):
     if 'ddkit.wire' in sys.modules:   # only a run that made a request loaded it
         sys.modules['ddkit.wire'].close_all()
     return status
+
+
+def plan(argv, tool, table):
+    """(args, [(label, values)] of the records to run, the values they share or None) of a command
+    line; args None: --help."""
+    args = settings.parse_args(argv, table, SWITCHES, files=True)
+    if args is not None and ('all' in args.on or len(args.uci) > 1):
+        from ddkit import records
+        return (args,) + tuple(records.plan(args, tool, table))
+    if args is not None and 'version' not in args.on:
+        return args, [(None, lambda: settings.named_section(args, tool, table))], None
+    return args, [], None
 
 
 def shared_base(bases, provider, args, table, environ, shared):

@@ -85,10 +85,12 @@ class FakeServer:
         # server whose keep-alive timeout has passed does
 
     # --- set-up --------------------------------------------------------------------------------
-    def route(self, name, method, pattern, handler, guard=None):
+    def route(self, name, method, pattern, handler, guard=None, header=None):
         """handler(req, *the pattern's groups) answers; guard(req, *groups), when given, first: a Reply
-        it returns (credentials refused, no such zone) is the answer instead."""
-        self.routes.append((name, method, re.compile(pattern + '$'), handler, guard))
+        it returns (credentials refused, no such zone) is the answer instead. header: (name, value) the
+        request must carry too, for an API that sends every action to one path and names it in a
+        header (X-TC-Action)."""
+        self.routes.append((name, method, re.compile(pattern + '$'), handler, guard, header))
 
     def route_names(self):
         """The names of its routes (what calls() and budget() speak of)."""
@@ -183,9 +185,9 @@ class FakeServer:
         body = h.rfile.read(length) if length else b''
         query = {k: v[0] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
         name, handler, guard, match = 'unknown', None, None, None
-        for rname, method, pattern, fn, check in self.routes:
+        for rname, method, pattern, fn, check, header in self.routes:
             m = pattern.match(split.path)
-            if m and method == h.command:
+            if m and method == h.command and (header is None or h.headers.get(header[0]) == header[1]):
                 name, handler, guard, match = rname, fn, check, m
                 break
         req = Request(name, h.command, split.path, query, {k.lower(): v for k, v in h.headers.items()},

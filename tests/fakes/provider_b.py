@@ -157,7 +157,7 @@ class ProviderB(FakeServer):
 
     def _route_of(self, h):
         path = h.path.split('?', 1)[0]
-        for name, method, pattern, _, _ in self.routes:
+        for name, method, pattern, *_ in self.routes:
             if method == h.command and pattern.match(path):
                 return name
         return None

@@ -1,0 +1,300 @@
+"""DNSPod (Tencent Cloud API 3.0, version 2021-03-23): keep one A or AAAA record equal to this host's
+public IP.
+
+A provider module of the shared update loop (ddkit.reconcile; the contract: docs/design.md): its
+settings, files, error fixes and API calls, registered as `dnspod` (ddkit.registry). Every call is a
+POST of a JSON body to the endpoint, named by its X-TC-Action header and signed TC3-HMAC-SHA256 with
+a SecretId and SecretKey. The zone is the domain itself (zone_name: no zone id to look up); a record
+is its host (SubDomain: record_name without the zone, '@' for the apex) and type, on the default
+resolution line. API reference: https://cloud.tencent.com/document/api/1427/56166 (records),
+https://cloud.tencent.com/document/api/1427/56189 (signing),
+https://cloud.tencent.com/document/api/1427/56192 (error codes)
+"""
+
+import time
+
+from ddkit import Failure, decimal
+from ddkit.provider import PAGE, PAGES, Exists, Record, Stale, Zone, listing, whole_zone
+from ddkit.settings import Setting, check_header, check_url
+
+NAME = 'dnspod'
+STEM = 'ddkit_dnspod'                    # its lock and log files' prefix (no seed tool)
+SUMMARY = 'Keep one A or AAAA record at DNSPod (Tencent Cloud API 3.0) equal to this host\'s public IP.'
+SETTINGS = [
+    Setting('secret_id', help='SecretId of a Tencent Cloud API key (AKID...)', check=check_header),
+    Setting('secret_key', help='SecretKey of that API key (prefer DDNS_SECRET_KEY or --config: argv is visible)',
+            secret=True, check=check_header),
+    Setting('base_url', 'https://dnspod.tencentcloudapi.com', help='Tencent Cloud API endpoint of DNSPod',
+            check=check_url),
+]
+FILES = {'ip_file': '.dnspod-ip_%s.txt', 'ids_file': '.dnspod-id_%s.txt'}
+REQUIRED = ('secret_id', 'secret_key')
+URLS = ('base_url',)
+NOUN = 'record'
+VERSION = '2021-03-23'
+SERVICE = 'dnspod'                       # the signature's credential scope names the service
+# the default resolution line, by name (what RecordLine takes) and id (what an answer may carry):
+# records are made on it, and only a record on it is taken as this name's
+DEFAULT_LINE, DEFAULT_LINE_ID = '默认', '0'
+TTL_MAX = 604800                         # the API's longest TTL: a longer one read back is not sent
+ID_MAX = 2 ** 63                         # record ids are 64-bit integers
+NO_RECORDS = 'ResourceNotFound.NoDataOfRecord'   # an empty listing: no such record, not a failure
+ZONE_MISSING = {'InvalidParameterValue.DomainNotExists', 'InvalidParameter.DomainIdInvalid'}
+RECORD_GONE = {'InvalidParameter.RecordIdInvalid', NO_RECORDS}
+# the credentials themselves refused, or not allowed to act: --check's credentials step fails on these
+DENIED = {'AuthFailure.UnauthorizedOperation', 'UnauthorizedOperation', 'OperationDenied.AccessDenied'}
+PERMISSION = ('grant the key\'s CAM user DNSPod access to this domain (the policy QcloudDNSPodFullAccess, '
+              'or one allowing dnspod:DescribeRecordList, DescribeRecord, CreateRecord and ModifyDynamicDNS)')
+FIXES = {   # what to do about the provider's error codes users meet (docs/providers.md)
+    'AuthFailure.SecretIdNotFound': 'no such SecretId, or the key is disabled: check secret_id in the '
+                                    'console (API keys), without spaces around it',
+    'AuthFailure.InvalidSecretId': 'secret_id is not a Tencent Cloud API key: use a SecretId (AKID...)',
+    'AuthFailure.SignatureFailure': 'secret_key does not match secret_id: copy the SecretKey of this key again',
+    'AuthFailure.SignatureExpire': 'this host\'s clock is more than 5 minutes off: set the time (NTP)',
+    'AuthFailure.InvalidAuthorization': 'check secret_id: printable, no spaces',
+    'AuthFailure.UnauthorizedOperation': PERMISSION,
+    'UnauthorizedOperation': PERMISSION,
+    'OperationDenied.AccessDenied': PERMISSION,
+    'OperationDenied.NoPermissionToOperateDomain': 'this account may not manage the domain: check '
+                                                   'zone_name and whose key this is',
+    'InvalidParameterValue.DomainNotExists': 'check zone_name (the domain as listed in DNSPod, e.g. '
+                                             'example.com) and that the key belongs to its account',
+    'InvalidParameter.DomainInvalid': 'zone_name must be the main domain, e.g. example.com',
+    'InvalidParameter.SubdomainInvalid': 'check record_name: a name inside zone_name',
+    'InvalidParameter.RecordValueInvalid': 'check record_type (A for IPv4, AAAA for IPv6)',
+    'InvalidParameter.RecordTypeInvalid': 'check record_type (A or AAAA)',
+    'InvalidParameter.RecordLineInvalid': 'the domain\'s plan refuses the default line: check the domain '
+                                          'in the DNSPod console',
+    'InvalidParameter.DomainRecordExist': 'an identical record exists: remove the duplicate at DNSPod',
+    'LimitExceeded.AAAACountLimit': 'the domain\'s plan allows no more AAAA records of this name',
+    'LimitExceeded.RecordTtlLimit': 'the record\'s TTL is below what the domain\'s plan allows: raise it '
+                                    'in the DNSPod console',
+    'FailedOperation.DomainIsLocked': 'the domain is locked at DNSPod: unlock it in the console',
+    'FailedOperation.DomainIsSpam': 'DNSPod has blocked the domain: see the DNSPod console',
+    'FailedOperation.AccountIsLocked': 'the account is locked: see the Tencent Cloud console',
+    'RequestLimitExceeded': 'too many requests: run less often',
+}
+
+
+def account(cfg):
+    """Whose domains and records a lookup sees: the key of what several records of a run share."""
+    return cfg.base_url, cfg.secret_id, cfg.secret_key
+
+
+def login(job):
+    """--check: the credentials are accepted when the record listing passes authentication (a read
+    call, the one the zone and record checks then use); a refusal of anything else is theirs to say."""
+    try:
+        list_zones(job)
+    except Failure as e:
+        if e.code is None or e.code.startswith('AuthFailure') or e.code in DENIED:
+            raise
+    return ' (SecretId %s...)' % job.cfg.secret_id[:8]
+
+
+def list_zones(job):
+    """The domain is the zone: [it] once the record listing has found it (the request find_record
+    reads then: the zone is found by it); a domain the account does not have is a Failure."""
+    records(job, 'find zone')
+    return [job.cfg.zone_name]
+
+
+def choose_zone(job, zones):
+    """The domain named zone_name (its name is its id)."""
+    if job.cfg.zone_name not in zones:
+        raise Failure.at('find zone', 'no domain %s in this account; check zone_name' % job.cfg.zone_name,
+                         kind='not found', fix=FIXES['InvalidParameterValue.DomainNotExists'])
+    return Zone(job.cfg.zone_name, job.cfg.zone_name)
+
+
+def find_record(job, zone_id, strict=False):
+    """The default-line record of this name and type, or None; strict: a fresh listing (a create
+    was refused because the record exists)."""
+    return first(records(job, 'find record', fresh=strict), job.cfg)
+
+
+def records(job, step, fresh=False):
+    """The default-line records listed for this name (a run of several: the whole zone, unless it
+    is large); [] when the listing is empty."""
+    cfg = job.cfg
+    if job.run.several and not fresh:   # one listing of the zone for every name of the run
+        listed = job.shared(('zone records', account(cfg), cfg.zone_name), lambda: whole_zone(
+            lambda page: zone_page(job, page, step)))
+        if listed is not None:
+            return listed
+    # several records in a run list a name once for both families
+    query = {'Domain': cfg.zone_name, 'SubDomain': host(cfg), 'RecordLine': DEFAULT_LINE}
+    if not job.run.several:
+        query['RecordType'] = cfg.record_type
+    key = None if fresh else ('records', account(cfg), cfg.zone_name, query['SubDomain'], query.get('RecordType'))
+    return job.shared(key, lambda: list_records(job, query, step)[0])
+
+
+def zone_page(job, page, step):
+    """(records, number of pages) of one page of the domain's default-line listing; a full page
+    whose answer does not say how many there are counts as a large zone (looked up name by name)."""
+    records, total = list_records(job, {'Domain': job.cfg.zone_name, 'RecordLine': DEFAULT_LINE,
+                                        'Offset': (page - 1) * PAGE, 'Limit': PAGE}, step)
+    if total is None:
+        return records, PAGES + 1 if len(records) >= PAGE else page
+    return records, -(-total // PAGE)
+
+
+def list_records(job, query, step):
+    """DescribeRecordList: (records, how many match or None); an empty listing is answered with an
+    error, taken here as no records.
+    https://cloud.tencent.com/document/api/1427/56166"""
+    data = call(job, 'DescribeRecordList', query, step, empty=NO_RECORDS)
+    if data is None:
+        return [], 0
+    info = data.get('RecordCountInfo') if isinstance(data.get('RecordCountInfo'), dict) else {}
+    total = info.get('TotalCount')
+    total = total if isinstance(total, int) and not isinstance(total, bool) and 0 <= total < ID_MAX else None
+    return listing(data, 'RecordList', step), total
+
+
+def host(cfg):
+    """The record's host as DNSPod names it: record_name without the zone, '@' for the zone itself."""
+    return '@' if cfg.record_name == cfg.zone_name else cfg.record_name[:-len(cfg.zone_name) - 1]
+
+
+def first(records, cfg):
+    """The first listed default-line record of this name and type, or None."""
+    name = host(cfg)
+    for r in records:
+        if record_id(r.get('RecordId')) and str(r.get('Name', '')).lower() == name \
+                and r.get('Type') == cfg.record_type and default_line(r.get('Line'), r.get('LineId')):
+            return Record(record_id(r['RecordId']), [r.get('Value')], r)
+    return None
+
+
+def default_line(name, line_id):
+    return name == DEFAULT_LINE or line_id == DEFAULT_LINE_ID
+
+
+def read_record(job, zone_id, record_id_text, held=False):
+    """DescribeRecord: the record the stored ids name, as DNSPod holds it now (its TTL is sent back
+    with an update); Stale when it is gone or is no longer this name's default-line record.
+    https://cloud.tencent.com/document/api/1427/56168"""
+    cfg = job.cfg
+    number = decimal(record_id_text) if len(record_id_text) <= 19 else None
+    if zone_id != cfg.zone_name or not number or number >= ID_MAX:
+        raise Stale()   # ids of another domain (zone_name changed), or not DNSPod's
+    data = call(job, 'DescribeRecord', {'Domain': zone_id, 'RecordId': number}, 'read record',
+                gone=RECORD_GONE | ZONE_MISSING)
+    info = data.get('RecordInfo')
+    if not isinstance(info, dict) or record_id(info.get('Id')) != record_id_text \
+            or str(info.get('SubDomain', '')).lower() != host(cfg) or info.get('RecordType') != cfg.record_type \
+            or not default_line(info.get('RecordLine'), info.get('RecordLineId')):
+        raise Stale()   # ids of another record: find ours again
+    return Record(record_id_text, [info.get('Value')], info)
+
+
+def create_record(job, zone_id, ip):
+    """CreateRecord on the default line; its TTL is the domain plan's default.
+    https://cloud.tencent.com/document/api/1427/56180"""
+    cfg = job.cfg
+    data = call(job, 'CreateRecord', {'Domain': zone_id, 'SubDomain': host(cfg), 'RecordType': cfg.record_type,
+                                      'RecordLine': DEFAULT_LINE, 'Value': ip}, 'create record',
+                gone=ZONE_MISSING, exists='InvalidParameter.DomainRecordExist')
+    found = record_id(data.get('RecordId'))
+    if not found:
+        raise Failure.at('create record', 'the answer has no usable record id', kind='unexpected')
+    return found
+
+
+def update_record(job, zone_id, record, ip):
+    """ModifyDynamicDNS: the address (and the TTL read, which it would otherwise reset to the domain's);
+    unlike ModifyRecord it keeps the record's status, weight, MX and remark unsent.
+    https://cloud.tencent.com/document/api/1427/56158"""
+    cfg = job.cfg
+    body = {'Domain': zone_id, 'RecordId': decimal(record.id), 'SubDomain': host(cfg), 'RecordLine': DEFAULT_LINE,
+            'Value': ip}
+    ttl = record.raw.get('TTL')
+    if isinstance(ttl, int) and not isinstance(ttl, bool) and 0 < ttl <= TTL_MAX:
+        body['TTL'] = ttl
+    data = call(job, 'ModifyDynamicDNS', body, 'update record', gone=RECORD_GONE | ZONE_MISSING)
+    return record_id(data.get('RecordId')) or record.id
+
+
+def record_id(value):
+    """A record id from an answer as text: a positive 64-bit integer (not a bool), else None."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value < ID_MAX:
+        return str(value)
+    return None
+
+
+def host_header(url):
+    """The Host header ddkit.wire sends for url: its host, and its port when not the scheme's own."""
+    from ddkit.urls import split_url
+    scheme, name, port, _ = split_url(url)
+    name = '[%s]' % name if ':' in name else name
+    return name if port == (443 if scheme == 'https' else 80) else '%s:%d' % (name, port)
+
+
+def sign(secret_id, secret_key, host, action, payload, timestamp, path='/'):
+    """The headers of one TC3-HMAC-SHA256 signed POST of payload (bytes) to host at timestamp; the
+    signed headers are content-type and host, as the official SDKs sign them.
+    https://cloud.tencent.com/document/api/1427/56189"""
+    import hashlib
+    import hmac
+    date = time.strftime('%Y-%m-%d', time.gmtime(timestamp))
+    canonical = 'POST\n%s\n\ncontent-type:application/json\nhost:%s\n\ncontent-type;host\n%s' % (
+        path, host, hashlib.sha256(payload).hexdigest())
+    scope = '%s/%s/tc3_request' % (date, SERVICE)
+    to_sign = 'TC3-HMAC-SHA256\n%d\n%s\n%s' % (timestamp, scope, hashlib.sha256(canonical.encode()).hexdigest())
+    key = ('TC3' + secret_key).encode()
+    for part in (date, SERVICE, 'tc3_request'):
+        key = hmac.new(key, part.encode(), 'sha256').digest()
+    signature = hmac.new(key, to_sign.encode(), 'sha256').hexdigest()
+    return {'Content-Type': 'application/json', 'X-TC-Action': action, 'X-TC-Version': VERSION,
+            'X-TC-Timestamp': str(timestamp),
+            'Authorization': 'TC3-HMAC-SHA256 Credential=%s/%s, SignedHeaders=content-type;host, Signature=%s'
+                             % (secret_id, scope, signature)}
+
+
+def call(job, action, params, step, gone=(), exists=None, empty=None):
+    """One signed API call; its Response, checked. An error whose code is in gone raises Stale (the
+    record or the domain of the stored ids is gone), the code exists raises Exists, the code empty
+    (a listing of nothing) gives None; a domain the account does not have is a Failure of 'find
+    zone'; any other error a Failure of step."""
+    from ddkit import http, jsontext  # only on a request: a run that sends none loads none of it
+    cfg, log = job.cfg, job.log
+    url = cfg.base_url + '/'
+    payload = jsontext.dumps(params).encode('utf-8')   # what http.request sends for json_body=params
+    headers = sign(cfg.secret_id, cfg.secret_key, host_header(url), action, payload, int(time.time()),
+                   '/' + http.split_url(url)[3])
+    # a read, or an update that sets what it sets, may be sent again; a create only when surely unsent
+    answer = http.request('POST', url, step, headers=headers, json_body=params,
+                          timeout=cfg.timeout, ca_file=cfg.ca_file, repeatable=action != 'CreateRecord')
+    if not answer.body.strip():
+        raise Failure.at(step, 'empty answer (HTTP %d): the request timed out; check connectivity' % answer.status,
+                         url=answer.where, status=answer.status, kind='unexpected', fix='check connectivity')
+    data = answer.json()
+    response = data.get('Response') if isinstance(data, dict) else None
+    if not isinstance(response, dict):
+        raise Failure.at(step, 'unexpected answer (HTTP %d): %s' % (answer.status, http.snippet(answer.text)),
+                         url=answer.where, status=answer.status,
+                         kind='server error' if answer.status >= 500 else 'unexpected')
+    error = response.get('Error')
+    if error is None and answer.status < 300:
+        return response
+    error = error if isinstance(error, dict) else {}
+    code = str(error['Code'])[:80] if isinstance(error.get('Code'), (str, int)) else None
+    message = str(error['Message'])[:300] if isinstance(error.get('Message'), (str, int)) else None
+    if code is not None and (code in gone or code in (exists, empty)):
+        log.info('%s: %s (%s)' % (step, code, message))
+        if code == empty:
+            return None
+        raise Stale() if code in gone else Exists()
+    log.error('%s: error %s: %s' % (step, code, message))
+    fix = FIXES.get(code)
+    if code in ZONE_MISSING:
+        raise Failure.at('find zone', 'no domain %s in this account (%s)%s' % (
+            cfg.zone_name, code, '; ' + fix if fix else ''), url=answer.where, status=answer.status,
+            kind='not found', code=code, provider_message=message, fix=fix)
+    raise Failure.at(step, 'the provider refused the request (%s%s)%s' % (
+        'HTTP %d, ' % answer.status if answer.status != 200 else '', 'code %s' % code if code else 'no error code',
+        '; ' + fix if fix else ''), url=answer.where, status=answer.status, code=code, provider_message=message,
+        fix=fix, kind='server error' if answer.status >= 500 or (code or '').startswith('InternalError')
+        else 'refused')

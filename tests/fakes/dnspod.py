@@ -1,0 +1,356 @@
+"""Fake DNSPod (Tencent Cloud API 3.0, version 2021-03-23): domains and their records (host, type,
+resolution line, TTL, status, weight, remark), every action a POST to '/' named by X-TC-Action, each
+request's TC3-HMAC-SHA256 signature checked by the official SDK's own signing code
+(tencentcloud-sdk-python-common) and its fields against the SDK's request models
+(tencentcloud-sdk-python-dnspod), answers in the API's shapes: {"Response": {..., "RequestId"}}, and
+errors {"Response": {"Error": {"Code", "Message"}, "RequestId"}} with HTTP 200, as the API sends them.
+
+Without the SDK installed (a developer's machine) the fake signs with its own copy of the algorithm
+and knows the fields from FIELDS; tests/test_dnspod.py checks both copies against the SDK."""
+
+import hmac
+import ipaddress
+import itertools
+import json
+import re
+import time
+import uuid
+
+from fakes.base import FakeServer, Reply
+
+VERSION, SERVICE = '2021-03-23', 'dnspod'
+# the resolution lines a free plan offers, by name (RecordLine) and id (RecordLineId)
+LINES = {'默认': '0', '电信': '10=0', '联通': '10=1', '移动': '10=3', '境内': '7=0', '境外': '3=0'}
+TYPES = ('A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SRV', 'CAA')
+SKEW = 300           # seconds a request's timestamp may be off the server's clock
+DOMAIN_TTL = 600     # what a record gets when a create or ModifyDynamicDNS sends no TTL
+TTL_MIN = 600        # a free plan's shortest TTL
+# the actions the tool calls -> the routes named after the loop's steps
+ROUTES = {'DescribeRecordList': 'list_records', 'CreateRecord': 'create_record',
+          'ModifyDynamicDNS': 'update_record', 'DescribeRecord': 'get_record'}
+# each action's request fields and their types, as the SDK's request models (3.1.130) have them: the
+# copy used when the SDK is not installed (test_dnspod checks it against the models)
+FIELDS = {
+    'DescribeRecordList': {'Domain': str, 'DomainId': int, 'Subdomain': str, 'RecordType': str, 'RecordLine': str,
+                           'RecordLineId': str, 'GroupId': int, 'Keyword': str, 'SortField': str, 'SortType': str,
+                           'Offset': int, 'Limit': int, 'ErrorOnEmpty': str, 'SubDomain': str},
+    'CreateRecord': {'Domain': str, 'RecordType': str, 'RecordLine': str, 'Value': str, 'DomainId': int,
+                     'SubDomain': str, 'RecordLineId': str, 'MX': int, 'TTL': int, 'Weight': int, 'Status': str,
+                     'Remark': str, 'DnssecConflictMode': str, 'GroupId': int},
+    'ModifyDynamicDNS': {'Domain': str, 'RecordId': int, 'RecordLine': str, 'DomainId': int, 'SubDomain': str,
+                         'RecordLineId': str, 'Value': str, 'Ttl': int, 'TTL': int},
+    'DescribeRecord': {'Domain': str, 'RecordId': int, 'DomainId': int},
+}
+# what the API reference marks required (the models do not say)
+REQUIRED = {'DescribeRecordList': ('Domain',), 'CreateRecord': ('Domain', 'RecordType', 'RecordLine', 'Value'),
+            'ModifyDynamicDNS': ('Domain', 'RecordId', 'RecordLine', 'Value'),
+            'DescribeRecord': ('Domain', 'RecordId')}
+AUTHORIZATION = re.compile(r'TC3-HMAC-SHA256 Credential=([^/, ]+)/(\d{4}-\d\d-\d\d)/([a-z]+)/tc3_request, '
+                           r'SignedHeaders=([a-z;-]+), Signature=([0-9a-f]{64})$')
+_ids = itertools.count(1)
+
+
+def answer(**fields):
+    return Reply(200, {'Response': dict(fields, RequestId=str(uuid.uuid4()))})
+
+
+def error(code, message):
+    return answer(Error={'Code': code, 'Message': message})
+
+
+def sdk():
+    """The SDK's signing code and request models, or None when it is not installed."""
+    try:
+        from tencentcloud.common.abstract_client import AbstractClient
+        from tencentcloud.common.http.request import RequestInternal
+        from tencentcloud.dnspod.v20210323 import dnspod_client, models
+    except ImportError:
+        return None
+    return AbstractClient, RequestInternal, dnspod_client.DnspodClient, models
+
+
+def sdk_fields(models, action):
+    """{field: type} of an action's request model: its attributes, typed by their docstrings
+    (a deprecated field's docstring is missing: it takes the type of its normative spelling)."""
+    cls = getattr(models, action + 'Request')
+    names = [k[1:] for k in vars(cls()) if k != '_headers']
+    types = {}
+    for name in names:
+        doc = getattr(cls, name).__doc__ or ''
+        found = re.search(r':rtype: (\w+)', doc)
+        types[name] = {'int': int, 'str': str}.get(found.group(1)) if found else None
+    for name in names:
+        if types[name] is None:
+            types[name] = [types[n] for n in names if n.lower() == name.lower() and types[n]][0]
+    return types
+
+
+def sdk_signature(oracle, host, content_type, timestamp, payload, date, secret_key):
+    """The signature the SDK's own code makes for this request (AbstractClient._get_tc3_signature)."""
+    client, request, _, _ = oracle
+    req = request(host, 'POST', '/', header={'Content-Type': content_type, 'Host': host,
+                                             'X-TC-Timestamp': timestamp}, data=payload)
+    return client._get_tc3_signature(None, None, req, date, SERVICE, secret_key)
+
+
+def own_signature(host, content_type, timestamp, payload, date, secret_key):
+    """The same, by the algorithm of the API reference (the copy used without the SDK)."""
+    import hashlib
+    canonical = 'POST\n/\n\ncontent-type:%s\nhost:%s\n\ncontent-type;host\n%s' % (
+        content_type, host, hashlib.sha256(payload).hexdigest())
+    to_sign = 'TC3-HMAC-SHA256\n%s\n%s/%s/tc3_request\n%s' % (
+        timestamp, date, SERVICE, hashlib.sha256(canonical.encode()).hexdigest())
+    key = ('TC3' + secret_key).encode()
+    for part in (date, SERVICE, 'tc3_request'):
+        key = hmac.new(key, part.encode(), 'sha256').digest()
+    return hmac.new(key, to_sign.encode(), 'sha256').hexdigest()
+
+
+class DNSPod(FakeServer):
+    """Routes list_records, create_record, update_record, get_record (and other_action: any other
+    X-TC-Action), all POST /."""
+
+    PROVIDER = LETTER = 'dnspod'   # the registry's provider it plays; the sandbox's provider_dnspod
+
+    def __init__(self, secret_id='AKIDz8krbsJ5yKBZQpn74WFkmLPx3gnPhESA', secret_key='Gu5t9xGARNpq86cd98joQYCN3Cozk1qA',
+                 tls_cert=None):
+        super().__init__(tls_cert)
+        self.keys = {secret_id: secret_key}   # SecretId -> SecretKey
+        self.secret_id, self.secret_key = secret_id, secret_key
+        self.domains = {}       # domain name -> domain object
+        self.records = {}       # record id -> record object (with its domain and full name)
+        self.skew = 0           # seconds the provider's clock is ahead of ours
+        self.oracle = sdk()     # the SDK's code, or None: the fake's own copies
+        self.signatures = []    # (action, the signature the SDK computed): each request checked
+        for action, route in ROUTES.items():
+            self.route(route, 'POST', '/', getattr(self, route), guard=self._auth, header=('X-TC-Action', action))
+        self.route('other_action', 'POST', '/', self.other_action, guard=self._auth)
+
+    # --- state ---------------------------------------------------------------------------------
+    def settings(self):
+        """The DDNS_* settings of the provider's own that point a tool at this fake."""
+        return {'DDNS_SECRET_ID': self.secret_id, 'DDNS_SECRET_KEY': self.secret_key, 'DDNS_BASE_URL': self.url}
+
+    def add_zone(self, name):
+        """A domain, with the two NS records DNSPod makes at '@'; its id is its name (what the tool keeps)."""
+        self.domains[name] = {'DomainId': 1000 + len(self.domains), 'Name': name, 'TTL': DOMAIN_TTL}
+        for ns in ('f1g1ns1.dnspod.net.', 'f1g1ns2.dnspod.net.'):
+            self.add_record(name, name, 'NS', ns, ttl=86400, default_ns=True)
+        return name
+
+    def add_record(self, zone_id, name, rtype, content, ttl=DOMAIN_TTL, line='默认', status='ENABLE', weight=None,
+                   mx=0, remark='', default_ns=False):
+        """A record of the domain zone_id named name (the full name), as a user made it."""
+        rid = 1600000000 + next(_ids)
+        self.records[rid] = {'id': rid, 'domain': zone_id, 'name': name, 'sub': _host(name, zone_id), 'type': rtype,
+                             'content': content, 'line': line, 'ttl': ttl, 'status': status, 'weight': weight,
+                             'mx': mx, 'remark': remark, 'default_ns': default_ns, 'updated_on': _now()}
+        return rid
+
+    def find(self, name, rtype='A'):
+        """The records named so, on any line (what a test asserts on)."""
+        return [r for r in self.records.values() if r['name'] == name.rstrip('.') and r['type'] == rtype]
+
+    def seen(self, req):
+        req.action = req.headers.get('x-tc-action', '')
+
+    # --- the API gateway: version, timestamp, credentials, signature, fields ----------------------
+    def _auth(self, req):
+        headers = req.headers
+        if 'authorization' not in headers:
+            return error('AuthFailure.InvalidAuthorization', 'Authorization header is missing.')
+        if headers.get('x-tc-version') != self._version():
+            return error('NoSuchVersion', 'The requested version %s of service %s does not exist.'
+                         % (headers.get('x-tc-version'), SERVICE))
+        stamp = headers.get('x-tc-timestamp', '')
+        if not stamp.isdigit() or len(stamp) > 12:
+            return error('InvalidParameter', 'X-TC-Timestamp must be epoch seconds.')
+        if abs(int(stamp) - self.now()) > SKEW:
+            return error('AuthFailure.SignatureExpire', 'Signature expired. Timestamp and server time differ by '
+                                                        'more than five minutes.')
+        match = AUTHORIZATION.match(headers['authorization'])
+        if not match:
+            return error('AuthFailure.InvalidAuthorization', 'Authorization header does not follow the '
+                                                             'TC3-HMAC-SHA256 form.')
+        secret_id, date, service, signed, signature = match.groups()
+        if secret_id not in self.keys:
+            return error('AuthFailure.SecretIdNotFound', 'The SecretId is not found, please ensure that your '
+                                                         'SecretId is correct.')
+        # the date of the scope is the UTC date of the timestamp; the SDK's code signs these headers
+        expected_date = time.strftime('%Y-%m-%d', time.gmtime(int(stamp)))
+        content_type = headers.get('content-type', '').strip().lower()
+        expected = None
+        if date == expected_date and service == self._service() and signed == 'content-type;host':
+            make = (lambda *a: sdk_signature(self.oracle, *a)) if self.oracle else own_signature
+            expected = make(headers.get('host', ''), content_type, stamp, req.body, date, self.keys[secret_id])
+        with self.lock:
+            self.signatures.append((req.action, expected))
+        if expected is None or not hmac.compare_digest(expected, signature):
+            return error('AuthFailure.SignatureFailure', 'The provided credentials could not be validated. '
+                                                         'Please check your signature is correct.')
+        if content_type != 'application/json':
+            return error('InvalidParameter', 'Content-Type must be application/json for a POST of JSON.')
+        return self._fields(req)
+
+    def _fields(self, req):
+        """The body against the action's request model: unknown fields, types, required ones."""
+        fields = self._model(req.action)
+        if fields is None:
+            return None   # other_action answers
+        try:
+            body = json.loads(req.body or b'{}')
+        except ValueError:
+            return error('InvalidParameter', 'The request body is not JSON.')
+        if not isinstance(body, dict):
+            return error('InvalidParameter', 'The request body must be a JSON object.')
+        for name, value in body.items():
+            if name not in fields:
+                return error('UnknownParameter', 'The parameter `%s` is not recognized.' % name)
+            kind = fields[name]
+            if not isinstance(value, kind) or isinstance(value, bool):
+                return error('InvalidParameter', 'The value type of parameter `%s` is not valid.' % name)
+        missing = [name for name in REQUIRED[req.action] if name not in body]
+        if missing:
+            return error('MissingParameter', 'The request is missing a required parameter `%s`.' % missing[0])
+        req.params = body
+        if body['Domain'] not in self.domains:
+            return error('InvalidParameterValue.DomainNotExists', 'The current domain is incorrect, please go '
+                                                                  'back and try again.')
+        return None
+
+    def _model(self, action):
+        if action not in ROUTES:
+            return None
+        return sdk_fields(self.oracle[3], action) if self.oracle else FIELDS[action]
+
+    def _version(self):
+        return self.oracle[2]._apiVersion if self.oracle else VERSION
+
+    def _service(self):
+        return self.oracle[2]._service if self.oracle else SERVICE
+
+    def now(self):
+        return time.time() + self.skew
+
+    # --- actions -------------------------------------------------------------------------------
+    def other_action(self, req):
+        return error('InvalidAction', 'The action %s does not exist.' % req.action)
+
+    def list_records(self, req):
+        """DescribeRecordList: filters, Offset/Limit; an empty result is an error unless
+        ErrorOnEmpty is 'no'."""
+        p = req.params
+        sub = p.get('SubDomain', p.get('Subdomain'))
+        line_id = p.get('RecordLineId') or LINES.get(p.get('RecordLine'))
+        if p.get('RecordLine') is not None and line_id is None:
+            return error('InvalidParameter.RecordLineInvalid', 'The record line is incorrect.')
+        offset, limit = p.get('Offset', 0), p.get('Limit', 100)
+        if not 0 < limit <= 3000:
+            return error('InvalidParameterValue.LimitInvalid', 'Limit must be 1 to 3000.')
+        if offset < 0:
+            return error('InvalidParameter', 'Offset must not be negative.')
+        found = [r for r in self._domain_records(p['Domain'])
+                 if (sub is None or r['sub'] == sub.lower()) and p.get('RecordType', r['type']) == r['type']
+                 and (line_id is None or LINES.get(r['line']) == line_id)]
+        if not found and p.get('ErrorOnEmpty', 'yes') != 'no':
+            return error('ResourceNotFound.NoDataOfRecord', 'The record list is empty.')
+        shown = found[offset:offset + limit]
+        return answer(RecordCountInfo={'SubdomainCount': len({r['sub'] for r in found}), 'ListCount': len(shown),
+                                       'TotalCount': len(found)},
+                      RecordList=[_list_item(r) for r in shown])
+
+    def get_record(self, req):
+        record = self._record(req.params)
+        if record is None:
+            return error('InvalidParameter.RecordIdInvalid', 'The record ID is incorrect.')
+        return answer(RecordInfo=_info(record, self.domains[record['domain']]['DomainId']))
+
+    def create_record(self, req):
+        p = req.params
+        checked = self._checked(p, p['RecordType'])
+        if isinstance(checked, Reply):
+            return checked
+        sub, line = checked
+        if any(r['sub'] == sub and r['type'] == p['RecordType'] and r['line'] == line and r['content'] == p['Value']
+               for r in self._domain_records(p['Domain'])):
+            return error('InvalidParameter.DomainRecordExist', 'The record already exists.')
+        rid = self.add_record(p['Domain'], _name(sub, p['Domain']), p['RecordType'], p['Value'],
+                              ttl=p.get('TTL', self.domains[p['Domain']]['TTL']), line=line,
+                              status=p.get('Status', 'ENABLE'), weight=p.get('Weight'), mx=p.get('MX', 0),
+                              remark=p.get('Remark', ''))
+        return answer(RecordId=rid)
+
+    def update_record(self, req):
+        """ModifyDynamicDNS: the host (default '@'), line, value and TTL (default: the domain's);
+        status, weight, MX and remark stay as they are."""
+        p = req.params
+        record = self._record(p)
+        if record is None:
+            return error('InvalidParameter.RecordIdInvalid', 'The record ID is incorrect.')
+        checked = self._checked(p, record['type'])
+        if isinstance(checked, Reply):
+            return checked
+        sub, line = checked
+        record.update(sub=sub, name=_name(sub, p['Domain']), line=line, content=p['Value'],
+                      ttl=p.get('TTL', p.get('Ttl', self.domains[p['Domain']]['TTL'])), updated_on=_now())
+        return answer(RecordId=record['id'])
+
+    def _domain_records(self, domain):
+        return [r for r in self.records.values() if r['domain'] == domain]
+
+    def _record(self, p):
+        record = self.records.get(p['RecordId'])
+        return record if record and record['domain'] == p['Domain'] else None
+
+    def _checked(self, p, rtype):
+        """(host, line name) of a create or an update, or the error Reply."""
+        sub = p.get('SubDomain', '@').lower()
+        if not re.match(r'(@|(\*\.)?[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*)$',
+                        sub) and sub != '*':
+            return error('InvalidParameter.SubdomainInvalid', 'The subdomain is incorrect.')
+        if rtype not in TYPES:
+            return error('InvalidParameter.RecordTypeInvalid', 'The record type is incorrect.')
+        line = {v: k for k, v in LINES.items()}.get(p['RecordLineId']) if 'RecordLineId' in p else p['RecordLine']
+        if line not in LINES:
+            return error('InvalidParameter.RecordLineInvalid', 'The record line is incorrect.')
+        if rtype in ('A', 'AAAA'):
+            try:
+                family = ipaddress.ip_address(p['Value']).version
+            except ValueError:
+                family = None
+            if family != (4 if rtype == 'A' else 6):
+                return error('InvalidParameter.RecordValueInvalid', 'The record value is incorrect.')
+        ttl = p.get('TTL', p.get('Ttl'))
+        if ttl is not None and not 1 <= ttl <= 604800:
+            return error('InvalidParameter', 'TTL must be 1 to 604800.')
+        if ttl is not None and ttl < TTL_MIN:
+            return error('LimitExceeded.RecordTtlLimit', 'The TTL is below the limit of the domain\'s plan.')
+        return sub, line
+
+
+def _host(name, domain):
+    return '@' if name == domain else name[:-len(domain) - 1]
+
+
+def _name(sub, domain):
+    return domain if sub == '@' else '%s.%s' % (sub, domain)
+
+
+def _list_item(r):
+    """A record as DescribeRecordList lists it (RecordListItem)."""
+    return {'RecordId': r['id'], 'Value': r['content'], 'Status': r['status'], 'UpdatedOn': r['updated_on'],
+            'Name': r['sub'], 'Line': r['line'], 'LineId': LINES[r['line']], 'Type': r['type'],
+            'Weight': r['weight'], 'MonitorStatus': '', 'Remark': r['remark'], 'TTL': r['ttl'], 'MX': r['mx'],
+            'DefaultNS': r['default_ns']}
+
+
+def _info(r, domain_id):
+    """A record as DescribeRecord answers it (RecordInfo)."""
+    return {'Id': r['id'], 'SubDomain': r['sub'], 'RecordType': r['type'], 'RecordLine': r['line'],
+            'RecordLineId': LINES[r['line']], 'Value': r['content'], 'Weight': r['weight'], 'MX': r['mx'],
+            'TTL': r['ttl'], 'Enabled': 1 if r['status'] == 'ENABLE' else 0, 'MonitorStatus': '',
+            'Remark': r['remark'], 'UpdatedOn': r['updated_on'], 'DomainId': domain_id}
+
+
+def _now():
+    return time.strftime('%Y-%m-%d %H:%M:%S', time.localtime())

@@ -1,0 +1,381 @@
+"""The DNSPod provider (Tencent Cloud API 3.0) against its fake over real HTTP, with the official SDK
+as the oracle: the tool's TC3 signatures are the SDK's, its request fields are the SDK models', and
+the fake checks each request with the SDK's own code. Beyond the shared outcome tables: the default
+line, what an update keeps, the apex, stale ids, a create that meets the record, credentials refused
+the way the API refuses them, --check, a run of several records, and hostile answers."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+import needs
+from conftest import RECORD, ROOT, run_tool
+from fakes import dnspod as fake_module
+from fakes.base import Reply
+
+sys.path.insert(0, os.path.join(ROOT, 'lib'))
+from ddkit import dnspod, jsontext  # noqa: E402
+
+OLD, NEW = '81.2.69.1', '81.2.69.10'
+SDK_PACKAGES = 'tencentcloud-sdk-python-common==3.1.195 tencentcloud-sdk-python-dnspod==3.1.130'
+
+
+def oracle():
+    """The SDK's signing code and models (fakes.dnspod.sdk), or the test says it is missing."""
+    found = fake_module.sdk()
+    if found is None:
+        needs.missing('the official SDK is the oracle: pip install ' + SDK_PACKAGES)
+    return found
+
+
+def fake(box):
+    return box.fakes['dnspod']
+
+
+def env_of(box, state, **more):
+    return dict(box.env_of('dnspod', str(state)), DDNS_PROVIDER='dnspod', **more)
+
+
+def run(box, state, args=(), **more):
+    """The ddkit command on the sandbox's record; a setting given as None is not set."""
+    env = {k: v for k, v in env_of(box, state, **more).items() if v is not None}
+    done = run_tool('ddkit', list(args), env=env)
+    assert 'Traceback' not in done.stderr, done.stderr
+    return done
+
+
+def shown_status(box, state, **more):
+    done = run(box, state, ['--status', '--json'], **more)
+    return json.loads(done.stdout)[0]
+
+
+def ids(state, name=RECORD):
+    return (state / ('.dnspod-id_%s.txt' % name)).read_text().split()
+
+
+# --- the SDK as the oracle ---------------------------------------------------------------------
+
+@pytest.mark.parametrize('host, params', [
+    ('dnspod.tencentcloudapi.com', {'Domain': 'example.com', 'SubDomain': 'home', 'RecordLine': dnspod.DEFAULT_LINE}),
+    ('127.0.0.1:8443', {'Domain': 'xn--bcher-kva.example', 'RecordId': 1600000001, 'TTL': 600}),
+    ('[::1]:8080', {}),
+])
+def test_the_signature_is_the_one_the_sdk_makes(host, params):
+    client, request, _, _ = oracle()
+    payload = jsontext.dumps(params).encode()
+    stamp = 1767225599   # 2025-12-31 23:59:59 UTC: the scope's date is the UTC one
+    headers = dnspod.sign('AKIDexample', 'secret-key', host, 'DescribeRecordList', payload, stamp)
+    req = request(host, 'POST', '/', header={'Content-Type': headers['Content-Type'], 'Host': host,
+                                             'X-TC-Timestamp': headers['X-TC-Timestamp']}, data=payload)
+    expected = client._get_tc3_signature(None, None, req, '2025-12-31', 'dnspod', 'secret-key')
+    assert headers['Authorization'] == ('TC3-HMAC-SHA256 Credential=AKIDexample/2025-12-31/dnspod/tc3_request, '
+                                        'SignedHeaders=content-type;host, Signature=%s' % expected)
+    assert headers['X-TC-Action'] == 'DescribeRecordList' and headers['X-TC-Version'] == '2021-03-23'
+
+
+def test_the_host_signed_is_the_host_header_sent():
+    """The default port is not in the Host header ddkit.wire sends, so not in what is signed."""
+    assert dnspod.host_header('https://dnspod.tencentcloudapi.com:443/') == 'dnspod.tencentcloudapi.com'
+    assert dnspod.host_header('http://127.0.0.1:8080/') == '127.0.0.1:8080'
+    assert dnspod.host_header('https://[::1]:8443/') == '[::1]:8443'
+
+
+def test_signing_costs_under_a_millisecond():
+    payload = jsontext.dumps({'Domain': 'example.com', 'SubDomain': 'home', 'RecordLine': dnspod.DEFAULT_LINE,
+                              'RecordType': 'A'}).encode()
+    dnspod.sign('AKIDexample', 'k' * 32, 'dnspod.tencentcloudapi.com', 'DescribeRecordList', payload, 1)
+    started = time.perf_counter()
+    for stamp in range(1000):
+        dnspod.sign('AKIDexample', 'k' * 32, 'dnspod.tencentcloudapi.com', 'DescribeRecordList', payload, stamp)
+    assert (time.perf_counter() - started) / 1000 < 0.001
+
+
+def test_the_fakes_copies_are_the_sdks():
+    """The fake's fields (used without the SDK) are the request models', its signature the SDK's."""
+    client, request, dnspod_client, models = oracle()
+    assert (dnspod_client._apiVersion, dnspod_client._service) == (dnspod.VERSION, dnspod.SERVICE)
+    for action in fake_module.ROUTES:
+        assert fake_module.FIELDS[action] == fake_module.sdk_fields(models, action), action
+    args = ('127.0.0.1:1234', 'application/json', '1767225599', b'{"Domain": "example.com"}', '2025-12-31', 'key')
+    assert fake_module.own_signature(*args) == fake_module.sdk_signature((client, request, None, None), *args)
+
+
+def test_the_fake_accepts_the_sdks_own_client_and_refuses_a_wrong_key(box):
+    """The fake's checks, against what the SDK's client sends: one request in and one out."""
+    oracle()
+    from tencentcloud.common import credential
+    from tencentcloud.common.exception.tencent_cloud_sdk_exception import TencentCloudSDKException
+    from tencentcloud.common.profile.client_profile import ClientProfile
+    from tencentcloud.common.profile.http_profile import HttpProfile
+    from tencentcloud.dnspod.v20210323 import dnspod_client, models
+    server = fake(box)
+    server.add_record('example.com', RECORD, 'A', OLD)
+    profile = ClientProfile(httpProfile=HttpProfile(endpoint='127.0.0.1:%d' % server.port, protocol='http'))
+    request = models.DescribeRecordListRequest()
+    request.Domain, request.SubDomain = 'example.com', 'home'
+    client = dnspod_client.DnspodClient(credential.Credential(server.secret_id, server.secret_key), '', profile)
+    assert [r.Value for r in client.DescribeRecordList(request).RecordList] == [OLD]
+    wrong = dnspod_client.DnspodClient(credential.Credential(server.secret_id, 'x' + server.secret_key), '', profile)
+    with pytest.raises(TencentCloudSDKException) as refused:
+        wrong.DescribeRecordList(request)
+    assert refused.value.code == 'AuthFailure.SignatureFailure'
+
+
+def post(server, action, params, secret_key=None):
+    """One request signed as the tool signs it, straight to the fake: its Response."""
+    import urllib.request
+    payload = jsontext.dumps(params).encode()
+    host = '127.0.0.1:%d' % server.port
+    headers = dnspod.sign(server.secret_id, secret_key or server.secret_key, host, action, payload, int(time.time()))
+    request = urllib.request.Request(server.url + '/', payload, headers, method='POST')
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.loads(answer.read())['Response']
+
+
+@pytest.mark.parametrize('action, params, code', [
+    ('DescribeRecordList', {'Domain': 'example.com', 'Line': '默认'}, 'UnknownParameter'),
+    ('DescribeRecord', {'Domain': 'example.com', 'RecordId': '1600000001'}, 'InvalidParameter'),
+    ('DescribeRecord', {'Domain': 'example.com', 'RecordId': True}, 'InvalidParameter'),
+    ('CreateRecord', {'Domain': 'example.com', 'RecordType': 'A', 'Value': NEW}, 'MissingParameter'),
+    ('CreateRecord', {'Domain': 'example.com', 'RecordType': 'A', 'RecordLine': 'default', 'Value': NEW},
+     'InvalidParameter.RecordLineInvalid'),
+    ('CreateRecord', {'Domain': 'example.com', 'RecordType': 'AAAA', 'RecordLine': '默认', 'Value': NEW},
+     'InvalidParameter.RecordValueInvalid'),
+    ('ModifyDynamicDNS', {'Domain': 'example.com', 'RecordId': 1, 'RecordLine': '默认', 'Value': NEW},
+     'InvalidParameter.RecordIdInvalid'),
+    ('DescribeRecordList', {'Domain': 'example.net'}, 'InvalidParameterValue.DomainNotExists'),
+    ('DeleteDomain', {'Domain': 'example.com'}, 'InvalidAction'),
+])
+def test_the_fake_refuses_what_the_api_refuses(box, action, params, code):
+    assert post(fake(box), action, params)['Error']['Code'] == code
+
+
+def test_every_request_is_signed_and_names_only_fields_of_its_sdk_model(box, tmp_path):
+    _, _, _, models = oracle()
+    server = fake(box)
+    box.lookup.answer = NEW
+    assert run(box, tmp_path).returncode == 0                    # listed, created
+    (tmp_path / ('.dnspod-ip_%s.txt' % RECORD)).unlink()
+    box.lookup.answer = OLD
+    assert run(box, tmp_path).returncode == 0                    # read, updated
+    assert server.calls() == ['list_records', 'create_record', 'get_record', 'update_record']
+    assert all(expected for _, expected in server.signatures)   # each one checked, none refused
+    for req in server.requests:
+        assert req.path == '/' and req.method == 'POST'
+        assert set(req.json) <= set(fake_module.sdk_fields(models, req.action)), req.action
+        assert req.json.get('RecordLine', dnspod.DEFAULT_LINE) == dnspod.DEFAULT_LINE
+
+
+# --- what a run does ---------------------------------------------------------------------------
+
+def test_an_empty_listing_is_no_record_and_one_is_made_on_the_default_line(box, tmp_path):
+    """The empty listing is an error answer (NoDataOfRecord): taken as "none", never as a failure."""
+    server = fake(box)
+    box.lookup.answer = NEW
+    done = run(box, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (made,) = server.find(RECORD)
+    assert (made['sub'], made['line'], made['content'], made['ttl']) == ('home', '默认', NEW, 600)
+    assert ids(tmp_path) == ['example.com', str(made['id'])]
+    assert shown_status(box, tmp_path)['outcome'] == 'created'
+
+
+def test_a_record_of_the_name_on_another_line_is_not_ours(box, tmp_path):
+    server = fake(box)
+    other = server.add_record('example.com', RECORD, 'A', OLD, line='电信')
+    box.lookup.answer = NEW
+    assert run(box, tmp_path).returncode == 0
+    assert server.records[other]['content'] == OLD and server.records[other]['line'] == '电信'
+    assert sorted((r['line'], r['content']) for r in server.find(RECORD)) == sorted([('默认', NEW), ('电信', OLD)])
+
+
+def test_an_update_keeps_what_the_user_set(box, tmp_path):
+    """ModifyDynamicDNS keeps status, weight, MX and remark; its TTL is sent back, as it would be reset."""
+    server = fake(box)
+    rid = server.add_record('example.com', RECORD, 'A', OLD, ttl=1200, status='DISABLE', weight=20, remark='router')
+    box.lookup.answer = NEW
+    assert run(box, tmp_path).returncode == 0
+    held = server.records[rid]
+    assert (held['content'], held['ttl'], held['status'], held['weight'], held['remark'], held['line']) == \
+        (NEW, 1200, 'DISABLE', 20, 'router', '默认')
+    assert server.calls('update_record')[0].json['TTL'] == 1200
+
+
+def test_a_ttl_out_of_range_is_not_sent_back(box, tmp_path):
+    server = fake(box)
+    rid = server.add_record('example.com', RECORD, 'A', OLD, ttl=10 ** 12)
+    box.lookup.answer = NEW
+    assert run(box, tmp_path).returncode == 0
+    assert 'TTL' not in server.calls('update_record')[0].json and server.records[rid]['ttl'] == 600
+
+
+def test_the_apex_is_the_host_at(box, tmp_path):
+    server = fake(box)
+    box.lookup.answer = NEW
+    assert run(box, tmp_path, DDNS_RECORD_NAME='example.com').returncode == 0
+    (made,) = server.find('example.com', 'A')
+    assert made['sub'] == '@' and server.calls('list_records')[0].json['SubDomain'] == '@'
+
+
+def test_stale_ids_are_looked_up_again_once(box, tmp_path):
+    server = fake(box)
+    gone = server.add_record('example.com', RECORD, 'A', OLD)
+    del server.records[gone]
+    tmp_path.joinpath('.dnspod-id_%s.txt' % RECORD).write_text('example.com\n%d\n' % gone)
+    tmp_path.joinpath('.dnspod-ip_%s.txt' % RECORD).write_text(OLD + '\n')
+    box.lookup.answer = NEW
+    assert run(box, tmp_path).returncode == 0
+    assert server.calls() == ['get_record', 'list_records', 'create_record']
+    assert ids(tmp_path) == ['example.com', str(server.find(RECORD)[0]['id'])]
+
+
+def test_ids_of_another_domain_are_not_read(box, tmp_path):
+    """zone_name changed since the ids were kept: they name a record of the other domain."""
+    server = fake(box)
+    server.add_zone('example.net')
+    theirs = server.add_record('example.net', 'home.example.net', 'A', OLD)
+    tmp_path.joinpath('.dnspod-id_%s.txt' % RECORD).write_text('example.net\n%d\n' % theirs)
+    tmp_path.joinpath('.dnspod-ip_%s.txt' % RECORD).write_text(OLD + '\n')
+    box.lookup.answer = NEW
+    assert run(box, tmp_path).returncode == 0
+    assert server.calls() == ['list_records', 'create_record'] and server.records[theirs]['content'] == OLD
+
+
+def test_a_create_that_meets_the_record_updates_it(box, tmp_path):
+    """A listing that missed the record (made meanwhile): the create is refused, a fresh listing finds it."""
+    server = fake(box)
+    rid = server.add_record('example.com', RECORD, 'A', NEW, ttl=900)
+    server.fail('rewrite', route='list_records', answer=lambda reply: fake_module.error(
+        'ResourceNotFound.NoDataOfRecord', 'The record list is empty.'))
+    box.lookup.answer = NEW
+    done = run(box, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert server.calls() == ['list_records', 'create_record', 'list_records', 'update_record']
+    assert [r['id'] for r in server.find(RECORD)] == [rid] and server.records[rid]['ttl'] == 900
+    assert shown_status(box, tmp_path)['outcome'] == 'updated'
+
+
+def test_several_records_share_one_listing_of_the_domain(box, tmp_path):
+    server = fake(box)
+    server.add_record('example.com', RECORD, 'A', OLD)
+    for n in range(600):   # two pages of the domain's listing
+        server.add_record('example.com', 'h%d.example.com' % n, 'A', '192.0.2.%d' % (n % 250 + 1))
+    config = tmp_path / 'records.conf'
+    config.write_text('[home]\nrecord_name=%s\n[nas]\nrecord_name=nas.example.com\n' % RECORD)
+    config.chmod(0o600)
+    box.lookup.answer = NEW
+    done = run(box, tmp_path, ['--all', '--config', str(config)], DDNS_RECORD_NAME=None)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert server.calls() == ['list_records', 'list_records', 'update_record', 'create_record']
+    assert [r.json.get('Offset') for r in server.calls('list_records')] == [0, 500]
+    assert [r['content'] for r in server.find(RECORD) + server.find('nas.example.com')] == [NEW, NEW]
+
+
+def test_a_full_page_of_unknown_count_is_looked_up_name_by_name(box, tmp_path):
+    """A listing that does not say how many records there are is not taken as the whole domain."""
+    server = fake(box)
+    for n in range(500):
+        server.add_record('example.com', 'h%d.example.com' % n, 'A', '192.0.2.%d' % (n % 250 + 1))
+    server.add_record('example.com', RECORD, 'A', OLD)
+
+    def uncounted(reply):
+        body = json.loads(reply.raw)
+        del body['Response']['RecordCountInfo']
+        return Reply(200, body)
+    server.fail('rewrite', route='list_records', answer=uncounted)
+    config = tmp_path / 'records.conf'
+    config.write_text('[home]\nrecord_name=%s\n[nas]\nrecord_name=nas.example.com\n' % RECORD)
+    config.chmod(0o600)
+    box.lookup.answer = NEW
+    done = run(box, tmp_path, ['--all', '--config', str(config)], DDNS_RECORD_NAME=None)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert server.calls() == ['list_records', 'list_records', 'update_record', 'list_records', 'create_record']
+    assert [len(server.find(name)) for name in (RECORD, 'nas.example.com')] == [1, 1]
+
+
+# --- refusals ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('change, code', [
+    ({'DDNS_SECRET_KEY': 'x' * 32}, 'AuthFailure.SignatureFailure'),
+    ({'DDNS_SECRET_ID': 'AKID' + 'n' * 32}, 'AuthFailure.SecretIdNotFound'),
+    ('skew', 'AuthFailure.SignatureExpire'),
+])
+def test_credentials_are_refused_as_the_api_refuses_them(box, tmp_path, change, code):
+    server = fake(box)
+    server.add_record('example.com', RECORD, 'A', OLD)
+    if change == 'skew':
+        server.skew, change = 301, {}
+    box.lookup.answer = NEW
+    done = run(box, tmp_path, **change)
+    assert done.returncode == 1
+    values = shown_status(box, tmp_path)
+    assert (values['outcome'], values['step'], values['code'], values['kind']) == \
+        ('failed', 'find zone', code, 'refused')
+    assert values['fix'] == dnspod.FIXES[code] and values['fix'] in done.stdout
+    secret = change.get('DDNS_SECRET_KEY', server.secret_key)
+    log = (tmp_path / ('ddkit_dnspod_%s.log' % RECORD)).read_text()
+    assert secret not in done.stdout + done.stderr + log
+    assert server.find(RECORD)[0]['content'] == OLD
+
+
+def test_a_domain_not_in_the_account_fails_finding_the_zone(box, tmp_path):
+    other = {'DDNS_ZONE_NAME': 'example.org', 'DDNS_RECORD_NAME': 'home.example.org'}
+    done = run(box, tmp_path, **other)
+    assert done.returncode == 1
+    values = shown_status(box, tmp_path, **other)
+    assert (values['step'], values['kind'], values['code']) == \
+        ('find zone', 'not found', 'InvalidParameterValue.DomainNotExists')
+
+
+def test_check_walks_the_steps_and_names_the_failing_one(box, tmp_path):
+    server = fake(box)
+    server.add_record('example.com', RECORD, 'A', NEW)
+    box.lookup.answer = NEW
+    done = run(box, tmp_path, ['--check'])
+    assert done.returncode == 0, done.stdout
+    assert 'credentials accepted (SecretId AKIDz8kr...)' in done.stdout
+    assert 'zone example.com found' in done.stdout and 'A record home.example.com found' in done.stdout
+    # the credentials and the domain by one listing; the record by a fresh one, as strict lookups are
+    assert server.calls() == ['list_records', 'list_records']
+    done = run(box, tmp_path, ['--check'], DDNS_ZONE_NAME='example.org', DDNS_RECORD_NAME='home.example.org')
+    assert done.returncode == 1 and 'ok    credentials accepted' in done.stdout
+    assert 'FAIL  zone found: find zone: no domain example.org' in done.stdout
+    done = run(box, tmp_path, ['--check'], DDNS_SECRET_KEY='x' * 32)
+    assert 'FAIL  credentials accepted' in done.stdout and 'skip  zone found' in done.stdout
+
+
+@pytest.mark.parametrize('route, body', [
+    ('create_record', {'Response': {'RecordId': 'x', 'RequestId': 'r'}}),
+    ('create_record', {'Response': {'RecordId': 2 ** 64, 'RequestId': 'r'}}),
+    ('create_record', {'Response': {'RecordId': True, 'RequestId': 'r'}}),
+    ('list_records', {'Response': 'x'}),
+    ('list_records', {'Response': {'RecordList': {'RecordId': 1}, 'RequestId': 'r'}}),
+    ('list_records', {'Response': {'Error': ['AuthFailure'], 'RequestId': 'r'}}),
+    ('list_records', [1, 2]),
+])
+def test_hostile_answers_fail_in_one_line(box, tmp_path, route, body):
+    server = fake(box)
+    server.fail('rewrite', route=route, answer=lambda reply: Reply(200, body))
+    box.lookup.answer = NEW
+    done = run(box, tmp_path)
+    assert done.returncode == 1 and 'ERROR' in done.stdout + done.stderr
+    assert not (tmp_path / ('.dnspod-id_%s.txt' % RECORD)).exists()
+
+
+def test_a_run_that_sends_nothing_loads_no_signing_code(box, tmp_path):
+    """The unchanged run: no request to the provider (the IP lookup's is ddkit.http's), so no hashing."""
+    tmp_path.joinpath('.dnspod-ip_%s.txt' % RECORD).write_text(NEW + '\n')
+    box.lookup.answer = NEW
+    probe = ('import runpy, sys; sys.argv = [%r]\n'
+             'try:\n    runpy.run_path(%r, run_name="__main__")\nexcept SystemExit:\n    pass\n'
+             'print(sorted(m for m in ("hmac", "hashlib", "ddkit.dnspod", "ddkit.jsontext") if m in sys.modules))'
+             % (os.path.join(ROOT, 'bin', 'ddkit.py'), os.path.join(ROOT, 'bin', 'ddkit.py')))
+    base = {k: v for k, v in os.environ.items() if not k.startswith('DDNS_')}
+    done = subprocess.run([sys.executable, '-I', '-S', '-c', probe], env=dict(base, **env_of(box, tmp_path)),
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip().splitlines()[-1] == "['ddkit.dnspod']", done.stdout + done.stderr
+    assert fake(box).calls() == []
