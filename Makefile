@@ -6,8 +6,8 @@ VPY    := $(VENV)/bin/python
 TOOLS  := ddkit updater_a updater_b egress6 egress6_win
 
 .PHONY: help test test-full demo docs standalone feed bench check-py38 clean
-# test workers: more than the 2 cores, as many tests wait on a timeout or a child process
-JOBS   ?= 4
+# test workers: three a core, as most tests wait on a child process, a timeout or a retry's backoff
+JOBS   ?= 6
 .DEFAULT_GOAL := help
 
 help:

@@ -116,7 +116,27 @@ DNSPOD = Adapter('ddkit', 'dnspod', None, 'record', {'ip_file': '.dnspod-ip_%s.t
                         # not a row of the tables: the lookups by name (test_verify)
                         'found by name': ['list_records']},
                  stem='ddkit_dnspod')
-PROVIDERS = [A, B, DYNDNS2, DNSPOD]
+ALIDNS = Adapter('ddkit', 'alidns', None, 'record', {'ip_file': '.alidns-ip_%s.txt', 'ids_file': '.alidns-id_%s.txt'},
+                 {'DDNS_ACCESS_KEY_ID': 'LTAI5tEXAMPLEkeyId01', 'DDNS_ACCESS_KEY_SECRET': 'example-secret-0123456789'},
+                 lambda ip: ip, 'records',
+                 # no zone call: the domain name is the zone, and the record's listing proves it is the
+                 # account's; an update sends back the record's ttl, so it is read first
+                 calls={'created': ['list_records', 'create_record'],
+                        'updated': ['list_records', 'update_record'],
+                        'updated with stored ids': ['get_record', 'update_record'],
+                        'unchanged': [],
+                        'verified': ['get_record'],
+                        'drift healed': ['get_record', 'update_record'],
+                        'failed: no such zone': ['list_records'],
+                        # not a row of the tables: the lookups by name (test_verify)
+                        'found by name': ['list_records']},
+                 stem='ddkit_alidns')
+WEBHOOK = Adapter('ddkit', 'webhook', None, 'record', {'ip_file': '.webhook-ip_%s.txt'},
+                  {'DDNS_URL': 'https://hooks.example.com/hook/{name}?ip={ip}', 'DDNS_BEARER_TOKEN': 'wh-token'},
+                  lambda ip: ip, 'records',
+                  calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
+                  stem='ddkit_webhook', failure=('update record', 'refused'))
+PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK]
 
 
 class Form(Adapter):

@@ -54,3 +54,14 @@ def test_it_does_not_load_the_json_package():
             % os.path.join(ROOT, 'lib'))
     done = subprocess.run([sys.executable, '-I', '-c', code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ['False', 'False']
+
+
+@pytest.mark.parametrize('text', ['{"success": true, "result": [],}', '{"a": "unterminated', '[1, 2,]'])
+def test_bad_json_is_a_value_error_in_a_fresh_interpreter(text):
+    """The C scanner of some Python releases reports these errors through json.decoder, which a run
+    has not imported: a SystemError then, which must end as the ValueError every caller expects (a
+    provider's broken answer is a failure line, never a traceback)."""
+    code = ('import sys; sys.path.insert(0, %r)\nfrom ddkit import jsontext\ntry:\n    jsontext.loads(%r)\n'
+            'except ValueError:\n    print("ValueError")\n' % (os.path.join(ROOT, 'lib'), text))
+    done = subprocess.run([sys.executable, '-I', '-S', '-c', code], capture_output=True, text=True, timeout=30)
+    assert done.stdout == 'ValueError\n' and done.stderr == '', done.stderr

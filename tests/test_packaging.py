@@ -374,8 +374,9 @@ def test_the_commands_uci_file_has_one_disabled_sample_section_per_provider(feed
         assert set(options) <= common | {s.name for s in provider.SETTINGS}, options
         assert '\n# provider %s (package ddkit-%s): ' % (name, name) in text   # which package it needs
         for setting in provider.SETTINGS:
-            line = "\toption %s ''" % setting.name if setting.default is None else \
-                '\t#option %s %s' % (setting.name, quoted(setting.default))
+            # a setting of several values is a UCI list (headers, ip_lookup_url)
+            line = "\t%s %s ''" % ('list' if setting.repeat else 'option', setting.name) if setting.default is None \
+                else '\t#option %s %s' % (setting.name, quoted(setting.default))
             assert line in lines and comment_above(lines, line) == setting.help, (name, setting.name)
     assert text.count('\nconfig ') == 1 + len(REGISTERED)
 

@@ -9,13 +9,14 @@ import time
 
 import pytest
 
-from conftest import RECORD, run_tool
+from conftest import RECORD, run_tool, sampled
 from providers import PROVIDERS, SEEDS
 
 OLD, NEW = '81.2.69.1', '81.2.69.10'
 KEYS = ['name', 'type', 'provider', 'ip', 'outcome', 'checked', 'changed', 'step', 'message', 'fix', 'code',
         'http_status', 'url', 'kind']
-EACH = pytest.mark.parametrize('adapter', PROVIDERS, ids=[p.provider for p in PROVIDERS])
+# every provider under make test-full; make test samples three (the status is the shared loop's)
+EACH = pytest.mark.parametrize('adapter', sampled(PROVIDERS, 3), ids=[p.provider for p in sampled(PROVIDERS, 3)])
 
 
 def status(adapter, box, state, command=None, args=()):

@@ -66,15 +66,16 @@ def _where(url):
 
 
 def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file=None,
-            family=None, source=None, retries=RETRIES, max_body=MAX_BODY, repeatable=None):
+            family=None, source=None, retries=RETRIES, max_body=MAX_BODY, repeatable=None, data=None):
     """Make one request and return its Response, whatever its status (providers explain errors in
     the body); retry what is transient (refused, reset, timeout, 5xx, 429) a bounded number of
     times; raise Failure naming the step when no answer came or a redirect was offered. repeatable:
     safe to send again (GET, PUT, DELETE, and a POST whose caller says so); one that is not (a
-    create) is sent again only when its connection was refused, so it surely never arrived."""
+    create) is sent again only when its connection was refused, so it surely never arrived. data:
+    a body of bytes sent as they are (its Content-Type among headers), instead of json_body."""
     from ddkit import wire
     scheme, host, port, path = split_url(url)
-    body = None
+    body = data
     sent = {'User-Agent': USER_AGENT, 'Accept': 'application/json, text/plain, */*'}
     if json_body is not None:
         from ddkit import jsontext

@@ -48,6 +48,9 @@ def loads(text):
                 value, end = make_scanner(_Options)(stripped, 0)
             except StopIteration:
                 pass
+            except SystemError:   # CPython 3.11's scanner reports some errors (a trailing comma in an
+                pass              # object, an unterminated string) through json.decoder, which it finds
+                # only when imported: else it fails with no exception set; json, below, says why
         if end != len(stripped):
             import json  # not one JSON value (json says exactly why), or no _json
             value = json.loads(text, parse_float=_Options.parse_float, parse_int=_Options.parse_int,

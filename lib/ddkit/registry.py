@@ -9,6 +9,8 @@ PROVIDERS = (
     'huaweicloud',    # Huawei Cloud DNS v2 with an IAM token (updater_b)
     'dyndns2',        # the dyndns2 update protocol (No-IP, Dynu, DynDNS, ...)
     'dnspod',         # DNSPod through Tencent Cloud API 3.0 (TC3-HMAC-SHA256)
+    'alidns',         # Alibaba Cloud DNS (Alidns API 2015-01-09, AccessKey-signed RPC calls)
+    'webhook',        # any HTTP endpoint, told the IP by a request the user describes
 )
 
 

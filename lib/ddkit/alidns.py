@@ -1,0 +1,289 @@
+"""Alibaba Cloud DNS (Alidns API 2015-01-09, RPC style): keep one A or AAAA record equal to this host's
+public IP.
+
+A provider module of the shared update loop (ddkit.reconcile; the contract: docs/design.md): its
+settings, files, error fixes and API calls, registered as `alidns`. Every request is signed with the
+AccessKey pair (the RPC style's HMAC-SHA1 signature, version 1.0): the secret itself is never sent.
+The domain name is the zone: no zone call is made (list_zones says why). Only records on the
+default resolution line are found and made.
+API reference: https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-overview (operations),
+https://www.alibabacloud.com/help/en/sdk/product-overview/rpc-mechanism (request syntax and signature)
+"""
+
+import os
+import time
+
+from ddkit import Failure
+from ddkit.provider import Exists, Record, Stale, Zone, safe_id
+from ddkit.settings import Setting, check_url
+
+NAME = 'alidns'
+STEM = 'ddkit_alidns'                    # its lock and log files' prefix (no seed tool runs it)
+SUMMARY = 'Keep one A or AAAA record at Alibaba Cloud DNS (Alidns API, AccessKey) equal to this host\'s public IP.'
+SETTINGS = [
+    Setting('access_key_id', help='AccessKey ID of a RAM user allowed to change the domain\'s records',
+            check=lambda v: check_key(v)),
+    Setting('access_key_secret', help='its AccessKey secret (prefer DDNS_ACCESS_KEY_SECRET or --config: argv '
+            'is visible)', secret=True, check=lambda v: check_key(v)),
+    Setting('base_url', 'https://alidns.aliyuncs.com', help='API endpoint (scheme and host)', check=check_url),
+]
+FILES = {'ip_file': '.alidns-ip_%s.txt', 'ids_file': '.alidns-id_%s.txt'}
+REQUIRED = ('access_key_id', 'access_key_secret')
+URLS = ('base_url',)
+NOUN = 'record'
+VERSION = '2015-01-09'       # the API version every request names
+METHOD = 'POST'              # what the official SDK's Alidns requests use, every parameter in the query
+DEFAULT_LINE = 'default'     # the resolution line records are made on and found by (the only one, for now)
+PAGE_SIZE = 100              # records of one name on one line: a few; the API allows up to 500
+TTL_MAX = 86400              # the API's longest ttl: a longer one read back is not sent
+ZONE_GONE = {'IncorrectDomainUser', 'InvalidDomainName.NoExist'}   # the domain is not this account's
+RECORD_GONE = {'DomainRecordNotBelongToUser'}                       # no such record id in this account
+DUPLICATE = 'DomainRecordDuplicate'  # a record of this name, type, line and value exists already
+NONCE_USED = 'SignatureNonceUsed'    # a request sent again (a retry after a lost answer) repeats its nonce
+FIXES = {   # what to do about the API's error codes users meet (docs/providers.md)
+    'SignatureDoesNotMatch': 'access_key_secret is not the secret of access_key_id: copy both from the same '
+                             'AccessKey pair',
+    'IncompleteSignature': 'access_key_secret is not the secret of access_key_id: copy both from the same '
+                           'AccessKey pair',
+    'InvalidAccessKeyId.NotFound': 'access_key_id is no AccessKey ID of Alibaba Cloud (a deleted key is '
+                                   'unknown too): check it, or create a new AccessKey',
+    'InvalidAccessKeyId.Inactive': 'the AccessKey is disabled: enable it in the RAM console, or create a new one',
+    'InvalidTimeStamp.Expired': 'this host\'s clock is more than 15 minutes off: set it right (NTP; OpenWrt: '
+                                'System > System > Time Synchronization)',
+    'SignatureNonceUsed': 'a request was sent twice (usually transient): the next run retries',
+    'Forbidden.RAM': 'the RAM user may not change DNS records: grant it AliyunDNSFullAccess, or alidns:'
+                     'DescribeSubDomainRecords, DescribeDomainRecordInfo, AddDomainRecord and UpdateDomainRecord '
+                     'on this domain',
+    'Forbidden': 'the RAM user may not change DNS records: grant it AliyunDNSFullAccess, or alidns:'
+                 'DescribeSubDomainRecords, DescribeDomainRecordInfo, AddDomainRecord and UpdateDomainRecord '
+                 'on this domain',
+    'IncorrectDomainUser': 'zone_name must be a domain of this account in Alibaba Cloud DNS (the root domain, '
+                           'e.g. example.com)',
+    'InvalidDomainName.NoExist': 'zone_name must be a domain of this account in Alibaba Cloud DNS (the root '
+                                 'domain, e.g. example.com)',
+    'DomainRecordNotBelongToUser': 'the record is gone at the provider: the ids are looked up again and the '
+                                   'record created',
+    'DomainRecordConflict': 'another record (e.g. a CNAME) already uses this name: remove it or choose another '
+                            'record_name',
+    'DomainRecordLocked': 'the record is locked: unlock it in the Alibaba Cloud DNS console',
+    'SubDomainInvalid.Value': 'record_name must be a valid name inside zone_name',
+    'Throttling.User': 'too many requests: run at most every few minutes',
+    'Throttling': 'too many requests: run at most every few minutes',
+}
+
+
+def check_key(value):
+    """An AccessKey ID or secret as the RAM console shows it: printable ASCII, no spaces."""
+    if not value or any(not 32 < ord(c) < 127 for c in value):
+        raise ValueError('must be printable ASCII with no spaces, as the RAM console shows it')
+    return value
+
+
+def account(cfg):
+    """Whose domains and records a lookup sees: the key of what several records of a run share."""
+    return cfg.base_url, cfg.access_key_id, cfg.access_key_secret
+
+
+def login(job):
+    """--check: the credentials are accepted when the API answers the record's listing with the
+    records, or with a domain that is not this account's (the zone check says that one)."""
+    try:
+        listed(job, job.cfg.zone_name, 'login')
+    except Failure as e:
+        if e.code not in ZONE_GONE:
+            raise
+    return ' (AccessKey %s)' % job.cfg.access_key_id
+
+
+def list_zones(job):
+    """[zone_name] once the API lists the record's name in it. Alibaba Cloud DNS names a zone by its
+    domain name, so no zone call is made: one would need the right to list every domain of the
+    account, and the listing find_record reads anyway (the same request, shared) proves the domain is
+    this account's (IncorrectDomainUser otherwise)."""
+    listed(job, job.cfg.zone_name, 'find zone')
+    return [job.cfg.zone_name]
+
+
+def choose_zone(job, zones):
+    """The zone: its id is its domain name."""
+    return Zone(zones[0], zones[0])
+
+
+def relative(cfg):
+    """The record's RR: its name without the zone; '@' for the zone's apex (settings keep it inside)."""
+    if cfg.record_name == cfg.zone_name:
+        return '@'
+    return cfg.record_name[:-len(cfg.zone_name) - 1]
+
+
+def find_record(job, zone_id, strict=False):
+    """The default-line record of this name and type, or None; strict: a fresh listing (the one
+    shared with list_zones may be older than a create that met this record)."""
+    return first(listed(job, zone_id, 'find record', fresh=strict), job.cfg)
+
+
+def listed(job, zone, step, fresh=False):
+    """The records of the record's name on the default line, listed once a run (several records of
+    the run list a name once for both families).
+    API: https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-describesubdomainrecords"""
+    cfg = job.cfg
+    rtype = None if job.run.several else cfg.record_type
+    params = {'DomainName': zone, 'SubDomain': cfg.record_name, 'Line': DEFAULT_LINE, 'PageSize': str(PAGE_SIZE)}
+    if rtype:
+        params['Type'] = rtype
+
+    def fetch():
+        data = call(job, 'DescribeSubDomainRecords', params, step)
+        holder = data.get('DomainRecords', {})
+        records = holder.get('Record', []) if isinstance(holder, dict) else None
+        if not isinstance(records, list):
+            raise Failure.at(step, 'unexpected answer: "DomainRecords.Record" is not a list', kind='unexpected')
+        return [r for r in records if isinstance(r, dict)]
+    return job.shared(None if fresh else ('records', account(cfg), zone, cfg.record_name, rtype), fetch)
+
+
+def first(records, cfg):
+    """The first listed record of this name and type on the default line, or None."""
+    rr = relative(cfg)
+    found = [r for r in records if safe_id(r.get('RecordId')) and str(r.get('RR', '')).lower() == rr
+             and r.get('Type') == cfg.record_type and r.get('Line', DEFAULT_LINE) == DEFAULT_LINE]
+    return as_record(found[0]) if found else None
+
+
+def as_record(found):
+    return Record(safe_id(found['RecordId']), [found.get('Value')], found)
+
+
+def read_record(job, zone_id, record_id, held=False):
+    """The record the stored ids name, read (held or not): an update sends back its ttl; Stale when
+    the ids name another record, or none.
+    API: https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-describedomainrecordinfo"""
+    cfg = job.cfg
+    if zone_id != cfg.zone_name:
+        raise Stale()  # ids of another zone_name: find ours again
+    data = call(job, 'DescribeDomainRecordInfo', {'RecordId': record_id}, 'read record', stale=True)
+    domain = {str(data.get(key, '')).lower().rstrip('.') for key in ('DomainName', 'PunyCode')}
+    if safe_id(data.get('RecordId')) != record_id or first([data], cfg) is None \
+            or ('DomainName' in data and zone_id not in domain):
+        raise Stale()  # ids of another record: find ours again
+    return as_record(data)
+
+
+def create_record(job, zone_id, ip):
+    """The new record's id, on the default line with the API's default ttl.
+    API: https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-adddomainrecord"""
+    cfg = job.cfg
+    params = {'DomainName': zone_id, 'RR': relative(cfg), 'Type': cfg.record_type, 'Value': ip,
+              'Line': DEFAULT_LINE}
+    data = call(job, 'AddDomainRecord', params, 'create record', stale=True, create=True)
+    return record_id_of(data, 'create record')
+
+
+def update_record(job, zone_id, record, ip):
+    """The record's id: its value set, its ttl sent back (a ttl not sent becomes the API's default).
+    An answer that the record holds this value already (a run with --force, a retry after a lost
+    answer) is success.
+    API: https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-updatedomainrecord"""
+    cfg = job.cfg
+    params = {'RecordId': record.id, 'RR': relative(cfg), 'Type': cfg.record_type, 'Value': ip,
+              'Line': DEFAULT_LINE}
+    ttl = record.raw.get('TTL')
+    if isinstance(ttl, int) and not isinstance(ttl, bool) and 0 < ttl <= TTL_MAX:
+        params['TTL'] = str(ttl)
+    data = call(job, 'UpdateDomainRecord', params, 'update record', stale=True, same=True)
+    if data is None:   # DomainRecordDuplicate
+        job.log.info('update record: the %s holds %s already.' % (NOUN, ip))
+        return record.id
+    return record_id_of(data, 'update record', known=record.id)
+
+
+def canonical(params):
+    """The query of these parameters, sorted by name, each name and value percent-encoded (RFC 3986's
+    unreserved characters stay): what is signed, and what is sent."""
+    from ddkit import UNRESERVED
+    from ddkit.urls import quote
+    return '&'.join('%s=%s' % (k if UNRESERVED.issuperset(k) else quote(k), v if UNRESERVED.issuperset(v) else quote(v))
+                    for k, v in sorted(params.items()))
+
+
+def signature(secret, method, params):
+    """The RPC style's signature of these parameters (Signature itself not among them)."""
+    return sign(secret, method, canonical(params))
+
+
+def sign(secret, method, query):
+    """HMAC-SHA1, keyed by the secret and '&', of the method, the path '/' and the canonical query,
+    each encoded once more: in an encoded query only '%', '=' and '&' are not unreserved."""
+    import binascii
+    import hashlib
+    import hmac
+    text = '%s&%%2F&%s' % (method, query.replace('%', '%25').replace('=', '%3D').replace('&', '%26'))
+    digest = hmac.new((secret + '&').encode('utf-8'), text.encode('utf-8'), hashlib.sha1).digest()
+    return binascii.b2a_base64(digest, newline=False).decode('ascii')
+
+
+def signed_query(cfg, action, params):
+    """The query of one request: its parameters, the common ones (a new nonce and the time) and
+    their signature, encoded."""
+    from ddkit.urls import quote
+    query = canonical(dict(params, Action=action, Version=VERSION, Format='JSON', AccessKeyId=cfg.access_key_id,
+                           SignatureMethod='HMAC-SHA1', SignatureVersion='1.0', SignatureNonce=os.urandom(16).hex(),
+                           Timestamp=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())))
+    return query + '&Signature=' + quote(sign(cfg.access_key_secret, METHOD, query))
+
+
+def call(job, action, params, step, stale=False, create=False, same=False):
+    """One signed API call, its answer checked. A read or an update may be sent again by ddkit.http
+    with the same nonce, which the API refuses once the first one arrived: then it is signed anew
+    and sent once more. stale: an answer that the domain or the record is not (any more) this
+    account's raises Stale, so the loop looks the ids up again; create: a duplicate raises Exists;
+    same: a duplicate (the update's record holds the value already) gives None."""
+    from ddkit import http  # only on a request: a run that sends none loads none of it
+    cfg, log = job.cfg, job.log
+    for attempt in (1, 2):
+        answer = http.request(METHOD, cfg.base_url + '/?' + signed_query(cfg, action, params), step,
+                              timeout=cfg.timeout, ca_file=cfg.ca_file, repeatable=not create)
+        if not answer.body.strip():
+            raise Failure.at(step, 'empty answer (HTTP %d): the request timed out; check connectivity'
+                             % answer.status, url=answer.where, status=answer.status, kind='unexpected',
+                             fix='check connectivity')
+        data = answer.json()
+        if not isinstance(data, dict):
+            raise Failure.at(step, 'unexpected answer: %s' % http.snippet(answer.text), url=answer.where,
+                             status=answer.status, kind='unexpected')
+        code = data.get('Code')
+        code = str(code)[:80] if isinstance(code, (str, int)) and not isinstance(code, bool) else None
+        if code != NONCE_USED or create or attempt == 2:
+            break
+        log.info('%s: a request sent again repeated its nonce; signing it anew.' % step)
+    if code is None and answer.status == 200:
+        return data
+    message = str(data.get('Message') or '')[:200] or None
+    if code:
+        log.error('%s: error %s: %s' % (step, code, message))
+    if code == DUPLICATE and create:
+        raise Exists()
+    if code == DUPLICATE and same:
+        return None
+    if stale and code in ZONE_GONE | RECORD_GONE:
+        raise Stale()
+    fix = FIXES.get(code)
+    if code in ZONE_GONE:
+        raise Failure.at('find zone', 'no domain %s in this account (%s); %s' % (cfg.zone_name, code, fix),
+                         url=answer.where, status=answer.status, kind='not found', code=code,
+                         provider_message=message, fix=fix)
+    if code:
+        why = 'the provider refused the request (HTTP %d, code %s)%s' % (answer.status, code, '; ' + fix if fix else '')
+    else:
+        why = 'unexpected answer (HTTP %d): %s' % (answer.status, http.snippet(answer.text))
+    raise Failure.at(step, why, url=answer.where, status=answer.status, code=code, provider_message=message,
+                     fix=fix, kind='refused' if code or 400 <= answer.status < 500 else
+                     'server error' if answer.status >= 500 else 'unexpected')
+
+
+def record_id_of(data, step, known=None):
+    """The record id in an answer; an update that says success without one keeps the known id."""
+    found = safe_id(data.get('RecordId'))
+    if not found and not known:
+        raise Failure.at(step, 'the answer has no usable record id', kind='unexpected')
+    return found or known
