@@ -83,6 +83,21 @@ def import_guard(tool):
             'DDKIT_GUARD_TOOL': package, 'DDKIT_GUARD_DEPENDS': ','.join(package_depends()[package])}
 
 
+@pytest.fixture(params=['native', 'public'])
+def both_interfaces(request, monkeypatch):
+    """The test twice: with CPython's private interfaces where ddkit.native takes them, and with
+    DDKIT_PUBLIC_ONLY=1 (socket, ssl, json): the tools a test runs inherit the setting."""
+    monkeypatch.setenv('DDKIT_PUBLIC_ONLY', '1' if request.param == 'public' else '')
+    return request.param
+
+
+@pytest.fixture
+def native_interfaces(monkeypatch):
+    """CPython's private interfaces, as a router's run takes them: what the import and cost tests
+    measure, whatever DDKIT_PUBLIC_ONLY the suite runs with."""
+    monkeypatch.setenv('DDKIT_PUBLIC_ONLY', '')
+
+
 @pytest.fixture
 def box():
     """The sandbox over plain HTTP: provider A with zone example.com, an IP lookup and a DoH resolver."""

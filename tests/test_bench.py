@@ -77,6 +77,7 @@ def env_for(box, tool, state, **settings):
 @pytest.mark.parametrize('variant', ['bin', 'single file'])
 @pytest.mark.parametrize('rtype, address', [('A', bench.IFACE_V4), ('AAAA', bench.IFACE_V6)])
 @pytest.mark.parametrize('tool', UPDATERS)
+@pytest.mark.usefixtures('native_interfaces')
 def test_unchanged_iface_path_loads_no_http_json_or_ipaddress(netns, box, tmp_path, tool, rtype, address,
                                                                variant):
     path = tool if variant == 'bin' else single_file(tool, tmp_path)
@@ -101,6 +102,7 @@ def test_unchanged_iface_path_loads_no_http_json_or_ipaddress(netns, box, tmp_pa
 @pytest.mark.parametrize('source, address', [('prefix:%s/%s' % (bench.IFACE, bench.LAN_ID), bench.LAN_V6),
                                              ('neigh:%s/%s' % (bench.IFACE, bench.LAN_MAC), bench.NEIGH_V6)])
 @pytest.mark.parametrize('tool', UPDATERS)
+@pytest.mark.usefixtures('native_interfaces')
 def test_unchanged_lan_host_path_loads_no_http_json_or_ipaddress(netns, box, tmp_path, tool, source, address):
     env = env_for(box, tool, tmp_path / 'state', DDNS_RECORD_TYPE='AAAA', DDNS_IP_SOURCE=source)
     os.makedirs(env['DDNS_STATE_DIR'])
@@ -119,6 +121,7 @@ def test_unchanged_lan_host_path_loads_no_http_json_or_ipaddress(netns, box, tmp
 
 
 @pytest.mark.parametrize('tool', UPDATERS)
+@pytest.mark.usefixtures('native_interfaces')
 def test_unchanged_records_of_an_all_run_load_what_one_record_loads(netns, box, tmp_path, tool):
     """--all over the UCI sections (issue 14): the same cheap path, plus the UCI and records modules."""
     state = tmp_path / 'state'
@@ -146,6 +149,7 @@ def test_unchanged_records_of_an_all_run_load_what_one_record_loads(netns, box, 
 
 
 @pytest.mark.parametrize('tool', UPDATERS)
+@pytest.mark.usefixtures('native_interfaces')
 def test_unchanged_plain_http_lookup_loads_no_ssl_http_client_or_json(box, tmp_path, tool):
     env = env_for(box, tool, tmp_path / 'state', TMPDIR=str(tmp_path))
     box.doh.names[(env['DDNS_RECORD_NAME'], 'A')] = [box.lookup.answer]
@@ -165,6 +169,7 @@ HTTPS_LOOKUP_FORBIDDEN = (HTTP_LOOKUP_FORBIDDEN - {'_ssl'}) | {'enum', 'base64',
 
 
 @pytest.mark.parametrize('tool', UPDATERS)
+@pytest.mark.usefixtures('native_interfaces')
 def test_unchanged_https_lookup_loads_the_tls_extension_alone(tls_box, tmp_path, tool):
     env = env_for(tls_box, tool, tmp_path / 'state', TMPDIR=str(tmp_path), DDNS_CA_FILE=tls_box.ca_file)
     tls_box.doh.names[(env['DDNS_RECORD_NAME'], 'A')] = [tls_box.lookup.answer]
@@ -245,6 +250,7 @@ def test_single_file_fits_the_flash_budget(tmp_path, tool):
 
 
 @pytest.mark.parametrize('tool', UPDATERS)
+@pytest.mark.usefixtures('native_interfaces')
 def test_changed_ip_path_loads_no_json_package_or_http_client(box, tmp_path, tool):
     env = env_for(box, tool, tmp_path / 'state', TMPDIR=str(tmp_path))
     first = run_tool(tool, env=env)  # zone, record, ids (and token) found and cached

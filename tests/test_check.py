@@ -336,6 +336,7 @@ def hosts(box, tool):
 
 
 @BOTH
+@pytest.mark.usefixtures('both_interfaces')
 def test_tls_verified(tls_box, tmp_path, tool):
     status, out = run_check(env_of(tls_box, tool, tmp_path), tmp_path, tool, DDNS_CA_FILE=tls_box.ca_file)
     assert status == 0, out
@@ -344,6 +345,7 @@ def test_tls_verified(tls_box, tmp_path, tool):
 
 
 @BOTH
+@pytest.mark.usefixtures('both_interfaces')
 def test_tls_with_another_ca(tls_box, tmp_path, tool):
     trustme = pytest.importorskip('trustme')
     other = str(tmp_path / 'other.pem')
@@ -361,6 +363,7 @@ def test_tls_with_another_ca(tls_box, tmp_path, tool):
     ('expired', 'check the clock of this host (on a router: enable NTP)'),
     ('another name', 'check the host in the URL'),
 ])
+@pytest.mark.usefixtures('both_interfaces')
 def test_tls_refused_for_the_time_or_the_name_says_which(ca, tmp_path, kind, fix):
     """The fix follows OpenSSL's verify code (clock or name), never the words of its message."""
     import datetime

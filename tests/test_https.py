@@ -87,6 +87,7 @@ def test_an_answer_that_closes_is_not_used_again(box, tmp_path, answer):
     assert box.provider_a.connections == 2
 
 
+@pytest.mark.usefixtures('both_interfaces')
 def test_a_bad_certificate_on_one_host_fails_that_request_only(ca, tls_box, tmp_path):
     """The DoH resolver's certificate names another host: the previous IP is unknown (a DoH failure
     is tolerated), and the update at the provider, over its own verified TLS, still happens."""
@@ -165,6 +166,7 @@ def test_the_dns_free_fallback_works_without_a_resolver(ca, box, tmp_path):
     assert 'IP has been updated to: %s' % NEW in done.stdout
 
 
+@pytest.mark.usefixtures('both_interfaces')
 def test_the_wrong_ip_in_a_certificate_is_refused(ca, box, tmp_path):
     trace = IpLookup(tls_cert=ca.issue_cert('127.0.0.2')).start()   # names another address
     ca_file = str(tmp_path / 'ca.pem')

@@ -48,6 +48,7 @@ def test_dumps_refuses_what_is_not_json(value):
         jsontext.dumps(value)
 
 
+@pytest.mark.usefixtures('native_interfaces')
 def test_it_does_not_load_the_json_package():
     code = ('import sys; sys.path.insert(0, %r); from ddkit import jsontext; '
             'jsontext.loads(jsontext.dumps({"a": [1, "b"]})); print("json" in sys.modules, "re" in sys.modules)'

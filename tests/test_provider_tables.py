@@ -46,6 +46,7 @@ def arrange(adapter, box, state, row):
 
 
 @pytest.mark.parametrize('adapter, row', TABLE, ids=['%s-%s' % (a.label, row) for a, row in TABLE])
+@pytest.mark.usefixtures('both_interfaces')
 def test_each_outcome_makes_exactly_its_calls(box, tmp_path, adapter, row):
     adapter.needs()
     fake = adapter.fake(box)
@@ -83,6 +84,7 @@ def test_a_request_over_the_budget_is_refused_and_shown(box, tmp_path):
 
 
 @pytest.mark.parametrize('adapter', PROVIDERS, ids=[p.provider for p in PROVIDERS])
+@pytest.mark.usefixtures('native_interfaces')
 def test_an_unchanged_run_loads_its_provider_alone_and_no_http(box, tmp_path, adapter):
     """The common run of any provider costs what the first one's does: the registry imports only the
     provider that runs, and a run that sends no request to the provider loads nothing for one (no

@@ -133,8 +133,13 @@ class _Inlined:
     @classmethod
     def find_spec(cls, name, path=None, target=None):
         if name in _ddkit_modules():
-            # the import system's own ModuleSpec: importlib.machinery would load more modules
-            return sys.modules['_frozen_importlib'].ModuleSpec(name, cls, is_package=name == 'ddkit')
+            # the import system's own ModuleSpec (importlib.machinery would load more modules): the
+            # loader's one private interface, as it runs before the library's ddkit.native can
+            spec = getattr(sys.modules.get('_frozen_importlib'), 'ModuleSpec', None)
+            if spec is None or os.environ.get('DDKIT_PUBLIC_ONLY') == '1':
+                import importlib.machinery
+                spec = importlib.machinery.ModuleSpec
+            return spec(name, cls, is_package=name == 'ddkit')
 
     @staticmethod
     def create_module(spec):

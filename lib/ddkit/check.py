@@ -207,14 +207,15 @@ class Report:
                 https.append(url)
         if not https:
             return self.ok('TLS: not used (every URL is plain http://)')
+        from ddkit import native
         try:
-            import _ssl
+            tls = native.tls()   # _ssl, or ssl
         except ImportError:
             self.tls_failed.update(https)
             return self.fail('TLS: this Python has no ssl module', 'opkg install python3-openssl')
         store, missing = ca_store(self.cfg.ca_file)
         for url in https:
-            problem, fix = handshake(url, self.cfg, _ssl)
+            problem, fix = handshake(url, self.cfg, tls)
             if problem is None:
                 self.ok('TLS with %s verified (CA: %s)' % (_host(url), store))
                 continue
@@ -291,8 +292,8 @@ def ca_store(ca_file):
         return 'the Windows certificate store', None
     if where and (where[0] == 'capath' or os.path.exists(where[1])):
         return 'system store %s (%s)' % (where[1], 'hashed directory' if where[0] == 'capath' else 'bundle'), None
-    import _ssl
-    _, cafile, _, capath = _ssl.get_default_verify_paths()   # OpenSSL's own, before the variables
+    from ddkit import native
+    _, cafile, _, capath = native.default_verify_paths()   # OpenSSL's own, before the variables
     return 'system store', 'no CA bundle at %s or in %s' % (cafile, capath)
 
 

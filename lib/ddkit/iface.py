@@ -80,12 +80,13 @@ def interfaces():
 def _ifreq(ifname, request, size=40):
     """One SIOCGIF* ioctl: struct ifreq is the name in 16 bytes, then the answer. Built by hand in a
     mutable buffer: struct, or an immutable buffer copied back, loads code no other step needs."""
-    import _socket
     import fcntl
+    from ddkit import native
+    sockets = native.sockets()   # _socket, or socket
     name = ifname.encode()[:15]
     ifreq = bytearray(size)
     ifreq[:len(name)] = name
-    s = _socket.socket(_socket.AF_INET, _socket.SOCK_DGRAM)
+    s = sockets.socket(sockets.AF_INET, sockets.SOCK_DGRAM)
     try:
         fcntl.ioctl(s.fileno(), request, ifreq, True)   # the answer is written into ifreq
     finally:

@@ -1,9 +1,14 @@
 """JSON for the provider answers and request bodies, without importing the json package.
 
 `import json` loads re, enum, collections and functools: 9 ms on a machine whose interpreter starts
-in 15 (BENCHMARKS.md). CPython's own C accelerator `_json`, which json itself uses, does the work here;
-where it is missing the json package is used.
+in 15 (BENCHMARKS.md). CPython's own C accelerator `_json`, which json itself uses, does the work here
+(taken through ddkit.native, which checks it first); where it is missing or behaves otherwise, or
+DDKIT_PUBLIC_ONLY=1, the json package is used.
 """
+
+from ddkit import native
+
+_SCANNER = []   # the scanner of this run, made once: _json's, or None (json reads)
 
 
 MAX_DEPTH = 32     # our answers nest 5 levels at most
@@ -37,15 +42,14 @@ class _Options:
 def loads(text):
     """Like json.loads(text): a ValueError (json.JSONDecodeError) when text is not one JSON value, or
     holds NaN, Infinity or a number out of range, or nests deeper than MAX_DEPTH."""
-    try:
-        from _json import make_scanner
-    except ImportError:
-        make_scanner = None
+    if not _SCANNER:
+        _SCANNER.append(native.json_scanner(_Options))
+    scan = _SCANNER[0]
     stripped, end = text.strip(' \t\n\r'), -1
     try:
-        if make_scanner is not None:
+        if scan is not None:
             try:
-                value, end = make_scanner(_Options)(stripped, 0)
+                value, end = scan(stripped, 0)
             except StopIteration:
                 pass
             except SystemError:   # CPython 3.11's scanner reports some errors (a trailing comma in an
@@ -69,11 +73,7 @@ def loads(text):
 
 def dumps(value):
     """Like json.dumps(value) for dicts, lists, strings, numbers, booleans and None."""
-    try:
-        from _json import encode_basestring_ascii as text
-    except ImportError:
-        import json
-        return json.dumps(value)
+    text = native.json_string()
     if value is None:
         return 'null'
     if value is True or value is False:

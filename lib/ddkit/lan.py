@@ -78,15 +78,16 @@ def dump(ifname):
 
     Netlink, not `ip -6 neigh`: no program to start (a router may have none, or busybox's), no text
     format to trust, and what `ip` itself asks."""
-    import _socket
     import sys
+    from ddkit import native
+    sockets = native.sockets()   # _socket, or socket
     order = sys.byteorder
     # nlmsghdr: length, RTM_GETNEIGH, NLM_F_REQUEST | NLM_F_DUMP, sequence and port 0; ndmsg: AF_INET6
     request = (28).to_bytes(4, order) + (30).to_bytes(2, order) + (0x301).to_bytes(2, order) + bytes(8) \
         + b'\n' + bytes(11)
     # non-blocking: the kernel queues each part of a dump before the call that asks for it returns,
     # so an empty queue is an error, never a wait (and settimeout() would load the clock's code)
-    s = _socket.socket(_socket.AF_NETLINK, _socket.SOCK_RAW | _socket.SOCK_NONBLOCK, 0)
+    s = sockets.socket(sockets.AF_NETLINK, sockets.SOCK_RAW | sockets.SOCK_NONBLOCK, 0)
     try:
         # connected to the kernel (port 0), the socket takes messages from it alone: the kernel refuses
         # any other sender's; send and recv then carry no address (sendto/recvfrom, which do, load

@@ -190,11 +190,13 @@ def _trim(path):
 
 
 def _syslog(tag, line, error):
-    # OpenWrt's logd listens on /dev/log; `logread` then shows our lines. _socket, not socket: that
-    # module loads enum and selectors, several times what the rest of a run costs a router.
-    import _socket
+    # OpenWrt's logd listens on /dev/log; `logread` then shows our lines. _socket when it is there
+    # (ddkit.native), not socket: that module loads enum and selectors, several times what the rest of
+    # a run costs a router.
+    from ddkit import native
+    sockets = native.sockets()
     try:
-        s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_DGRAM)
+        s = sockets.socket(sockets.AF_UNIX, sockets.SOCK_DGRAM)
         try:
             s.connect('/dev/log')
             prio = 27 if error else 30  # daemon.err / daemon.info

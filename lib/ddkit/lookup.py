@@ -114,14 +114,15 @@ def by_ping(cfg, log):
 def wrong_family(cfg, host, family):
     """After a failed lookup: a Failure that says so when the URL's host has no address of the family
     the record type asks over (an AAAA record's IP must be seen over IPv6, an A record's over IPv4)."""
-    import _socket
+    from ddkit import native
+    sockets = native.sockets()   # _socket, or socket
     try:
-        _socket.getaddrinfo(host.encode('ascii', 'replace'), None,
-                            _socket.AF_INET6 if family == 6 else _socket.AF_INET)
+        sockets.getaddrinfo(host.encode('ascii', 'replace'), None,
+                            sockets.AF_INET6 if family == 6 else sockets.AF_INET)
         return
     except OSError:
         try:
-            _socket.getaddrinfo(host.encode('ascii', 'replace'), None)
+            sockets.getaddrinfo(host.encode('ascii', 'replace'), None)
         except OSError:
             return  # no address at all: the request's own error says it
     raise Failure.at('get current IP', '%s has no IPv%d address, and %s records are looked up over IPv%d: set '

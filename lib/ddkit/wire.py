@@ -5,12 +5,13 @@ start-up of a cron run and adds 7 MiB, for one GET. This is the part of HTTP the
 _ssl extension, not the ssl module) is loaded only for https:// (docs/benchmarks.md). A run keeps
 one connection per (scheme, host, port, family, source, CA) while the server keeps it open, and one
 TLS context per CA setting: a router's CPU pays one handshake per host and one reading of its CA
-certificates per run (docs/https.md).
+certificates per run (docs/https.md). The sockets and TLS come from ddkit.native: the C extensions
+when they behave as expected, else the socket and ssl modules.
 """
 
-import _socket
+from ddkit import decimal, native
 
-from ddkit import decimal
+SOCKETS = native.sockets()   # _socket, or socket
 
 MAX_HEAD = 64 * 1024     # status line and headers; more is not an HTTP server we can talk to
 MAX_DIGITS = 15          # of a Content-Length or chunk size: a petabyte
@@ -76,20 +77,20 @@ def close_all():
         POOL.popitem()[1].close()
 
 
-class Socket(_socket.socket):
-    """_socket.socket, which TLS can wrap: the C layer keeps a weak reference to it, which the base
-    type does not allow (the ssl module wraps socket.socket, this class's cousin, for the same)."""
+class Socket(SOCKETS.socket):
+    """A socket TLS can wrap: the C layer keeps a weak reference to it, which _socket's base type
+    does not allow (the ssl module wraps socket.socket, this class's cousin, for the same)."""
 
 
 def connect(host, port, timeout, family=None, source=None):
     """A connected TCP socket, over one address family (4 or 6) and/or from one source address."""
-    fam = {4: _socket.AF_INET, 6: _socket.AF_INET6}.get(family, _socket.AF_UNSPEC)
+    fam = {4: SOCKETS.AF_INET, 6: SOCKETS.AF_INET6}.get(family, SOCKETS.AF_UNSPEC)
     try:
         name = host.encode('ascii')  # bytes: the idna codec (and unicodedata) stays unloaded
     except UnicodeError:
         name = host
     error = OSError('no address of the requested family for %s' % host)
-    for af, kind, proto, _, addr in _socket.getaddrinfo(name, port, fam, _socket.SOCK_STREAM):
+    for af, kind, proto, _, addr in SOCKETS.getaddrinfo(name, port, fam, SOCKETS.SOCK_STREAM):
         sock = Socket(af, kind, proto)
         try:
             sock.settimeout(timeout)
@@ -105,21 +106,24 @@ def connect(host, port, timeout, family=None, source=None):
 
 def tls(sock, host, timeout, ca_file):
     """Wrap a connected socket in TLS verified against the CA certificates and host (a name, or an IP
-    address checked against the certificate's IP addresses). Through _ssl, the C extension, directly:
-    the ssl module's Python layer (enum, socket, base64...) costs a router more than the handshake,
-    and only re-exports what this uses (tests/test_tls_versions.py: every Python 3.8 to 3.13)."""
+    address checked against the certificate's IP addresses). Through _ssl, the C extension, directly
+    when ddkit.native finds it as expected: the ssl module's Python layer (enum, socket, base64...)
+    costs a router more than the handshake (tests/test_tls_versions.py: every Python 3.8 to 3.13)."""
     context = CONTEXTS.get(ca_file)
+    conn = owns = None
     try:
         if context is None:
             context = CONTEXTS[ca_file] = make_context(ca_file)
         name = server_name(host)
         sock.settimeout(timeout)   # before wrapping: the C layer then waits with this timeout
-        conn = context._wrap_socket(sock, False, name)
+        conn, owns = native.wrap(context, sock, name)
         conn.do_handshake()
     except BaseException:
+        if owns:   # ssl's SSLSocket has the socket now
+            conn.close()
         sock.close()
         raise
-    return TLS(sock, conn)
+    return TLS(sock, conn, owns)
 
 
 def server_name(host):
@@ -134,8 +138,9 @@ class TLS:
     """A TLS connection with the socket interface exchange uses (sendall, recv, settimeout, close),
     behaving as ssl.SSLSocket: a close without TLS's close_notify reads as the end, as there."""
 
-    def __init__(self, sock, conn):
-        self.sock, self.conn = sock, conn   # conn holds only a weak reference to sock
+    def __init__(self, sock, conn, owns=False):
+        # conn holds only a weak reference to sock; owns: conn took the socket over (ssl's SSLSocket)
+        self.sock, self.conn, self.owns = sock, conn, owns
 
     def sendall(self, data):
         view = memoryview(data)
@@ -143,18 +148,20 @@ class TLS:
             view = view[self.conn.write(view):]
 
     def recv(self, size):
-        import _ssl
+        tls = native.tls()
         try:
             return self.conn.read(size)
-        except _ssl.SSLError as e:
-            if e.args[0] in (_ssl.SSL_ERROR_EOF, _ssl.SSL_ERROR_ZERO_RETURN):
+        except tls.SSLError as e:
+            if e.args[0] in (tls.SSL_ERROR_EOF, tls.SSL_ERROR_ZERO_RETURN):
                 return b''
             raise
 
     def settimeout(self, timeout):
-        self.sock.settimeout(timeout)
+        (self.conn if self.owns else self.sock).settimeout(timeout)
 
     def close(self):
+        if self.owns:
+            self.conn.close()
         self.conn = None
         self.sock.close()
 
@@ -162,15 +169,14 @@ class TLS:
 def make_context(ca_file):
     """A client TLS context that verifies certificates and host names, with the CA certificates of
     ca_locations (once a run: reading a bundle of 145 certificates costs a router's CPU the most)."""
-    import _ssl
     where = ca_locations(ca_file)
     if where is None and _windows():
         import ssl   # the Windows certificate store is read by the ssl module's Python layer
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
         context.load_default_certs()
         return context
-    context = _ssl._SSLContext(_ssl.PROTOCOL_TLS_CLIENT)   # CERT_REQUIRED, host names checked
-    if not context.check_hostname or context.verify_mode != _ssl.CERT_REQUIRED:
+    context = native.client_context()   # CERT_REQUIRED, host names checked
+    if not context.check_hostname or context.verify_mode != native.tls().CERT_REQUIRED:
         raise OSError('this Python\'s TLS client context does not verify certificates')
     if where:
         context.load_verify_locations(**{where[0]: where[1]})
@@ -182,9 +188,8 @@ def make_context(ca_file):
 def default_paths():
     """(bundle, hashed directory) OpenSSL would use, SSL_CERT_FILE and SSL_CERT_DIR honoured, as
     ssl.get_default_verify_paths() gives them."""
-    import _ssl
     import os
-    file_env, cafile, dir_env, capath = _ssl.get_default_verify_paths()
+    file_env, cafile, dir_env, capath = native.default_verify_paths()
     return os.environ.get(file_env, cafile), os.environ.get(dir_env, capath)
 
 

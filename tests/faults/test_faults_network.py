@@ -220,6 +220,7 @@ def tls_rig(request, tmp_path, ca):
     made.box.stop()
 
 
+@pytest.mark.usefixtures('both_interfaces')
 def test_tls_wrong_ca_is_refused(tls_rig, tmp_path):
     import trustme
     other = str(tmp_path / 'other-ca.pem')
@@ -236,6 +237,7 @@ def test_tls_wrong_ca_is_refused(tls_rig, tmp_path):
     rig.assert_no_secret()
 
 
+@pytest.mark.usefixtures('both_interfaces')
 def test_tls_wrong_host_name_is_refused(tls_rig):
     rig = tls_rig
     rig.seed()

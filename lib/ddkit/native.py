@@ -1,0 +1,117 @@
+"""CPython's private interfaces, in one place, each behind its public module.
+
+The cheap paths use the C extensions under the standard modules directly (_socket, _ssl, _json):
+the public modules' Python layers cost a router's cron run more than the work (docs/benchmarks.md).
+Nothing promises those interfaces stay: a Python release may rename or change one, and a router's
+python3 is upgraded with OpenWrt, not with us. So each is taken here only when it is there and
+behaves as expected, else the public module is (socket, ssl, json): a changed interpreter still
+updates the record, only slower. DDKIT_PUBLIC_ONLY=1 in the environment takes every public module
+(the tests run the providers and TLS both ways).
+"""
+
+import os
+
+
+def public_only():
+    """True when DDKIT_PUBLIC_ONLY=1 asks for the public modules alone."""
+    return os.environ.get('DDKIT_PUBLIC_ONLY') == '1'
+
+
+def sockets():
+    """_socket, else socket: both have socket, getaddrinfo and the AF_/SOCK_ constants used here (socket
+    adds only a Python layer: selectors, enum, and more)."""
+    if not public_only():
+        try:
+            import _socket
+            if all(hasattr(_socket, name) for name in ('socket', 'getaddrinfo', 'AF_INET6', 'SOCK_STREAM')):
+                return _socket
+        except ImportError:
+            pass
+    import socket
+    return socket
+
+
+def tls():
+    """_ssl, else ssl: both have SSLError, SSLCertVerificationError, the SSL_ERROR_ codes,
+    CERT_REQUIRED and PROTOCOL_TLS_CLIENT. An ImportError of either: this Python has no TLS."""
+    if not public_only():
+        try:
+            import _ssl
+            if hasattr(_ssl, '_SSLContext') and hasattr(_ssl._SSLContext, '_wrap_socket'):
+                return _ssl
+        except ImportError:
+            pass
+    import ssl
+    return ssl
+
+
+def client_context():
+    """A TLS client context that verifies certificates and host names: _ssl's own, else ssl's."""
+    module = tls()
+    if module.__name__ == '_ssl':
+        try:
+            return module._SSLContext(module.PROTOCOL_TLS_CLIENT)
+        except (AttributeError, TypeError):   # the private constructor changed: the public one
+            pass
+    import ssl
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+
+
+def wrap(context, sock, name):
+    """The TLS connection over a connected socket for server name (the handshake not yet done), with
+    read(), write() and do_handshake(); and whether it owns the socket (ssl's SSLSocket takes it over,
+    so its timeout and close are the connection's)."""
+    if getattr(context, 'sslsocket_class', None) is None:   # _ssl's context: its private wrapper
+        try:
+            return context._wrap_socket(sock, False, name), False
+        except (AttributeError, TypeError):
+            raise OSError('this Python\'s TLS context cannot wrap a socket: set DDKIT_PUBLIC_ONLY=1')
+    # the name as bytes: ssl encodes a str with the idna codec (unicodedata: python3-codecs on
+    # OpenWrt); a URL's host is ASCII already (settings.check_url)
+    return context.wrap_socket(sock, server_side=False, do_handshake_on_connect=False,
+                               server_hostname=name.encode('ascii')), True
+
+
+def default_verify_paths():
+    """(bundle variable, bundle, directory variable, directory): where OpenSSL looks for CA
+    certificates, and the environment variables that move them."""
+    module = tls()
+    if module.__name__ == '_ssl':
+        try:
+            found = module.get_default_verify_paths()
+            if isinstance(found, tuple) and len(found) == 4:
+                return found
+        except (AttributeError, TypeError):
+            pass
+    import ssl
+    paths = ssl.get_default_verify_paths()
+    return paths.openssl_cafile_env, paths.openssl_cafile, paths.openssl_capath_env, paths.openssl_capath
+
+
+def json_scanner(options):
+    """A scanner of JSON text (scan(text, index) -> (value, end)) made from options (strict,
+    object_hook, parse_float, ... as json.JSONDecoder has them), or None: json then reads it. _json's
+    C scanner is taken only when it reads a sample right."""
+    if public_only():
+        return None
+    try:
+        from _json import make_scanner
+        scan = make_scanner(options)
+        if scan('[1, "a"]', 0) == ([1, 'a'], 8):
+            return scan
+    except (ImportError, AttributeError, TypeError, ValueError, SystemError, StopIteration):
+        pass
+    return None
+
+
+def json_string():
+    """A function giving text as a JSON string, non-ASCII escaped (with its quotes)."""
+    if not public_only():
+        try:
+            from _json import encode_basestring_ascii
+            if encode_basestring_ascii('a\u00e9"') == '"a\\u00e9\\""':
+                return encode_basestring_ascii
+        except (ImportError, TypeError):
+            pass
+    import json
+    return json.dumps   # ensure_ascii, the default: the same text
