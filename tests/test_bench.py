@@ -238,10 +238,12 @@ def test_bench_smoke_round_measures_every_built_path(tmp_path):
             assert row['connections'][-1][1] == (1 if 'unchanged' in name else 3), (name, row['connections'])
     assert not rows['%s unchanged, url' % bench.PROVIDERS[0].provider]['missing']
     https = [name for name in rows if 'HTTPS' in name]
-    assert len(https) == 12 and (not shutil.which('openssl') or not any(rows[n]['missing'] for n in https))
+    # each seed tool: 3 cases x 2 CA layouts; the first one's unchanged rows again with the public modules
+    assert len([n for n in https if 'DDKIT_PUBLIC_ONLY=1' in n]) == 2
+    assert len(https) == 12 + 2 and (not shutil.which('openssl') or not any(rows[n]['missing'] for n in https))
 
 
-@pytest.mark.parametrize('tool', ['updater_a', 'updater_b', 'egress6', 'egress6_win'])
+@pytest.mark.parametrize('tool', ['ddkit', 'updater_a', 'updater_b', 'egress6', 'egress6_win'])
 def test_single_file_fits_the_flash_budget(tmp_path, tool):
     size = os.path.getsize(single_file(tool, tmp_path))
     assert size <= bench.SINGLE_BUDGET, '%s single file is %d bytes (budget %d, BENCHMARKS.md)' % (

@@ -104,6 +104,8 @@ def add(bench, b):
                     path.missing = certs.why or why
                     continue
                 row(bench, b, path, adapter, box, cmd, case, certs.bundle if layout == 'bundle' else certs.hashed)
+                if case == 'unchanged' and adapter is PROVIDERS[0]:
+                    bench.paths.append(b.public_twin(path))
 
 
 def row(bench, b, path, adapter, box, cmd, case, ca):
@@ -145,7 +147,9 @@ def cpu(path):
 
 
 def verdict(path, bench):
-    """(budget text, 'ok' | 'MISSED: why') of an HTTPS row."""
+    """(budget text, 'ok' | 'MISSED: why') of an HTTPS row ('' for a row shown without a budget)."""
+    if not path.budget or path.wall is None:
+        return '', ''
     kind, label, layout = path.budget
     texts, missed = ['connections = hosts'], []
     if any(c != h for c, h in path.connections):
@@ -157,8 +161,8 @@ def verdict(path, bench):
             missed.append('CPU %.2fx' % (cpu(path) / cpu(one)) if cpu(one) else 'no 1-record row')
     if kind == 'https-unchanged' and layout == 'hashed':
         ratio = path.wall / bench.floor_isolated.wall
-        texts.append('wall <= 3.0x -I -S floor')
-        if ratio > 3.0:
+        texts.append('wall <= 3.5x -I -S floor')
+        if ratio > 3.5:
             missed.append('wall %.2fx' % ratio)
     if path.errors:
         missed.append('runs failed')

@@ -7,16 +7,11 @@ VERSION = '1.0.0'
 
 
 def decimal(text):
-    """The value of text when it is ASCII digits only (no sign, no spaces), else None.
-
-    Not int(): the first base-10 int() of a run calls the C library's log(), which maps ~190 KiB of
-    libm into a run that does no maths; the cheap cron runs parse their numbers here (BENCHMARKS.md)."""
-    if not text or text.strip('0123456789'):
+    """The value of text when it is ASCII digits only (no sign, no spaces, no "_"), else None: int()
+    alone takes all of those, and any script's digits."""
+    if not text or not text.isascii() or not text.isdigit():
         return None
-    value = 0
-    for digit in text:
-        value = value * 10 + ord(digit) - 48
-    return value
+    return int(text)
 
 
 # RFC 3986's unreserved characters: what every encoding of a secret keeps as it is (ddkit.log, ddkit.mask)

@@ -159,9 +159,7 @@ def printable(text):
     """text with the unprintable escaped (\\x1b, \\u2028): one line, no terminal control sequence.
     The one escaping of all the tools print or log."""
     text = str(text)
-    # the common line is printable ASCII: checked without str.isprintable's Unicode tables (their
-    # pages cost a run's peak memory, docs/benchmarks.md)
-    if text and (min(text) < ' ' or max(text) > '~') and not text.isprintable():
+    if not text.isprintable():
         text = ''.join(c if c.isprintable() else '\\x%02x' % ord(c) if ord(c) < 256
                        else '\\u%04x' % ord(c) for c in text)
     return text
