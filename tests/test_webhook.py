@@ -405,3 +405,19 @@ def test_a_config_file_and_a_uci_list_give_a_body_and_headers(box, fake, tmp_pat
     sent = fake.requests[-1]
     assert fake.told[-1]['from'] == 'query'
     assert (sent.headers['x-note'], sent.headers['x-type']) == ('two words', 'A')
+
+
+@pytest.mark.parametrize('source', ['flag', 'environment'])
+def test_a_credential_refused_in_headers_is_never_shown(box, tmp_path, source):
+    """A credential put in the plain headers is refused (exit 2, nothing sent) without echoing it."""
+    header = 'Authorization: Bearer s3cr3t-token-value'
+    env = env_of(box, tmp_path)
+    args = []
+    if source == 'flag':
+        args = ['--headers', header]
+    else:
+        env['DDNS_HEADERS'] = header
+    done = run_tool('ddkit', args, env=env)
+    assert done.returncode == 2 and 'holds a credential' in done.stderr, done.stderr
+    assert 's3cr3t' not in done.stdout + done.stderr
+    assert box.fakes['webhook'].requests == []

@@ -259,11 +259,12 @@ def call(job, action, params, step, gone=(), exists=None, empty=None):
     (a listing of nothing) gives None; a domain the account does not have is a Failure of 'find
     zone'; any other error a Failure of step."""
     from ddkit import http, jsontext  # only on a request: a run that sends none loads none of it
+    from ddkit.urls import split_url
     cfg, log = job.cfg, job.log
     url = cfg.base_url + '/'
     payload = jsontext.dumps(params).encode('utf-8')   # what http.request sends for json_body=params
     headers = sign(cfg.secret_id, cfg.secret_key, host_header(url), action, payload, int(time.time()),
-                   '/' + http.split_url(url)[3])
+                   '/' + split_url(url)[3])
     # a read, or an update that sets what it sets, may be sent again; a create only when surely unsent
     answer = http.request('POST', url, step, headers=headers, json_body=params,
                           timeout=cfg.timeout, ca_file=cfg.ca_file, repeatable=action != 'CreateRecord')

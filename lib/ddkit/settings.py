@@ -233,6 +233,10 @@ def prog(tool):
     return name if name in (tool, tool + '.py') else tool + '.py'
 
 
+class Withheld(ValueError):
+    """A value refused because it holds a credential where none belongs: the message never shows it."""
+
+
 def hint(value):
     """The likely cause of a rejected value, when one shows."""
     if ' #' in value or '\t#' in value:
@@ -467,17 +471,25 @@ def checked(s, value, source, env, config_path, from_file, by_flag=False):
     key = (s.name, value if isinstance(value, str) else tuple(value))
     if key in CHECKED:
         return list(CHECKED[key]) if s.repeat else CHECKED[key]
+    bad = value if isinstance(value, str) else None
     try:
-        CHECKED[key] = [s.check(v) for v in value] if s.repeat else s.check(value)
+        if s.repeat:
+            CHECKED[key] = []
+            for bad in value:   # a refused value is shown alone, not with the others
+                CHECKED[key].append(s.check(bad))
+        else:
+            CHECKED[key] = s.check(value)
         return list(CHECKED[key]) if s.repeat else CHECKED[key]
     except ValueError as e:
+        CHECKED.pop(key, None)
         line = from_file.get('line:' + s.name)
         where = {'flag': s.flag, 'environment': env, 'default': 'default',
                  'config file': 'config file %s line %s' % (config_path, line)}.get(source, source)
         label = s.flag if by_flag and source == 'flag' else '%s (%s)' % (s.name, where)
-        bad = value if isinstance(value, str) else ' '.join(value)
-        shown = '' if s.secret else '; got %r' % bad[:80]  # a secret is never shown
-        raise UsageError('bad value for %s: %s%s%s' % (label, e, shown, hint(bad)))
+        bad = bad if isinstance(bad, str) else ' '.join(value)
+        withheld = s.secret or isinstance(e, Withheld)   # a secret is never shown
+        shown = '' if withheld else '; got %r' % bad[:80]
+        raise UsageError('bad value for %s: %s%s%s' % (label, e, shown, '' if withheld else hint(bad)))
 
 
 def missing(cfg, required):

@@ -12,7 +12,7 @@ https://url.spec.whatwg.org/#application/x-www-form-urlencoded; JSON: https://ww
 """
 
 from ddkit import Failure
-from ddkit.settings import Setting, check_header, check_url
+from ddkit.settings import Setting, Withheld, check_header, check_url
 
 NAME = 'webhook'
 STEM = 'ddkit_webhook'                   # its lock and log files' prefix
@@ -169,10 +169,11 @@ def check_headers(value):
     one is none (the sample UCI section's `list headers ''`)."""
     if not value.strip():
         return ''
+    named = value.partition(':')[0].strip()
+    if named.lower() in CREDENTIALS:   # its value is a secret given in the wrong place: never shown
+        raise Withheld('header %s holds a credential: give it as header_secret (or the token alone as '
+                       'bearer_token), which are kept out of logs' % named)
     name, text = split_header(value, 'headers')
-    if name.lower() in CREDENTIALS:
-        raise ValueError('header %s holds a credential: give it as header_secret (or the token alone as '
-                         'bearer_token), which are kept out of logs' % name)
     placeholders(text, 'header %s' % name)
     return value
 
