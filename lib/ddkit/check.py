@@ -43,8 +43,9 @@ def run(job):
     if told(provider):   # nothing to read there: what can be checked without sending the IP
         if hasattr(provider, 'login'):
             report.step('credentials accepted', lambda: provider.login(job), lambda said: 'credentials accepted' + said)
-        report.ok('the provider is only told the IP, never read: the next update sends it when the ip file '
-                  'does not claim it')
+        if not report.blocked:
+            report.ok('the provider is only told the IP, never read: the next update sends it when the ip '
+                      'file does not claim it')
         return report.finish()
     report.step('credentials accepted', lambda: provider.login(job), lambda said: 'credentials accepted' + said)
     zone = report.step('zone found', lambda: provider.choose_zone(job, provider.list_zones(job)), describe_zone)
@@ -215,12 +216,12 @@ class Report:
             return self.fail('TLS: this Python has no ssl module', 'opkg install python3-openssl')
         store, missing = ca_store(self.cfg.ca_file)
         for url in https:
-            problem, fix = handshake(url, self.cfg, tls)
+            problem, fix, kind = handshake(url, self.cfg, tls)
             if problem is None:
                 self.ok('TLS with %s verified (CA: %s)' % (_host(url), store))
                 continue
             self.tls_failed.add(url)
-            if missing and 'not trusted' in problem:
+            if missing and kind == 'untrusted':
                 problem, fix = 'certificate not trusted: %s' % missing, CA_PACKAGE + ', or set ca_file'
             self.fail('TLS with %s: %s' % (_host(url), problem), fix)
         if self.tls_failed - set(self.cfg.ip_lookup_url):
@@ -304,7 +305,8 @@ NAME_CODES = (62, 63, 64)
 
 
 def handshake(url, cfg, ssl):
-    """(None, None) when a verified TLS handshake with url's host succeeds, else (problem, fix)."""
+    """(None, None, None) when a verified TLS handshake with url's host succeeds, else (problem, fix,
+    kind): 'clock', 'name' or 'untrusted' (by OpenSSL's verify code), or 'connection'."""
     from ddkit import http, wire
     _, host, port, _ = http.split_url(url)  # only https:// URLs come here
     try:
@@ -318,15 +320,15 @@ def handshake(url, cfg, ssl):
         code = getattr(e, 'verify_code', None)
         if code in CLOCK_CODES:
             return ('certificate %s' % reason, 'check the clock of this host (on a router: enable NTP), '
-                    'a wrong date makes every certificate look invalid')
+                    'a wrong date makes every certificate look invalid', 'clock')
         if code in NAME_CODES:
-            return ('certificate is for another name (%s)' % reason, 'check the host in the URL')
+            return 'certificate is for another name (%s)' % reason, 'check the host in the URL', 'name'
         return ('certificate not trusted (%s)' % reason,
-                'set ca_file to the CA that signed it, or install the CA bundle: ' + CA_PACKAGE)
+                'set ca_file to the CA that signed it, or install the CA bundle: ' + CA_PACKAGE, 'untrusted')
     except (OSError, ssl.SSLError) as e:
         return ('no TLS connection: %s' % (getattr(e, 'strerror', None) or e),
-                'check connectivity and the URL')
-    return None, None
+                'check connectivity and the URL', 'connection')
+    return None, None, None
 
 
 def _host(url):
