@@ -101,7 +101,7 @@ class Log:
         if self.tag:
             _syslog(self.tag, line, error)
 
-    def _append(self, line):
+    def _append(self, line, trimmed=False):
         try:
             if self.fd is None:   # opened at the record's first line, kept to its last (close())
                 from ddkit import state
@@ -110,6 +110,13 @@ class Log:
                                               keep=LOG_MODE, make=True, stat=True)
                 self.size = st.st_size
             data = (line + '\n').encode('utf-8')
+            if self.size + len(data) > LOG_MAX and not trimmed:
+                # cut before the line that would pass the bound: the cut file is a new one (written
+                # whole, then renamed); where none can be made (a sealed directory) the line is not
+                # written, so the file never grows past LOG_MAX
+                self.close()
+                _trim(self.path)
+                return self._append(line, trimmed=True)
             self.size += len(data)   # another run's lines count at the next open
             written = 0
             try:
@@ -119,9 +126,6 @@ class Log:
                 if written:   # a full disk took part of the line: the file keeps whole lines only
                     os.ftruncate(self.fd, os.fstat(self.fd).st_size - written)
                 raise
-            if self.size > LOG_MAX:
-                self.close()   # the cut file is a new one (written whole, then renamed)
-                _trim(self.path)
         except OSError as e:
             # a full or read-only disk must not stop the DNS update itself
             print('[%s] - cannot write log file %s: %s' % (

@@ -303,3 +303,29 @@ def test_disk_full_in_the_middle_of_a_log_line_leaves_whole_lines(tmp_path, requ
     log.close()
     with open(path, 'rb') as f:
         assert f.read() == earlier
+
+
+def test_a_log_that_cannot_be_cut_is_not_written_past_its_bound(tmp_path, request):
+    """A sealed state directory (chattr +i: files written in place, none made or renamed): the line that
+    would take the log past LOG_MAX is not written, as the cut file cannot be made; the log stays
+    within its bound, and a line that fits is still written."""
+    sys.path.insert(0, os.path.join(ROOT, 'lib'))
+    from ddkit.log import LOG_MAX, Log
+    directory = str(tmp_path / 'sealed')
+    request.addfinalizer(mount_tmpfs(directory, size='1m'))   # room: only the seal refuses
+    path = os.path.join(directory, 'log')
+    line = b'[2026-01-01 00:00:00] - an earlier line\n'
+    earlier = line * ((LOG_MAX - 60) // len(line))   # room for one short line, not for a long one
+    with open(path, 'wb') as f:
+        f.write(earlier)
+    sealed = subprocess.run(['chattr', '+i', directory], capture_output=True, text=True)
+    if sealed.returncode:
+        needs.missing('chattr +i on a tmpfs: %s' % sealed.stderr.strip())
+    request.addfinalizer(lambda: subprocess.run(['chattr', '-i', directory], capture_output=True))
+    log = Log(path, quiet=True)
+    log.info('short')
+    log.info('a line that would take the log past its bound: ' + 'x' * 200)
+    log.close()
+    with open(path, 'rb') as f:
+        data = f.read()
+    assert len(data) <= LOG_MAX and data.startswith(earlier) and data.endswith(b' - short\n'), len(data)
