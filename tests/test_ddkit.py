@@ -215,11 +215,12 @@ def test_a_run_loads_only_the_providers_it_names(tmp_path):
     config = tmp_path / 'ddkit.conf'
     config.write_text('[a]\nprovider=%s\n[b]\n  provider = "%s"\n' % (last, first))
     uci = tmp_path / 'ddkit.uci'
-    uci.write_text("config ddkit 'a'\n\toption provider '%s'\n" % last)
+    uci.write_text("config ddkit 'a'\n\toption provider '%s'\nconfig ddkit 'b'\n\toption  provider \"%s\"\n"
+                   % (last, first))   # as ddkit.uci reads it: any blanks, either quotes
     assert choice.named(['--provider', last], {}, 'ddkit') == [last]
     assert choice.named([], {'DDNS_PROVIDER': first}, 'ddkit') == [first]
     assert choice.named(['--config', str(config), '--all'], {}, 'ddkit') == [first, last]
-    assert choice.named(['--all'], {'DDNS_UCI_FILE': str(uci)}, 'ddkit') == [last]
+    assert choice.named(['--all'], {'DDNS_UCI_FILE': str(uci)}, 'ddkit') == [first, last]
     assert choice.named([], {}, 'ddkit') is None
     assert choice.named(['--provider', 'nope'], {}, 'ddkit') is None
     assert choice.named(['--provider', last, '--help'], {}, 'ddkit') is None

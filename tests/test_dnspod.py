@@ -259,16 +259,21 @@ def test_a_create_that_meets_the_record_updates_it(box, tmp_path):
     assert shown_status(box, tmp_path)['outcome'] == 'updated'
 
 
+def run_two_records(box, tmp_path):
+    """One run of two records of the domain (home and nas), from a config file."""
+    config = tmp_path / 'records.conf'
+    config.write_text('[home]\nrecord_name=%s\n[nas]\nrecord_name=nas.example.com\n' % RECORD)
+    config.chmod(0o600)
+    return run(box, tmp_path, ['--all', '--config', str(config)], DDNS_RECORD_NAME=None)
+
+
 def test_several_records_share_one_listing_of_the_domain(box, tmp_path):
     server = fake(box)
     server.add_record('example.com', RECORD, 'A', OLD)
     for n in range(600):   # two pages of the domain's listing
         server.add_record('example.com', 'h%d.example.com' % n, 'A', '192.0.2.%d' % (n % 250 + 1))
-    config = tmp_path / 'records.conf'
-    config.write_text('[home]\nrecord_name=%s\n[nas]\nrecord_name=nas.example.com\n' % RECORD)
-    config.chmod(0o600)
     box.lookup.answer = NEW
-    done = run(box, tmp_path, ['--all', '--config', str(config)], DDNS_RECORD_NAME=None)
+    done = run_two_records(box, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert server.calls() == ['list_records', 'list_records', 'update_record', 'create_record']
     assert [r.json.get('Offset') for r in server.calls('list_records')] == [0, 500]
@@ -287,11 +292,8 @@ def test_a_full_page_of_unknown_count_is_looked_up_name_by_name(box, tmp_path):
         del body['Response']['RecordCountInfo']
         return Reply(200, body)
     server.fail('rewrite', route='list_records', answer=uncounted)
-    config = tmp_path / 'records.conf'
-    config.write_text('[home]\nrecord_name=%s\n[nas]\nrecord_name=nas.example.com\n' % RECORD)
-    config.chmod(0o600)
     box.lookup.answer = NEW
-    done = run(box, tmp_path, ['--all', '--config', str(config)], DDNS_RECORD_NAME=None)
+    done = run_two_records(box, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert server.calls() == ['list_records', 'list_records', 'update_record', 'list_records', 'create_record']
     assert [len(server.find(name)) for name in (RECORD, 'nas.example.com')] == [1, 1]

@@ -66,25 +66,38 @@ def named(argv, environ, tool):
         elif word in ('--help', '--version'):
             return None
     if config:
-        found += file_values(config, 'provider=', 'provider =')
+        found += config_providers(config)
     elif uci:
-        found += file_values(settings.uci_path(tool, environ), 'option provider ', 'option provider\t')
+        found += uci_providers(settings.uci_path(tool, environ))
     found = [name for name in found if name]
     if not found or [name for name in found if name not in registry.PROVIDERS]:
         return None
     return sorted(set(found), key=registry.PROVIDERS.index)
 
 
-def file_values(path, *starts):
-    """The values of a file's lines that begin so (blanks before them, quotes around the value
-    dropped): what a provider option names, read ahead of the file's real reading."""
+def config_providers(path):
+    """The provider= values of a --config file, each line taken apart as settings.read_config does
+    (which reads the file for real, with every check, afterwards)."""
     from ddkit import state
     found = []
     for line in state.read_lines(path, limit=256 * 1024):
-        for start in starts:
-            if line.startswith(start):
-                found.append(line[len(start):].strip().strip('\'"'))
+        name, eq, value = line.partition('=')
+        value = value.strip()
+        if eq and name.strip() == PROVIDER.name:
+            found.append(value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in '"\'' else value)
     return found
+
+
+def uci_providers(path):
+    """The provider options of a UCI file's sections, as ddkit.uci reads them; none when it cannot be
+    read (the run's own reading says why)."""
+    from ddkit import uci
+    try:
+        sections = uci.read(path)
+    except UsageError:
+        return []
+    return [options.get(PROVIDER.name) for _, _, options in sections
+            if isinstance(options.get(PROVIDER.name), str)]
 
 
 def table_of(provider, common):

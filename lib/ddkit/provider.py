@@ -181,7 +181,8 @@ def missing(provider, cfg):
 
 def told(provider):
     """True for a provider that is only told the IP (send_ip) and cannot be read: no zone, no record
-    lookup, no verification; the ip file alone says what it was last told (an update protocol, a user's HTTP endpoint)."""
+    lookup, no verification; the ip file alone says what it was last told (an update protocol, a
+    user's HTTP endpoint)."""
     return hasattr(provider, 'send_ip')
 
 

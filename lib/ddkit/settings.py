@@ -471,22 +471,22 @@ def checked(s, value, source, env, config_path, from_file, by_flag=False):
     key = (s.name, value if isinstance(value, str) else tuple(value))
     if key in CHECKED:
         return list(CHECKED[key]) if s.repeat else CHECKED[key]
-    bad = value if isinstance(value, str) else None
+    bad = value
     try:
         if s.repeat:
-            CHECKED[key] = []
+            done = []
             for bad in value:   # a refused value is shown alone, not with the others
-                CHECKED[key].append(s.check(bad))
+                done.append(s.check(bad))
         else:
-            CHECKED[key] = s.check(value)
-        return list(CHECKED[key]) if s.repeat else CHECKED[key]
+            done = s.check(value)
+        CHECKED[key] = done
+        return list(done) if s.repeat else done
     except ValueError as e:
-        CHECKED.pop(key, None)
         line = from_file.get('line:' + s.name)
         where = {'flag': s.flag, 'environment': env, 'default': 'default',
                  'config file': 'config file %s line %s' % (config_path, line)}.get(source, source)
         label = s.flag if by_flag and source == 'flag' else '%s (%s)' % (s.name, where)
-        bad = bad if isinstance(bad, str) else ' '.join(value)
+        bad = bad if isinstance(bad, str) else ' '.join(bad)
         withheld = s.secret or isinstance(e, Withheld)   # a secret is never shown
         shown = '' if withheld else '; got %r' % bad[:80]
         raise UsageError('bad value for %s: %s%s%s' % (label, e, shown, '' if withheld else hint(bad)))

@@ -69,17 +69,16 @@ def main(provider=None, argv=None, tool=None, choice=None):
         tool, table, names = tool or provider.STEM, provider.SETTINGS + COMMON, None
     try:
         try:
-            args, planned, shared = plan(argv, tool, table)
+            args, several, planned, shared = plan(argv, tool, table)
         except UsageError:
             if names is None:
                 raise
             # a name of a provider the run did not name: every provider's settings say what it is
             table = choice.every_table(COMMON)
-            args, planned, shared = plan(argv, tool, table)
+            args, several, planned, shared = plan(argv, tool, table)
     except UsageError as e:
         print('%s: %s' % (tool, e), file=sys.stderr)
         return e.exit_status
-    several = args is not None and ('all' in args.on or len(args.uci) > 1)
     if args is None or 'version' in args.on:
         return about(tool, provider or choice, table, args)
     if 'json' in args.on and 'status' not in args.on:
@@ -127,15 +126,16 @@ def main(provider=None, argv=None, tool=None, choice=None):
 
 
 def plan(argv, tool, table):
-    """(args, [(label, values)] of the records to run, the values they share or None) of a command
-    line; args None: --help."""
+    """(args, whether it runs several records, [(label, values)] of the records to run, the values
+    they share or None) of a command line; args None: --help."""
     args = settings.parse_args(argv, table, SWITCHES, files=True)
-    if args is not None and ('all' in args.on or len(args.uci) > 1):
+    several = args is not None and ('all' in args.on or len(args.uci) > 1)
+    if several:
         from ddkit import records
-        return (args,) + tuple(records.plan(args, tool, table))
+        return (args, several) + tuple(records.plan(args, tool, table))
     if args is not None and 'version' not in args.on:
-        return args, [(None, lambda: settings.named_section(args, tool, table))], None
-    return args, [], None
+        return args, several, [(None, lambda: settings.named_section(args, tool, table))], None
+    return args, several, [], None
 
 
 def shared_base(bases, provider, args, table, environ, shared):
