@@ -14,6 +14,11 @@ def decimal(text):
     return int(text)
 
 
+# Where a run may keep what it learns that is no record's own (the CA certificates its HTTPS hosts'
+# chains end at: ddkit.http.Anchors): the state directory of its first record, set by the updater for
+# a run that writes state; None (egress6, --check, a dry run): nothing is kept.
+KEEP_DIR = [None]
+
 # RFC 3986's unreserved characters: what every encoding of a secret keeps as it is (ddkit.log, ddkit.mask)
 UNRESERVED = frozenset('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~')
 

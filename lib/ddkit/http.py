@@ -15,6 +15,9 @@ MAX_BODY = 256 * 1024    # no answer we use is larger; a bigger one is a broken 
 RETRIES = 2              # after the first try: 3 attempts at most
 BACKOFF = 1.0            # seconds before the first retry, doubled each time
 MAX_RETRY_AFTER = 30     # a Retry-After longer than this is not waited for: the answer stands
+ANCHORS_FILE = 'ddkit-ca-anchors.pem'   # in the state directory the updater names (ddkit.KEEP_DIR)
+MAX_ANCHORS = 8          # the certificates that file keeps: a run's hosts end at one or two
+MAX_BUNDLE = 4 * 1024 * 1024   # of a CA bundle read as text (OpenWrt's: about 200 KB)
 
 
 class NoAnswer(Failure):
@@ -27,6 +30,86 @@ class NotJson(Failure):
 
 class TooLarge(Failure):
     """The answer was larger than the caller's cap: a broken or hostile server, or an HTML page."""
+
+
+class Anchors:
+    """The certificates of a CA bundle that earlier runs' verified chains ended at, kept in a file of a
+    state directory (mode 0600, written only when they change): a run then loads those few, not the
+    whole bundle (ddkit.wire.secure). The file only picks among the bundle's certificates: one it
+    holds that the bundle does not hold now, byte for byte, is never trusted."""
+
+    def __init__(self, directory):
+        import os
+        self.path = os.path.join(directory, ANCHORS_FILE)
+        self.texts = {}   # bundle -> its text, read once a run
+
+    def kept(self):
+        """The PEM blocks of the file, in its order (the most recently learned first)."""
+        from ddkit import state
+        return pem_blocks('\n'.join(state.read_lines(self.path, limit=MAX_ANCHORS * 4096, private=True)))
+
+    def bundle(self, path):
+        if path not in self.texts:
+            try:
+                with open(path, 'rb') as f:
+                    self.texts[path] = f.read(MAX_BUNDLE).decode('ascii', 'replace').replace('\r\n', '\n')
+            except OSError:
+                self.texts[path] = ''
+        return self.texts[path]
+
+    def cadata(self, bundle):
+        """The kept certificates the bundle holds now, as PEM text ('' when none)."""
+        text = self.bundle(bundle)
+        return ''.join(block for block in self.kept() if block in text)
+
+    def learn(self, bundle, chain):
+        """Keep the bundle's certificates that are in chain (DER, as a handshake verified it), before
+        those kept already. Never fails a request: a file that cannot be written only costs the next
+        run the whole bundle."""
+        import binascii
+        found = []
+        for block in pem_blocks(self.bundle(bundle)):
+            try:
+                if binascii.a2b_base64(''.join(block.split('\n')[1:-2])) in chain:
+                    found.append(block)
+            except binascii.Error:
+                continue
+        if not found:
+            return
+        from ddkit import state
+        try:
+            kept = found + [block for block in self.kept() if block not in found]
+            state.write_if_changed(self.path, [block.rstrip('\n') for block in kept[:MAX_ANCHORS]],
+                                   private=True)
+        except (OSError, Failure):
+            pass
+
+
+def pem_blocks(text):
+    """The certificates of PEM text, each from its BEGIN line to its END line and a newline."""
+    begin, end = '-----BEGIN CERTIFICATE-----', '-----END CERTIFICATE-----'
+    blocks, at = [], text.find(begin)
+    while at >= 0:
+        stop = text.find(end, at)
+        if stop < 0:
+            break
+        blocks.append(text[at:stop + len(end)] + '\n')
+        at = text.find(begin, stop)
+    return blocks
+
+
+_ANCHORS = {}
+
+
+def anchors():
+    """The run's Anchors, in the directory the updater named for them (ddkit.KEEP_DIR), or None."""
+    import ddkit
+    directory = ddkit.KEEP_DIR[0]
+    if directory is None:
+        return None
+    if directory not in _ANCHORS:
+        _ANCHORS[directory] = Anchors(directory)
+    return _ANCHORS[directory]
 
 
 class Response:
@@ -92,7 +175,7 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
         try:
             status, got, data = wire.exchange(scheme, host, port, method, '/' + path, sent, body,
                                               timeout, ca_file, family, source, max_body,
-                                              safe)
+                                              safe, anchors())
         except ImportError as e:  # no _ssl for an https:// URL: the router lacks python3-openssl
             if e.name not in ('ssl', '_ssl'):
                 raise

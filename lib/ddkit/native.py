@@ -88,6 +88,24 @@ def default_verify_paths():
     return paths.openssl_cafile_env, paths.openssl_cafile, paths.openssl_capath_env, paths.openssl_capath
 
 
+def verified_chain(conn):
+    """The DER certificates of the chain a finished handshake verified, the server's first and the CA
+    it ended at last, or None when this Python does not say (before 3.10; public in ssl from 3.13)."""
+    for owner in (conn, getattr(conn, '_sslobj', None)):   # _ssl's connection, or ssl's and the one inside it
+        try:
+            chain = owner.get_verified_chain()
+        except (AttributeError, TypeError, ValueError):
+            continue
+        try:
+            found = [item if isinstance(item, bytes) else item.public_bytes(2)   # 2: ENCODING_DER
+                     for item in chain]
+        except (AttributeError, TypeError, ValueError):
+            return None
+        # DER of a certificate is a SEQUENCE: anything else is not what this asked for
+        return found if found and all(item[:1] == b'\x30' for item in found) else None
+    return None
+
+
 def json_scanner(options):
     """A scanner of JSON text (scan(text, index) -> (value, end)) made from options (strict,
     object_hook, parse_float, ... as json.JSONDecoder has them), or None: json then reads it. _json's

@@ -11,7 +11,7 @@ health-check ping follow, the lock released. What a provider supplies is in docs
 
 import sys
 
-from ddkit import CREATED, FAILED, NO_IP, UNCHANGED, UPDATED, Failure, state
+from ddkit import CREATED, FAILED, KEEP_DIR, NO_IP, UNCHANGED, UPDATED, Failure, state
 from ddkit.provider import Exists, Stale, told
 
 
@@ -27,6 +27,8 @@ def run(job):
         job.failure = Failure('%s; nothing was changed' % problem[0], step='trust the state directory',
                               kind='state', fix=problem[1])
         return FAILED
+    if not cfg.dry_run and KEEP_DIR[0] is None:   # a directory no other user can change, as checked
+        KEEP_DIR[0] = cfg.state_dir
     quiet = False   # True: the IP found unchanged without a request (the status may say so already)
     try:
         current = get_current_ip(job)   # the kernel or a lookup service: nothing written yet

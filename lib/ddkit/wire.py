@@ -18,7 +18,7 @@ MAX_DIGITS = 15          # of a Content-Length or chunk size: a petabyte
 ANSWER_TIMEOUTS = 3      # the whole answer must come within this many timeouts, however it drips
 
 POOL = {}                # (scheme, host, port, family, source, ca_file) -> a connection kept open
-CONTEXTS = {}            # ca_file -> the TLS context of this run, made at the first https:// request
+CONTEXTS = {}            # (ca_file, anchors or None) -> a TLS context of this run, made at its first use
 
 
 class ProtocolError(OSError):
@@ -38,21 +38,23 @@ class BadStatusLine(ProtocolError):
 
 
 def exchange(scheme, host, port, method, target, headers, body=None, timeout=10, ca_file=None,
-             family=None, source=None, max_body=256 * 1024, repeatable=True):
+             family=None, source=None, max_body=256 * 1024, repeatable=True, anchors=None):
     """Send one request; return (status, {lower-case name: value}, body), the body cut at max_body + 1
     bytes (so the caller sees that it was larger). The connection a request of this run left open to
     the same place is used again. On one the server had closed meanwhile the request fails before any
     byte of the answer: then it is sent once more on a new connection, when it is safe to send twice
-    (repeatable; never a create: the server may have taken it before it closed)."""
+    (repeatable; never a create: the server may have taken it before it closed). anchors: where the
+    CA certificates earlier runs' chains ended at are kept (see secure), or None."""
     key = (scheme, host, port, family, source, ca_file)
     sock = POOL.pop(key, None)
     reused = sock is not None
     data = _head(method, target, host, port, 443 if scheme == 'https' else 80, headers, body) + (body or b'')
     while True:
         if sock is None:
-            sock = connect(host, port, timeout, family, source)
             if scheme == 'https':
-                sock = tls(sock, host, timeout, ca_file)
+                sock = secure(host, port, timeout, family, source, ca_file, anchors)
+            else:
+                sock = connect(host, port, timeout, family, source)
         reader = _Deadline(sock, timeout)
         try:
             sock.sendall(data)
@@ -104,16 +106,51 @@ def connect(host, port, timeout, family=None, source=None):
     raise error
 
 
-def tls(sock, host, timeout, ca_file):
-    """Wrap a connected socket in TLS verified against the CA certificates and host (a name, or an IP
-    address checked against the certificate's IP addresses). Through _ssl, the C extension, directly
-    when ddkit.native finds it as expected: the ssl module's Python layer (enum, socket, base64...)
-    costs a router more than the handshake (tests/test_tls_versions.py: every Python 3.8 to 3.13)."""
-    context = CONTEXTS.get(ca_file)
+def secure(host, port, timeout, family, source, ca_file, anchors=None):
+    """A TLS connection to host, verified. With a CA bundle (read whole: its 150 certificates are most
+    of what a run's TLS costs) and anchors (an object with cadata(bundle) and learn(bundle, chain)):
+    first against only the bundle's certificates that earlier runs' verified chains ended at, which
+    anchors.cadata gives (each found in the bundle as it is now: a subset of what it trusts, never
+    more); when those do not verify this host, against the whole bundle, whose verified chain then
+    tells anchors what to keep for the next run. No request has been sent when the first try fails."""
+    where = ca_locations(ca_file) if anchors is not None else None
+    if where and where[0] == 'cafile':
+        narrowed = context_of(ca_file, anchors.cadata(where[1]))
+        if narrowed is not None:
+            try:
+                return tls(connect(host, port, timeout, family, source), host, timeout, ca_file, narrowed)
+            except native.tls().SSLError as e:
+                if getattr(e, 'verify_code', None) is None:   # not a refused certificate: the real error
+                    raise
+    conn = tls(connect(host, port, timeout, family, source), host, timeout, ca_file)
+    if where and where[0] == 'cafile':
+        chain = native.verified_chain(conn.conn)
+        if chain:
+            anchors.learn(where[1], chain)
+    return conn
+
+
+def context_of(ca_file, cadata=None):
+    """The run's TLS context for ca_file's certificates, or for only those of cadata (PEM text) when
+    it is given; None when it is given empty."""
+    if cadata is not None and not cadata:
+        return None
+    key = (ca_file, cadata)
+    if key not in CONTEXTS:
+        CONTEXTS[key] = make_context(ca_file, cadata)
+    return CONTEXTS[key]
+
+
+def tls(sock, host, timeout, ca_file, context=None):
+    """Wrap a connected socket in TLS verified against the CA certificates (context's, else ca_file's)
+    and host (a name, or an IP address checked against the certificate's IP addresses). Through _ssl,
+    the C extension, directly when ddkit.native finds it as expected: the ssl module's Python layer
+    (enum, socket, base64...) costs a router more than the handshake (tests/test_tls_versions.py:
+    every Python 3.8 to 3.13)."""
     conn = owns = None
     try:
         if context is None:
-            context = CONTEXTS[ca_file] = make_context(ca_file)
+            context = context_of(ca_file)
         name = server_name(host)
         sock.settimeout(timeout)   # before wrapping: the C layer then waits with this timeout
         conn, owns = native.wrap(context, sock, name)
@@ -166,10 +203,11 @@ class TLS:
         self.sock.close()
 
 
-def make_context(ca_file):
+def make_context(ca_file, cadata=None):
     """A client TLS context that verifies certificates and host names, with the CA certificates of
-    ca_locations (once a run: reading a bundle of 145 certificates costs a router's CPU the most)."""
-    where = ca_locations(ca_file)
+    ca_locations (once a run: reading a bundle of 145 certificates costs a router's CPU the most), or
+    only those of cadata (PEM text)."""
+    where = ('cadata', cadata) if cadata else ca_locations(ca_file)
     if where is None and _windows():
         import ssl   # the Windows certificate store is read by the ssl module's Python layer
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
