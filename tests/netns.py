@@ -5,6 +5,7 @@ A Lab is two namespaces: "host" (where the tool runs; veth interfaces with opera
 the documentation address 2001:db8::1). Nothing touches the root namespace's firewall or links.
 """
 
+import contextlib
 import itertools
 import json
 import os
@@ -216,6 +217,31 @@ class Lab:
         for ns in (self.host, self.server):
             sh(['ip', 'netns', 'del', ns], check=False)   # takes its veths and rules with it
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+CLONE_NEWNET = 0x40000000
+
+
+@contextlib.contextmanager
+def inside(namespace):
+    """This thread in a named network namespace meanwhile: the sockets it makes live there, so servers
+    started inside it (the provider fakes) are reached at 127.0.0.1 by a tool run in that namespace,
+    with no link to the root namespace."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    own = os.open('/proc/thread-self/ns/net', os.O_RDONLY)
+    target = os.open('/run/netns/' + namespace, os.O_RDONLY)
+    try:
+        if libc.setns(target, CLONE_NEWNET) != 0:
+            raise OSError(ctypes.get_errno(), 'setns into %s' % namespace)
+        try:
+            yield
+        finally:
+            if libc.setns(own, CLONE_NEWNET) != 0:
+                raise OSError(ctypes.get_errno(), 'setns back')
+    finally:
+        os.close(own)
+        os.close(target)
 
 
 def interpreter_runs_as(user):

@@ -3,7 +3,8 @@ signature is the one aliyunsdkcore's RPC signer makes (the fake refuses any othe
 its actions and parameters are those of aliyunsdkalidns's request classes, sent with their method.
 The outcome table of every provider (test_provider_tables) covers the common rows; here: what is
 Alibaba Cloud DNS's own (RR '@', the default line, the ttl sent back, the duplicate that is success,
-a nonce sent twice, its error codes and their fixes)."""
+a nonce sent twice, its error codes and their fixes), and a record's operator lines: each line's
+record on its resolution line, found, read, updated and deleted there alone."""
 
 import json
 import os
@@ -20,7 +21,8 @@ SDK = 'aliyun-python-sdk-core and aliyun-python-sdk-alidns (pip install -r tests
 # the SDK's request class of each action the tool sends
 REQUESTS = {'DescribeSubDomainRecords': 'DescribeSubDomainRecordsRequest', 'AddDomainRecord': 'AddDomainRecordRequest',
             'UpdateDomainRecord': 'UpdateDomainRecordRequest',
-            'DescribeDomainRecordInfo': 'DescribeDomainRecordInfoRequest'}
+            'DescribeDomainRecordInfo': 'DescribeDomainRecordInfoRequest',
+            'DeleteDomainRecord': 'DeleteDomainRecordRequest'}
 # what every RPC request carries besides its action's own parameters
 COMMON = {'Action', 'Version', 'Format', 'AccessKeyId', 'SignatureMethod', 'SignatureVersion', 'SignatureNonce',
           'Timestamp', 'Signature'}
@@ -102,12 +104,19 @@ def test_the_fake_checks_every_request_with_the_sdks_signer(box, fake, state):
 def test_actions_parameters_and_method_are_the_sdk_request_classes(box, fake, state):
     """Every request the tool sends in a create, an update by stored ids and a verification: its
     action's SDK class exists, has a setter for each parameter sent, and uses the method sent."""
-    _, requests = sdk()
-    import importlib
+    sdk()
     ok(run(box, state))                                     # list, create
     ok(run(box, state, ip=OTHER))                           # read, update
     ok(run(box, state, ip=OTHER, DDNS_VERIFY_INTERVAL='0'))  # read
     assert fake.calls() == ['list_records', 'create_record', 'get_record', 'update_record', 'get_record']
+    as_the_sdk_sends(fake)
+
+
+def as_the_sdk_sends(fake):
+    """Every request the fake got: its action's SDK request class exists, has a setter for each
+    parameter sent, and uses the method sent."""
+    _, requests = sdk()
+    import importlib
     for req in fake.requests:
         params = fake.params(req)
         cls = REQUESTS[params['Action']]
@@ -365,3 +374,123 @@ def test_signing_costs_under_a_millisecond():
             alidns.signed_query(Cfg, 'DescribeSubDomainRecords', params)
         batches.append((time.perf_counter() - started) / 100)
     assert min(batches) < 0.001
+
+
+# --- operator lines: each line's record on its own resolution line -----------------------------
+
+# job.line -> the resolution line code the record is held on ("Resolution line enumeration")
+LINES = [('default', 'default'), ('ct', 'telecom'), ('cm', 'mobile'), ('cu', 'unicom')]
+
+
+def line_job(box, state, line, run=None):
+    """A Job of the sandbox's record on this line, run in-process against the fake (run: the Run of
+    several records it is one of; else a run of its own)."""
+    alidns = module()
+    from ddkit import settings, updater
+    from ddkit.log import Log
+    from ddkit.provider import Job, Run
+    table = alidns.SETTINGS + updater.COMMON
+    cfg = settings.load(settings.parse_args([], table, updater.SWITCHES), table, updater.SWITCHES,
+                        environ=env_of(box, state))
+    job = Job(alidns, cfg, run or Run(), Log(None, quiet=True))
+    job.line = line
+    return job
+
+
+@pytest.mark.parametrize('line, code', LINES, ids=[line for line, _ in LINES])
+def test_a_lines_record_is_made_found_read_updated_and_deleted_on_its_line_alone(box, fake, state, line, code):
+    """Beside the record of the name on another line: that one is never taken, read as this line's,
+    changed or deleted."""
+    from ddkit.provider import Stale
+    alidns = module()
+    other_line = 'telecom' if code == 'default' else 'default'
+    other = fake.add_record(ZONE, RECORD, 'A', OTHER, line=other_line)
+    job = line_job(box, state, line)
+    assert alidns.find_record(job, ZONE) is None
+    rid = alidns.create_record(job, ZONE, OLD)
+    assert fake.by_line(RECORD) == {code: [OLD], other_line: [OTHER]}
+    found = alidns.find_record(job, ZONE, strict=True)
+    assert (found.id, found.content) == (rid, [OLD])
+    with pytest.raises(Stale):
+        alidns.read_record(job, ZONE, other)
+    record = alidns.read_record(job, ZONE, rid)
+    assert alidns.update_record(job, ZONE, record, NEW) == rid
+    assert fake.by_line(RECORD) == {code: [NEW], other_line: [OTHER]}
+    assert alidns.delete_record(job, ZONE, record) is None
+    assert fake.by_line(RECORD) == {other_line: [OTHER]}
+    assert alidns.delete_record(job, ZONE, record) is None   # gone already: success
+    assert fake.calls() == ['list_records', 'create_record', 'list_records', 'get_record', 'get_record',
+                            'update_record', 'delete_record', 'delete_record']
+    sent = [fake.params(req) for req in fake.requests]
+    assert 'Line' not in sent[0] and [p['Line'] for p in sent if p['Action'] in (
+        'AddDomainRecord', 'UpdateDomainRecord')] == [code, code]
+    assert sent[-1]['RecordId'] == rid and set(sent[-1]) - COMMON == {'RecordId'}
+    as_the_sdk_sends(fake)
+
+
+def test_every_line_of_a_name_shares_one_listing(box, fake, state):
+    """A run of several records (or lines) lists the name once, every line and family: each line's
+    job takes its own record from it."""
+    alidns = module()
+    ids = {code: fake.add_record(ZONE, RECORD, 'A', '81.2.69.%d' % n, line=code)
+           for n, (_, code) in enumerate(LINES, 1)}
+    fake.add_record(ZONE, RECORD, 'A', '81.2.69.99', line='oversea')   # a line no job is on
+    from ddkit.provider import Run
+    run = Run(several=True)
+    jobs = [line_job(box, state, line, run) for line, _ in LINES]
+    assert [alidns.find_record(job, ZONE).id for job in jobs] == [ids[code] for _, code in LINES]
+    assert fake.calls() == ['list_records']
+    assert {'Line', 'Type'} & set(fake.params(fake.requests[0])) == set()
+
+
+def test_a_record_without_lines_lists_and_makes_the_default_line_alone(box, fake, state):
+    """job.line None: as before lines, the listing names the default line and its type."""
+    alidns = module()
+    fake.add_record(ZONE, RECORD, 'A', OTHER, line='telecom')
+    job = line_job(box, state, None)
+    assert alidns.find_record(job, ZONE) is None
+    alidns.create_record(job, ZONE, NEW)
+    assert fake.by_line(RECORD) == {'default': [NEW], 'telecom': [OTHER]}
+    assert (fake.params(fake.requests[0])['Line'], fake.params(fake.requests[0])['Type']) == ('default', 'A')
+
+
+def test_a_delete_whose_answer_was_lost_is_success(box, fake, state):
+    """The delete takes effect and its answer is lost; sent again (signed anew once its nonce is
+    refused), it is answered DomainRecordNotBelongToUser: the record is gone, as asked."""
+    alidns = module()
+    from ddkit.provider import Record
+    rid = fake.add_record(ZONE, RECORD, 'A', OLD, line='mobile')
+    fake.fail('lost', route='delete_record')
+    assert alidns.delete_record(line_job(box, state, 'cm'), ZONE, Record(rid)) is None
+    assert fake.by_line(RECORD) == {} and len(fake.calls('delete_record')) == 3
+
+
+def test_a_refused_delete_is_a_failure_with_its_fields(box, fake, state):
+    alidns = module()
+    from ddkit import Failure
+    from ddkit.provider import Record
+    rid = fake.add_record(ZONE, RECORD, 'A', OLD, line='unicom', locked=True)
+    with pytest.raises(Failure) as refused:
+        alidns.delete_record(line_job(box, state, 'cu'), ZONE, Record(rid))
+    e = refused.value
+    assert (e.step, e.code, e.status, e.kind) == ('delete record', 'DomainRecordLocked', 400, 'refused')
+    assert e.fix == alidns.FIXES['DomainRecordLocked'] and e.provider_message and e.url.startswith(fake.url)
+    assert fake.by_line(RECORD) == {'unicom': [OLD]}
+
+
+def test_the_fake_holds_the_documented_lines_and_refuses_others(box, fake):
+    """The SDK's client against the fake: a line the enumeration does not name is an invalid
+    parameter; a delete of a record that is gone, DomainRecordNotBelongToUser."""
+    sdk()
+    from aliyunsdkcore.acs_exception.exceptions import ServerException
+    rid = sdk_call(fake, 'AddDomainRecord', DomainName=ZONE, RR='home', Type='A', Value=OLD, Line='mobile')['RecordId']
+    assert fake.by_line(RECORD) == {'mobile': [OLD]}
+    for action, params in (('AddDomainRecord', dict(DomainName=ZONE, RR='home', Type='A', Value=NEW, Line='ct')),
+                           ('DescribeSubDomainRecords', dict(DomainName=ZONE, SubDomain=RECORD, Line='cm'))):
+        with pytest.raises(ServerException) as refused:
+            sdk_call(fake, action, **params)
+        assert (refused.value.get_error_code(), refused.value.get_http_status()) == ('InvalidParameter', 400)
+    assert sdk_call(fake, 'DeleteDomainRecord', RecordId=rid)['RecordId'] == rid
+    with pytest.raises(ServerException) as refused:
+        sdk_call(fake, 'DeleteDomainRecord', RecordId=rid)
+    assert refused.value.get_error_code() == 'DomainRecordNotBelongToUser'

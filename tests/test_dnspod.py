@@ -2,7 +2,9 @@
 as the oracle: the tool's TC3 signatures are the SDK's, its request fields are the SDK models', and
 the fake checks each request with the SDK's own code. Beyond the shared outcome tables: the default
 line, what an update keeps, the apex, stale ids, a create that meets the record, credentials refused
-the way the API refuses them, --check, a run of several records, and hostile answers."""
+the way the API refuses them, --check, a run of several records, hostile answers, and a record's
+operator lines: each line's record on its resolution line, found, read, updated and deleted there
+alone."""
 
 import json
 import os
@@ -60,7 +62,7 @@ def ids(state, name=RECORD):
 # --- the SDK as the oracle ---------------------------------------------------------------------
 
 @pytest.mark.parametrize('host, params', [
-    ('dnspod.tencentcloudapi.com', {'Domain': 'example.com', 'SubDomain': 'home', 'RecordLine': dnspod.DEFAULT_LINE}),
+    ('dnspod.tencentcloudapi.com', {'Domain': 'example.com', 'SubDomain': 'home', 'RecordLine': '默认'}),
     ('127.0.0.1:8443', {'Domain': 'xn--bcher-kva.example', 'RecordId': 1600000001, 'TTL': 600}),
     ('[::1]:8080', {}),
 ])
@@ -85,7 +87,7 @@ def test_the_host_signed_is_the_host_header_sent():
 
 
 def test_signing_costs_under_a_millisecond():
-    payload = jsontext.dumps({'Domain': 'example.com', 'SubDomain': 'home', 'RecordLine': dnspod.DEFAULT_LINE,
+    payload = jsontext.dumps({'Domain': 'example.com', 'SubDomain': 'home', 'RecordLine': dnspod.LINES['default'],
                               'RecordType': 'A'}).encode()
     dnspod.sign('AKIDexample', 'k' * 32, 'dnspod.tencentcloudapi.com', 'DescribeRecordList', payload, 1)
     started = time.perf_counter()
@@ -148,6 +150,10 @@ def post(server, action, params, secret_key=None):
     ('ModifyDynamicDNS', {'Domain': 'example.com', 'RecordId': 1, 'RecordLine': '默认', 'Value': NEW},
      'InvalidParameter.RecordIdInvalid'),
     ('DescribeRecordList', {'Domain': 'example.net'}, 'InvalidParameterValue.DomainNotExists'),
+    ('DescribeRecordList', {'Domain': 'example.com', 'RecordLine': 'ct'}, 'InvalidParameter.RecordLineInvalid'),
+    ('DeleteRecord', {'Domain': 'example.com', 'RecordId': 1}, 'InvalidParameter.RecordIdInvalid'),
+    ('DeleteRecord', {'Domain': 'example.com', 'RecordId': '1600000001'}, 'InvalidParameter'),
+    ('DeleteRecord', {'Domain': 'example.com'}, 'MissingParameter'),
     ('DeleteDomain', {'Domain': 'example.com'}, 'InvalidAction'),
 ])
 def test_the_fake_refuses_what_the_api_refuses(box, action, params, code):
@@ -167,7 +173,7 @@ def test_every_request_is_signed_and_names_only_fields_of_its_sdk_model(box, tmp
     for req in server.requests:
         assert req.path == '/' and req.method == 'POST'
         assert set(req.json) <= set(fake_module.sdk_fields(models, req.action)), req.action
-        assert req.json.get('RecordLine', dnspod.DEFAULT_LINE) == dnspod.DEFAULT_LINE
+        assert req.json.get('RecordLine', dnspod.LINES['default']) == dnspod.LINES['default']
 
 
 # --- what a run does ---------------------------------------------------------------------------
@@ -381,3 +387,107 @@ def test_a_run_that_sends_nothing_loads_no_signing_code(box, tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.stdout.strip().splitlines()[-1] == "['ddkit.dnspod']", done.stdout + done.stderr
     assert fake(box).calls() == []
+
+
+# --- operator lines: each line's record on its own resolution line -----------------------------
+
+# job.line -> the resolution line's name, what RecordLine takes
+LINES = [('default', '默认'), ('ct', '电信'), ('cm', '移动'), ('cu', '联通')]
+
+
+def line_job(box, state, line, run=None):
+    """A Job of the sandbox's record on this line, run in-process against the fake (run: the Run of
+    several records it is one of; else a run of its own)."""
+    from ddkit import settings, updater
+    from ddkit.log import Log
+    from ddkit.provider import Job, Run
+    table = dnspod.SETTINGS + updater.COMMON
+    cfg = settings.load(settings.parse_args([], table, updater.SWITCHES), table, updater.SWITCHES,
+                        environ=env_of(box, state))
+    job = Job(dnspod, cfg, run or Run(), Log(None, quiet=True))
+    job.line = line
+    return job
+
+
+@pytest.mark.parametrize('line, name', LINES, ids=[line for line, _ in LINES])
+def test_a_lines_record_is_made_found_read_updated_and_deleted_on_its_line_alone(box, tmp_path, line, name):
+    """Beside the record of the name on another line: that one is never taken, read as this line's,
+    changed or deleted; each request's fields are its SDK model's."""
+    from ddkit.provider import Stale
+    _, _, _, models = oracle()
+    server = fake(box)
+    other_line = '电信' if name == '默认' else '默认'
+    other = server.add_record('example.com', RECORD, 'A', '81.2.69.77', line=other_line)
+    job = line_job(box, tmp_path, line)
+    assert dnspod.find_record(job, 'example.com') is None
+    rid = dnspod.create_record(job, 'example.com', OLD)
+    assert server.by_line(RECORD) == {name: [OLD], other_line: ['81.2.69.77']}
+    found = dnspod.find_record(job, 'example.com', strict=True)
+    assert (found.id, found.content) == (rid, [OLD])
+    with pytest.raises(Stale):
+        dnspod.read_record(job, 'example.com', str(other))
+    record = dnspod.read_record(job, 'example.com', rid)
+    assert dnspod.update_record(job, 'example.com', record, NEW) == rid
+    assert server.by_line(RECORD) == {name: [NEW], other_line: ['81.2.69.77']}
+    assert dnspod.delete_record(job, 'example.com', record) is None
+    assert server.by_line(RECORD) == {other_line: ['81.2.69.77']}
+    assert dnspod.delete_record(job, 'example.com', record) is None   # gone already: success
+    assert server.calls() == ['list_records', 'create_record', 'list_records', 'get_record', 'get_record',
+                              'update_record', 'delete_record', 'delete_record']
+    sent = [req.json for req in server.requests]
+    assert 'RecordLine' not in sent[0] and [body['RecordLine'] for body, req in zip(sent, server.requests)
+                                            if req.action in ('CreateRecord', 'ModifyDynamicDNS')] == [name, name]
+    assert sent[-1] == {'Domain': 'example.com', 'RecordId': int(rid)}
+    for req in server.requests:
+        assert set(req.json) <= set(fake_module.sdk_fields(models, req.action)), req.action
+
+
+def test_every_line_of_a_name_shares_one_listing(box, tmp_path):
+    """A run of several records (or lines) lists the domain once, every line: each line's job takes
+    its own record from it."""
+    server = fake(box)
+    ids = {name: server.add_record('example.com', RECORD, 'A', '81.2.69.%d' % n, line=name)
+           for n, (_, name) in enumerate(LINES, 1)}
+    server.add_record('example.com', RECORD, 'A', '81.2.69.99', line='境外')   # a line no job is on
+    from ddkit.provider import Run
+    run = Run(several=True)
+    jobs = [line_job(box, tmp_path, line, run) for line, _ in LINES]
+    assert [dnspod.find_record(job, 'example.com').id for job in jobs] == [str(ids[name]) for _, name in LINES]
+    assert server.calls() == ['list_records'] and 'RecordLine' not in server.requests[0].json
+
+
+def test_a_record_without_lines_lists_and_makes_the_default_line_alone(box, tmp_path):
+    """job.line None: as before lines, the listing names the default line and the type."""
+    server = fake(box)
+    server.add_record('example.com', RECORD, 'A', '81.2.69.77', line='电信')
+    job = line_job(box, tmp_path, None)
+    assert dnspod.find_record(job, 'example.com') is None
+    dnspod.create_record(job, 'example.com', NEW)
+    assert server.by_line(RECORD) == {'默认': [NEW], '电信': ['81.2.69.77']}
+    assert (server.requests[0].json['RecordLine'], server.requests[0].json['RecordType']) == ('默认', 'A')
+
+
+def test_a_delete_whose_answer_was_lost_is_success(box, tmp_path):
+    """The delete takes effect and its answer is lost; sent again, it is answered RecordIdInvalid:
+    the record is gone, as asked."""
+    from ddkit.provider import Record
+    server = fake(box)
+    rid = server.add_record('example.com', RECORD, 'A', OLD, line='移动')
+    server.fail('lost', route='delete_record')
+    assert dnspod.delete_record(line_job(box, tmp_path, 'cm'), 'example.com', Record(str(rid))) is None
+    assert server.by_line(RECORD) == {} and len(server.calls('delete_record')) == 2
+
+
+def test_a_refused_delete_is_a_failure_with_its_fields(box, tmp_path):
+    from ddkit import Failure
+    from ddkit.provider import Record
+    server = fake(box)
+    rid = server.add_record('example.com', RECORD, 'A', OLD, line='联通')
+    server.fail('reply', route='delete_record', body={'Response': {'Error': {
+        'Code': 'FailedOperation.DomainIsLocked', 'Message': 'The domain is locked.'}, 'RequestId': 'r'}})
+    with pytest.raises(Failure) as refused:
+        dnspod.delete_record(line_job(box, tmp_path, 'cu'), 'example.com', Record(str(rid)))
+    e = refused.value
+    assert (e.step, e.code, e.status, e.kind) == ('delete record', 'FailedOperation.DomainIsLocked', 200, 'refused')
+    assert e.fix == dnspod.FIXES[e.code] and e.provider_message == 'The domain is locked.'
+    assert e.url.startswith(server.url) and server.by_line(RECORD) == {'联通': [OLD]}

@@ -73,7 +73,7 @@ def test_updated_record_tells_the_hook_in_its_environment_only_and_pings_success
     assert {k: v for k, v in env.items() if k.startswith('DDNS_HOOK_')} == {
         'DDNS_HOOK_TOOL': 'updater_a', 'DDNS_HOOK_OUTCOME': 'updated', 'DDNS_HOOK_RECORD_NAME': RECORD,
         'DDNS_HOOK_RECORD_TYPE': 'A', 'DDNS_HOOK_OLD_IP': OLD, 'DDNS_HOOK_NEW_IP': NEW,
-        'DDNS_HOOK_MESSAGE': 'IP has been updated to: %s' % NEW, 'DDNS_HOOK_STEP': ''}
+        'DDNS_HOOK_MESSAGE': 'IP has been updated to: %s' % NEW, 'DDNS_HOOK_STEP': '', 'DDNS_HOOK_LINE': ''}
     # no setting reaches it, nor any other variable of ours beyond a few neutral ones
     assert [k for k in env if k.startswith('DDNS_') and not k.startswith('DDNS_HOOK_')] == []
     assert not any(box.provider_a.key in v or box.provider_a.email in v for v in env.values())

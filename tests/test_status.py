@@ -14,7 +14,7 @@ from providers import PROVIDERS, SEEDS
 
 OLD, NEW = '81.2.69.1', '81.2.69.10'
 KEYS = ['name', 'type', 'provider', 'ip', 'outcome', 'checked', 'changed', 'step', 'message', 'fix', 'code',
-        'http_status', 'url', 'kind']
+        'http_status', 'url', 'kind', 'line']
 # every provider under make test-full; make test samples three (the status is the shared loop's)
 EACH = pytest.mark.parametrize('adapter', sampled(PROVIDERS, 3), ids=[p.provider for p in sampled(PROVIDERS, 3)])
 

@@ -64,9 +64,10 @@ class Failure(Exception):
 # How a record's run ended: the one value ddkit.reconcile.run returns, from which the exit status, the
 # on_change hook, the health-check ping and the status derive. Nothing to change (also: the record
 # at the provider was read and holds the IP); updated or created at the provider; failed (its
-# Failure is the Job's failure); no valid current IP, so nothing was judged.
-UNCHANGED, UPDATED, CREATED, FAILED, NO_IP = 'unchanged', 'updated', 'created', 'failed', 'no-ip'
-OUTCOMES = (UNCHANGED, UPDATED, CREATED, FAILED, NO_IP)
+# Failure is the Job's failure); no valid current IP, so nothing was judged; removed: a line's record,
+# the line having no address (line_gone remove).
+UNCHANGED, UPDATED, CREATED, FAILED, NO_IP, REMOVED = 'unchanged', 'updated', 'created', 'failed', 'no-ip', 'removed'
+OUTCOMES = (UNCHANGED, UPDATED, CREATED, FAILED, NO_IP, REMOVED)
 
 
 FIELDS = ('step', 'why', 'url', 'status', 'code', 'provider_message', 'fix', 'kind', 'verify_code')

@@ -4,10 +4,11 @@ public IP.
 A provider module of the shared update loop (ddkit.reconcile; the contract: docs/design.md): its
 settings, files, error fixes and API calls, registered as `alidns`. Every request is signed with the
 AccessKey pair (the RPC style's HMAC-SHA1 signature, version 1.0): the secret itself is never sent.
-The domain name is the zone: no zone call is made (list_zones says why). Only records on the
-default resolution line are found and made.
+The domain name is the zone: no zone call is made (list_zones says why). A record is found and made
+on its job's resolution line (LINES; the default line for a record without lines).
 API reference: https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-overview (operations),
-https://www.alibabacloud.com/help/en/sdk/product-overview/rpc-mechanism (request syntax and signature)
+https://www.alibabacloud.com/help/en/sdk/product-overview/rpc-mechanism (request syntax and signature),
+https://www.alibabacloud.com/help/en/dns/pubz-resolve-line-enumeration (resolution line codes)
 """
 
 import os
@@ -33,11 +34,16 @@ URLS = ('base_url',)
 NOUN = 'record'
 VERSION = '2015-01-09'       # the API version every request names
 METHOD = 'POST'              # what the official SDK's Alidns requests use, every parameter in the query
-DEFAULT_LINE = 'default'     # the resolution line records are made on and found by (the only one, for now)
-PAGE_SIZE = 100              # records of one name on one line: a few; the API allows up to 500
+# each operator line's resolution line code ("Resolution line enumeration"); a job without a line
+# is on the default line
+LINES = {'default': 'default', 'ct': 'telecom', 'cm': 'mobile', 'cu': 'unicom'}
+PAGE_SIZE = 100              # records of one name on every line: a few; the API allows up to 500
 TTL_MAX = 86400              # the API's longest ttl: a longer one read back is not sent
 ZONE_GONE = {'IncorrectDomainUser', 'InvalidDomainName.NoExist'}   # the domain is not this account's
 RECORD_GONE = {'DomainRecordNotBelongToUser'}                       # no such record id in this account
+# a delete's record gone already: the error center's "does not exist in your account", and the code
+# Alibaba's own Terraform provider also takes for a record id that is gone
+DELETED = RECORD_GONE | {'InvalidRR.NoExist'}
 DUPLICATE = 'DomainRecordDuplicate'  # a record of this name, type, line and value exists already
 NONCE_USED = 'SignatureNonceUsed'    # a request sent again (a retry after a lost answer) repeats its nonce
 FIXES = {   # what to do about the API's error codes users meet (docs/providers.md)
@@ -52,11 +58,11 @@ FIXES = {   # what to do about the API's error codes users meet (docs/providers.
                                 'System > System > Time Synchronization)',
     'SignatureNonceUsed': 'a request was sent twice (usually transient): the next run retries',
     'Forbidden.RAM': 'the RAM user may not change DNS records: grant it AliyunDNSFullAccess, or alidns:'
-                     'DescribeSubDomainRecords, DescribeDomainRecordInfo, AddDomainRecord and UpdateDomainRecord '
-                     'on this domain',
+                     'DescribeSubDomainRecords, DescribeDomainRecordInfo, AddDomainRecord, UpdateDomainRecord '
+                     'and (records with lines) DeleteDomainRecord on this domain',
     'Forbidden': 'the RAM user may not change DNS records: grant it AliyunDNSFullAccess, or alidns:'
-                 'DescribeSubDomainRecords, DescribeDomainRecordInfo, AddDomainRecord and UpdateDomainRecord '
-                 'on this domain',
+                 'DescribeSubDomainRecords, DescribeDomainRecordInfo, AddDomainRecord, UpdateDomainRecord '
+                 'and (records with lines) DeleteDomainRecord on this domain',
     'IncorrectDomainUser': 'zone_name must be a domain of this account in Alibaba Cloud DNS (the root domain, '
                            'e.g. example.com)',
     'InvalidDomainName.NoExist': 'zone_name must be a domain of this account in Alibaba Cloud DNS (the root '
@@ -116,19 +122,29 @@ def relative(cfg):
     return cfg.record_name[:-len(cfg.zone_name) - 1]
 
 
+def line_of(job):
+    """The resolution line code of the job's record."""
+    return LINES[job.line or 'default']
+
+
 def find_record(job, zone_id, strict=False):
-    """The default-line record of this name and type, or None; strict: a fresh listing (the one
+    """The record of this name and type on the job's line, or None; strict: a fresh listing (the one
     shared with list_zones may be older than a create that met this record)."""
-    return first(listed(job, zone_id, 'find record', fresh=strict), job.cfg)
+    return first(listed(job, zone_id, 'find record', fresh=strict), job)
 
 
 def listed(job, zone, step, fresh=False):
-    """The records of the record's name on the default line, listed once a run (several records of
-    the run list a name once for both families).
+    """The records of the record's name, listed once a run: on the job's line for a lone record;
+    on every line, for both families, when the run has several records or lines (each job then
+    takes its own from the one listing).
     API: https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-describesubdomainrecords"""
     cfg = job.cfg
     rtype = None if job.run.several else cfg.record_type
-    params = {'DomainName': zone, 'SubDomain': cfg.record_name, 'Line': DEFAULT_LINE, 'PageSize': str(PAGE_SIZE)}
+    # without Line the API lists every line's records
+    line = None if job.run.several or job.line else line_of(job)
+    params = {'DomainName': zone, 'SubDomain': cfg.record_name, 'PageSize': str(PAGE_SIZE)}
+    if line:
+        params['Line'] = line
     if rtype:
         params['Type'] = rtype
 
@@ -139,14 +155,15 @@ def listed(job, zone, step, fresh=False):
         if not isinstance(records, list):
             raise Failure.at(step, 'unexpected answer: "DomainRecords.Record" is not a list', kind='unexpected')
         return [r for r in records if isinstance(r, dict)]
-    return job.shared(None if fresh else ('records', account(cfg), zone, cfg.record_name, rtype), fetch)
+    return job.shared(None if fresh else ('records', account(cfg), zone, cfg.record_name, rtype, line), fetch)
 
 
-def first(records, cfg):
-    """The first listed record of this name and type on the default line, or None."""
+def first(records, job):
+    """The first listed record of this name and type on the job's line, or None."""
+    cfg, line = job.cfg, line_of(job)
     rr = relative(cfg)
     found = [r for r in records if safe_id(r.get('RecordId')) and str(r.get('RR', '')).lower() == rr
-             and r.get('Type') == cfg.record_type and r.get('Line', DEFAULT_LINE) == DEFAULT_LINE]
+             and r.get('Type') == cfg.record_type and r.get('Line', 'default') == line]
     return as_record(found[0]) if found else None
 
 
@@ -156,37 +173,38 @@ def as_record(found):
 
 def read_record(job, zone_id, record_id, held=False):
     """The record the stored ids name, read (held or not): an update sends back its ttl; Stale when
-    the ids name another record, or none.
+    the ids name another record (another name, type or line), or none.
     API: https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-describedomainrecordinfo"""
     cfg = job.cfg
     if zone_id != cfg.zone_name:
         raise Stale()  # ids of another zone_name: find ours again
     data = call(job, 'DescribeDomainRecordInfo', {'RecordId': record_id}, 'read record', stale=True)
     domain = {str(data.get(key, '')).lower().rstrip('.') for key in ('DomainName', 'PunyCode')}
-    if safe_id(data.get('RecordId')) != record_id or first([data], cfg) is None \
+    if safe_id(data.get('RecordId')) != record_id or first([data], job) is None \
             or ('DomainName' in data and zone_id not in domain):
         raise Stale()  # ids of another record: find ours again
     return as_record(data)
 
 
 def create_record(job, zone_id, ip):
-    """The new record's id, on the default line with the API's default ttl.
+    """The new record's id, on the job's line with the API's default ttl.
     API: https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-adddomainrecord"""
     cfg = job.cfg
     params = {'DomainName': zone_id, 'RR': relative(cfg), 'Type': cfg.record_type, 'Value': ip,
-              'Line': DEFAULT_LINE}
+              'Line': line_of(job)}
     data = call(job, 'AddDomainRecord', params, 'create record', stale=True, create=True)
     return record_id_of(data, 'create record')
 
 
 def update_record(job, zone_id, record, ip):
-    """The record's id: its value set, its ttl sent back (a ttl not sent becomes the API's default).
+    """The record's id: its value set, its line and ttl sent back (what is not sent becomes the
+    API's default: the default line, ttl 600).
     An answer that the record holds this value already (a run with --force, a retry after a lost
     answer) is success.
     API: https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-updatedomainrecord"""
     cfg = job.cfg
     params = {'RecordId': record.id, 'RR': relative(cfg), 'Type': cfg.record_type, 'Value': ip,
-              'Line': DEFAULT_LINE}
+              'Line': line_of(job)}
     ttl = record.raw.get('TTL')
     if isinstance(ttl, int) and not isinstance(ttl, bool) and 0 < ttl <= TTL_MAX:
         params['TTL'] = str(ttl)
@@ -195,6 +213,12 @@ def update_record(job, zone_id, record, ip):
         job.log.info('update record: the %s holds %s already.' % (NOUN, ip))
         return record.id
     return record_id_of(data, 'update record', known=record.id)
+
+
+def delete_record(job, zone_id, record):
+    """Delete the record (record.id); one already gone is success (None).
+    API: https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-deletedomainrecord"""
+    call(job, 'DeleteDomainRecord', {'RecordId': record.id}, 'delete record', gone=DELETED)
 
 
 def canonical(params):
@@ -232,12 +256,13 @@ def signed_query(cfg, action, params):
     return query + '&Signature=' + quote(sign(cfg.access_key_secret, METHOD, query))
 
 
-def call(job, action, params, step, stale=False, create=False, same=False):
+def call(job, action, params, step, stale=False, create=False, same=False, gone=()):
     """One signed API call, its answer checked. A read or an update may be sent again by ddkit.http
     with the same nonce, which the API refuses once the first one arrived: then it is signed anew
     and sent once more. stale: an answer that the domain or the record is not (any more) this
     account's raises Stale, so the loop looks the ids up again; create: a duplicate raises Exists;
-    same: a duplicate (the update's record holds the value already) gives None."""
+    same: a duplicate (the update's record holds the value already) gives None; an error code in
+    gone (a delete's record already gone) gives None."""
     from ddkit import http  # only on a request: a run that sends none loads none of it
     cfg, log = job.cfg, job.log
     for attempt in (1, 2):
@@ -259,6 +284,9 @@ def call(job, action, params, step, stale=False, create=False, same=False):
     if code is None and answer.status == 200:
         return data
     message = str(data.get('Message') or '')[:200] or None
+    if code in gone:
+        log.info('%s: %s (%s): gone already.' % (step, code, message))
+        return None
     if code:
         log.error('%s: error %s: %s' % (step, code, message))
     if code == DUPLICATE and create:

@@ -49,7 +49,7 @@ def run(job):
         return report.finish()
     report.step('credentials accepted', lambda: provider.login(job), lambda said: 'credentials accepted' + said)
     zone = report.step('zone found', lambda: provider.choose_zone(job, provider.list_zones(job)), describe_zone)
-    what = '%s %s %s' % (cfg.record_type, provider.NOUN, cfg.record_name)
+    what = '%s %s %s' % (cfg.record_type, provider.NOUN, job.name)
     record = report.step('record found', lambda: provider.find_record(job, zone.id, strict=True),
                          lambda r: '%s found (id %s)' % (what, r.id) if r else
                          '%s does not exist yet: it will be created on the first update' % what)
@@ -231,6 +231,8 @@ class Report:
         """The current IP and where it came from; a FAIL says why it was rejected. Returns it or None."""
         from ddkit import lookup
         cfg = self.cfg
+        if self.job.line_plan is not None:
+            return self.line_ip()
         if cfg.ip_source == 'url' and set(cfg.ip_lookup_url) <= self.tls_failed:
             self.line(SKIP, 'current IP: not asked (TLS with %s failed)' % ', '.join(map(_host, cfg.ip_lookup_url)))
             return None
@@ -245,6 +247,26 @@ class Report:
                 'IPv6' if cfg.record_type == 'AAAA' else 'IPv4', source, why), lookup.fix(cfg, why))
             return None
         self.ok('current IP %s (from %s)' % (ip, source))
+        return ip
+
+    def line_ip(self):
+        """The current IP of the record's line (ddkit.lines); a line without one is no failure: a run
+        removes or keeps its record (line_gone), and the default line takes the next line's."""
+        from ddkit import lines
+        line = self.job.line_plan
+        ip, source, why, taken = lines.current_ip(self.job)
+        if ip is None and line.candidates:
+            self.fail('current IP of the default line: no line has an address (%s: %s)' % (source, why),
+                      'check the lines\' interfaces and sources; the default line\'s %s is kept as it is'
+                      % self.job.provider.NOUN)
+        elif ip is None:
+            self.ok('line %s has no address from %s: %s; a run %s its %s' % (
+                line.code, source, why, 'keeps' if self.cfg.line_gone == 'keep' or told(self.job.provider)
+                else 'removes', self.job.provider.NOUN))
+        elif line.candidates:
+            self.ok('current IP of the default line %s (line %s\'s, from %s)' % (ip, taken.code, source))
+        else:
+            self.ok('current IP of line %s %s (from %s)' % (line.code, ip, source))
         return ip
 
     def compare(self, exists, held, current):

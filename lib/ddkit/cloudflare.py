@@ -7,6 +7,7 @@ Bearer. API reference: https://developers.cloudflare.com/api/resources/dns/subre
 """
 
 from ddkit import Failure, decimal
+from ddkit.ipcheck import OPERATORS, first_group
 from ddkit.provider import PAGE, Record, Stale, Zone, listing, safe_id, whole_zone
 from ddkit.settings import Setting, check_header, check_url
 
@@ -26,6 +27,8 @@ FILES = {'ip_file': '.cf-wan_ip_%s.txt', 'ids_file': '.cf-id_%s.txt'}
 REQUIRED = ()                            # the credentials: missing_credentials
 URLS = ('base_url',)
 NOUN = 'record'
+SEVERAL = True                           # no resolution lines: each line's address is a record of the name
+LINE_COMMENT = 'ddkit line %s'           # the comment a line's record is made with: how it is found again
 API_PATH = '/client/v4'
 TTL_MAX = 86400                          # the provider's longest ttl: a longer one read back is not sent
 NOT_FOUND = {81044, 7003, 7000, 1001}   # record or zone id no longer valid: look the ids up again
@@ -105,12 +108,12 @@ def find_record(job, zone_id, strict=False):
         listed = job.shared(('zone records', account(cfg), zone_id), lambda: whole_zone(
             lambda page: zone_page(job, zone_id, page)))
         if listed is not None:
-            return first(listed, cfg)
+            return first(listed, cfg, job.line)
     # several records in a run list a name once for both families (the API's older variant)
     query = 'name=%s' % cfg.record_name + ('' if job.run.several else '&type=%s' % cfg.record_type)
     data = job.shared(('records', account(cfg), zone_id, query), lambda: call(
         job, 'GET', '/zones/%s/dns_records?%s' % (zone_id, query), 'find record'))
-    return first(listing(data, 'result', 'find record'), cfg)
+    return first(listing(data, 'result', 'find record'), cfg, job.line)
 
 
 def zone_page(job, zone_id, page):
@@ -122,10 +125,16 @@ def zone_page(job, zone_id, page):
     return listing(data, 'result', 'find record'), pages
 
 
-def first(records, cfg):
-    """The first listed record of this name and type, or None."""
+def first(records, cfg, line=None):
+    """The first listed record of this name and type, or None; of a line: the one made for it (its
+    comment), else one that holds an address of the line's operator and was made for no other line."""
     records = [r for r in records if safe_id(r.get('id')) and r.get('name') == cfg.record_name
                and r.get('type') == cfg.record_type]
+    if line is not None:
+        tags = {LINE_COMMENT % code for code in OPERATORS}
+        records = [r for r in records if r.get('comment') == LINE_COMMENT % line] or [
+            r for r in records if r.get('comment') not in tags and OPERATORS.get(line)
+            and first_group(str(r.get('content'))) == OPERATORS[line]]
     return as_record(records[0]) if records else None
 
 
@@ -148,8 +157,19 @@ def create_record(job, zone_id, ip):
     cfg = job.cfg
     body = {'id': zone_id, 'type': cfg.record_type, 'name': cfg.record_name, 'content': ip,
             'ttl': 1, 'proxied': False}
+    if job.line:
+        body['comment'] = LINE_COMMENT % job.line
     data = call(job, 'POST', '/zones/%s/dns_records' % zone_id, 'create record', body)
     return record_id_of(data, 'create record')
+
+
+def delete_record(job, zone_id, record):
+    """A line's record, its line without an address (one gone already is success).
+    https://developers.cloudflare.com/api/resources/dns/subresources/records/methods/delete/"""
+    try:
+        call(job, 'DELETE', '/zones/%s/dns_records/%s' % (zone_id, record.id), 'delete record', stale=True)
+    except Stale:
+        return None
 
 
 def update_record(job, zone_id, record, ip):

@@ -5,8 +5,10 @@ A provider module of the shared update loop (ddkit.reconcile; the contract: docs
 settings, files, error fixes and API calls, registered as `dnspod` (ddkit.registry). Every call is a
 POST of a JSON body to the endpoint, named by its X-TC-Action header and signed TC3-HMAC-SHA256 with
 a SecretId and SecretKey. The zone is the domain itself (zone_name: no zone id to look up); a record
-is its host (SubDomain: record_name without the zone, '@' for the apex) and type, on the default
-resolution line. API reference: https://cloud.tencent.com/document/api/1427/56166 (records),
+is its host (SubDomain: record_name without the zone, '@' for the apex) and type, on its job's
+resolution line (LINES; the default line for a record without lines).
+API reference: https://cloud.tencent.com/document/api/1427/56166 (records),
+https://cloud.tencent.com/document/api/1427/56167 (resolution lines),
 https://cloud.tencent.com/document/api/1427/56189 (signing),
 https://cloud.tencent.com/document/api/1427/56192 (error codes)
 """
@@ -33,18 +35,20 @@ URLS = ('base_url',)
 NOUN = 'record'
 VERSION = '2021-03-23'
 SERVICE = 'dnspod'                       # the signature's credential scope names the service
-# the default resolution line, by name (what RecordLine takes) and id (what an answer may carry):
-# records are made on it, and only a record on it is taken as this name's
-DEFAULT_LINE, DEFAULT_LINE_ID = '默认', '0'
+# each operator line's resolution line by name (what RecordLine takes; DescribeRecordLineList lists
+# them), and their ids (what an answer may carry instead); a job without a line is on the default one
+LINES = {'default': '默认', 'ct': '电信', 'cm': '移动', 'cu': '联通'}
+LINE_IDS = {'默认': '0', '电信': '10=0', '联通': '10=1', '移动': '10=3'}
 TTL_MAX = 604800                         # the API's longest TTL: a longer one read back is not sent
 ID_MAX = 2 ** 63                         # record ids are 64-bit integers
 NO_RECORDS = 'ResourceNotFound.NoDataOfRecord'   # an empty listing: no such record, not a failure
 ZONE_MISSING = {'InvalidParameterValue.DomainNotExists', 'InvalidParameter.DomainIdInvalid'}
-RECORD_GONE = {'InvalidParameter.RecordIdInvalid', NO_RECORDS}
+RECORD_GONE = {'InvalidParameter.RecordIdInvalid', NO_RECORDS}   # also: a delete's record is gone already
 # the credentials themselves refused, or not allowed to act: --check's credentials step fails on these
 DENIED = {'AuthFailure.UnauthorizedOperation', 'UnauthorizedOperation', 'OperationDenied.AccessDenied'}
 PERMISSION = ('grant the key\'s CAM user DNSPod access to this domain (the policy QcloudDNSPodFullAccess, '
-              'or one allowing dnspod:DescribeRecordList, DescribeRecord, CreateRecord and ModifyDynamicDNS)')
+              'or one allowing dnspod:DescribeRecordList, DescribeRecord, CreateRecord, ModifyDynamicDNS and, '
+              'for records with lines, DeleteRecord)')
 FIXES = {   # what to do about the provider's error codes users meet (docs/providers.md)
     'AuthFailure.SecretIdNotFound': 'no such SecretId, or the key is disabled: check secret_id in the '
                                     'console (API keys), without spaces around it',
@@ -63,8 +67,8 @@ FIXES = {   # what to do about the provider's error codes users meet (docs/provi
     'InvalidParameter.SubdomainInvalid': 'check record_name: a name inside zone_name',
     'InvalidParameter.RecordValueInvalid': 'check record_type (A for IPv4, AAAA for IPv6)',
     'InvalidParameter.RecordTypeInvalid': 'check record_type (A or AAAA)',
-    'InvalidParameter.RecordLineInvalid': 'the domain\'s plan refuses the default line: check the domain '
-                                          'in the DNSPod console',
+    'InvalidParameter.RecordLineInvalid': 'the domain\'s plan does not offer the record\'s resolution line: '
+                                          'check the domain\'s plan in the DNSPod console',
     'InvalidParameter.DomainRecordExist': 'an identical record exists: remove the duplicate at DNSPod',
     'LimitExceeded.AAAACountLimit': 'the domain\'s plan allows no more AAAA records of this name',
     'LimitExceeded.RecordTtlLimit': 'the record\'s TTL is below what the domain\'s plan allows: raise it '
@@ -107,34 +111,43 @@ def choose_zone(job, zones):
     return Zone(job.cfg.zone_name, job.cfg.zone_name)
 
 
+def line_of(job):
+    """The resolution line name of the job's record."""
+    return LINES[job.line or 'default']
+
+
 def find_record(job, zone_id, strict=False):
-    """The default-line record of this name and type, or None; strict: a fresh listing (a create
-    was refused because the record exists)."""
-    return first(records(job, 'find record', fresh=strict), job.cfg)
+    """The record of this name and type on the job's line, or None; strict: a fresh listing (a
+    create was refused because the record exists)."""
+    return first(records(job, 'find record', fresh=strict), job)
 
 
 def records(job, step, fresh=False):
-    """The default-line records listed for this name (a run of several: the whole zone, unless it
-    is large); [] when the listing is empty."""
+    """The records listed for this name: on the job's line for a lone record; on every line when the
+    run has several records or lines (the whole zone, unless it is large), each job taking its own
+    from the one listing; [] when the listing is empty."""
     cfg = job.cfg
-    if job.run.several and not fresh:   # one listing of the zone for every name of the run
+    if job.run.several and not fresh:   # one listing of the zone for every name and line of the run
         listed = job.shared(('zone records', account(cfg), cfg.zone_name), lambda: whole_zone(
             lambda page: zone_page(job, page, step)))
         if listed is not None:
             return listed
-    # several records in a run list a name once for both families
-    query = {'Domain': cfg.zone_name, 'SubDomain': host(cfg), 'RecordLine': DEFAULT_LINE}
+    # several records in a run list a name once for both families; without RecordLine, every line
+    query = {'Domain': cfg.zone_name, 'SubDomain': host(cfg)}
+    if not (job.run.several or job.line):
+        query['RecordLine'] = line_of(job)
     if not job.run.several:
         query['RecordType'] = cfg.record_type
-    key = None if fresh else ('records', account(cfg), cfg.zone_name, query['SubDomain'], query.get('RecordType'))
+    key = None if fresh else ('records', account(cfg), cfg.zone_name, query['SubDomain'], query.get('RecordType'),
+                              query.get('RecordLine'))
     return job.shared(key, lambda: list_records(job, query, step)[0])
 
 
 def zone_page(job, page, step):
-    """(records, number of pages) of one page of the domain's default-line listing; a full page
-    whose answer does not say how many there are counts as a large zone (looked up name by name)."""
-    records, total = list_records(job, {'Domain': job.cfg.zone_name, 'RecordLine': DEFAULT_LINE,
-                                        'Offset': (page - 1) * PAGE, 'Limit': PAGE}, step)
+    """(records, number of pages) of one page of the domain's listing, every line; a full page whose
+    answer does not say how many there are counts as a large zone (looked up name by name)."""
+    records, total = list_records(job, {'Domain': job.cfg.zone_name, 'Offset': (page - 1) * PAGE, 'Limit': PAGE},
+                                  step)
     if total is None:
         return records, PAGES + 1 if len(records) >= PAGE else page
     return records, -(-total // PAGE)
@@ -144,7 +157,7 @@ def list_records(job, query, step):
     """DescribeRecordList: (records, how many match or None); an empty listing is answered with an
     error, taken here as no records.
     https://cloud.tencent.com/document/api/1427/56166"""
-    data = call(job, 'DescribeRecordList', query, step, empty=NO_RECORDS)
+    data = call(job, 'DescribeRecordList', query, step, empty={NO_RECORDS})
     if data is None:
         return [], 0
     info = data.get('RecordCountInfo') if isinstance(data.get('RecordCountInfo'), dict) else {}
@@ -158,23 +171,25 @@ def host(cfg):
     return '@' if cfg.record_name == cfg.zone_name else cfg.record_name[:-len(cfg.zone_name) - 1]
 
 
-def first(records, cfg):
-    """The first listed default-line record of this name and type, or None."""
+def first(records, job):
+    """The first listed record of this name and type on the job's line, or None."""
+    cfg, line = job.cfg, line_of(job)
     name = host(cfg)
     for r in records:
         if record_id(r.get('RecordId')) and str(r.get('Name', '')).lower() == name \
-                and r.get('Type') == cfg.record_type and default_line(r.get('Line'), r.get('LineId')):
+                and r.get('Type') == cfg.record_type and on_line(line, r.get('Line'), r.get('LineId')):
             return Record(record_id(r['RecordId']), [r.get('Value')], r)
     return None
 
 
-def default_line(name, line_id):
-    return name == DEFAULT_LINE or line_id == DEFAULT_LINE_ID
+def on_line(line, name, line_id):
+    """True when an answer's line name or id is this line's."""
+    return name == line or line_id == LINE_IDS[line]
 
 
 def read_record(job, zone_id, record_id_text, held=False):
     """DescribeRecord: the record the stored ids name, as DNSPod holds it now (its TTL is sent back
-    with an update); Stale when it is gone or is no longer this name's default-line record.
+    with an update); Stale when it is gone or is no longer this name's record on the job's line.
     https://cloud.tencent.com/document/api/1427/56168"""
     cfg = job.cfg
     number = decimal(record_id_text) if len(record_id_text) <= 19 else None
@@ -185,17 +200,17 @@ def read_record(job, zone_id, record_id_text, held=False):
     info = data.get('RecordInfo')
     if not isinstance(info, dict) or record_id(info.get('Id')) != record_id_text \
             or str(info.get('SubDomain', '')).lower() != host(cfg) or info.get('RecordType') != cfg.record_type \
-            or not default_line(info.get('RecordLine'), info.get('RecordLineId')):
+            or not on_line(line_of(job), info.get('RecordLine'), info.get('RecordLineId')):
         raise Stale()   # ids of another record: find ours again
     return Record(record_id_text, [info.get('Value')], info)
 
 
 def create_record(job, zone_id, ip):
-    """CreateRecord on the default line; its TTL is the domain plan's default.
+    """CreateRecord on the job's line; its TTL is the domain plan's default.
     https://cloud.tencent.com/document/api/1427/56180"""
     cfg = job.cfg
     data = call(job, 'CreateRecord', {'Domain': zone_id, 'SubDomain': host(cfg), 'RecordType': cfg.record_type,
-                                      'RecordLine': DEFAULT_LINE, 'Value': ip}, 'create record',
+                                      'RecordLine': line_of(job), 'Value': ip}, 'create record',
                 gone=ZONE_MISSING, exists='InvalidParameter.DomainRecordExist')
     found = record_id(data.get('RecordId'))
     if not found:
@@ -204,17 +219,25 @@ def create_record(job, zone_id, ip):
 
 
 def update_record(job, zone_id, record, ip):
-    """ModifyDynamicDNS: the address (and the TTL read, which it would otherwise reset to the domain's);
-    unlike ModifyRecord it keeps the record's status, weight, MX and remark unsent.
+    """ModifyDynamicDNS: the address on the job's line (RecordLine is required), and the TTL read,
+    which it would otherwise reset to the domain's; unlike ModifyRecord it keeps the record's status,
+    weight, MX and remark unsent.
     https://cloud.tencent.com/document/api/1427/56158"""
     cfg = job.cfg
-    body = {'Domain': zone_id, 'RecordId': decimal(record.id), 'SubDomain': host(cfg), 'RecordLine': DEFAULT_LINE,
+    body = {'Domain': zone_id, 'RecordId': decimal(record.id), 'SubDomain': host(cfg), 'RecordLine': line_of(job),
             'Value': ip}
     ttl = record.raw.get('TTL')
     if isinstance(ttl, int) and not isinstance(ttl, bool) and 0 < ttl <= TTL_MAX:
         body['TTL'] = ttl
     data = call(job, 'ModifyDynamicDNS', body, 'update record', gone=RECORD_GONE | ZONE_MISSING)
     return record_id(data.get('RecordId')) or record.id
+
+
+def delete_record(job, zone_id, record):
+    """DeleteRecord: the record (record.id) deleted; one already gone is success (None).
+    https://cloud.tencent.com/document/api/1427/56176"""
+    call(job, 'DeleteRecord', {'Domain': zone_id, 'RecordId': decimal(record.id)}, 'delete record',
+         empty=RECORD_GONE)
 
 
 def record_id(value):
@@ -253,11 +276,11 @@ def sign(secret_id, secret_key, host, action, payload, timestamp, path='/'):
                              % (secret_id, scope, signature)}
 
 
-def call(job, action, params, step, gone=(), exists=None, empty=None):
+def call(job, action, params, step, gone=(), exists=None, empty=()):
     """One signed API call; its Response, checked. An error whose code is in gone raises Stale (the
-    record or the domain of the stored ids is gone), the code exists raises Exists, the code empty
-    (a listing of nothing) gives None; a domain the account does not have is a Failure of 'find
-    zone'; any other error a Failure of step."""
+    record or the domain of the stored ids is gone), the code exists raises Exists, a code in empty
+    (a listing of nothing, a delete of a record gone) gives None; a domain the account does not have
+    is a Failure of 'find zone'; any other error a Failure of step."""
     from ddkit import http, jsontext  # only on a request: a run that sends none loads none of it
     from ddkit.urls import split_url
     cfg, log = job.cfg, job.log
@@ -283,9 +306,9 @@ def call(job, action, params, step, gone=(), exists=None, empty=None):
     error = error if isinstance(error, dict) else {}
     code = str(error['Code'])[:80] if isinstance(error.get('Code'), (str, int)) else None
     message = str(error['Message'])[:300] if isinstance(error.get('Message'), (str, int)) else None
-    if code is not None and (code in gone or code in (exists, empty)):
+    if code is not None and (code in gone or code in empty or code == exists):
         log.info('%s: %s (%s)' % (step, code, message))
-        if code == empty:
+        if code in empty:
             return None
         raise Stale() if code in gone else Exists()
     log.error('%s: error %s: %s' % (step, code, message))

@@ -1,8 +1,8 @@
 """What both egress selectors share: the operator table and the effective-IPv6 lookup chain."""
 
 from ddkit import Failure, http
+from ddkit.ipcheck import OPERATORS, first_group  # noqa: F401  (the selectors take them from here too)
 
-OPERATORS = {'ct': '240e', 'cm': '2409', 'cu': '2408'}
 # Default IPv6 lookup chain, tried in order (--lookup-url overrides): JSON `ip` (and asn_name),
 # LibreSpeed's `processedString`, plain text
 LOOKUP_URLS = ('https://ipv6.lookup.test-ipv6.com/ip/', 'https://test6.ustc.edu.cn/backend/getIP.php',
@@ -14,12 +14,6 @@ def lookup_setting(help):
     from ddkit.settings import Setting, check_url
     return Setting('lookup_url', help='%s (default, in order: %s)' % (help, ', '.join(LOOKUP_URLS)),
                    check=check_url, repeat=True, metavar='URL')
-
-
-def first_group(address):
-    """The first group of an IPv6 address, lower-case hex ('' when it is not IPv6-looking)."""
-    head = (address or '').strip().lower().split(':', 1)
-    return head[0] if len(head) == 2 else ''
 
 
 def parse_lookup(text):

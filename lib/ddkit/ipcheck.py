@@ -8,6 +8,11 @@ peak memory of such a run (BENCHMARKS.md).
 
 from ddkit import Reason, decimal
 
+# the operators whose lines a home has, by code, and the first group of the IPv6 addresses of their
+# delegated prefixes: egress6 picks a line by it, the DNS updaters' `lines` publish each line's address
+OPERATORS = {'ct': '240e', 'cm': '2409', 'cu': '2408'}
+OPERATOR_NAMES = {'ct': 'China Telecom', 'cm': 'China Mobile', 'cu': 'China Unicom'}
+
 HEX_DIGITS = frozenset('0123456789abcdefABCDEF')
 HEX = '0123456789abcdef'
 
@@ -28,6 +33,12 @@ SPECIAL6 = [('::1', 128, 'loopback'), ('fe80::', 10, 'link-local'), ('::', 128, 
             ('3fff::', 20, 'private'),   # documentation (RFC 9637), as 2001:db8::/32; Python 3.14 agrees
             ('fc00::', 7, 'private'), ('ff00::', 8, 'multicast'),
             ('2000::', 3, None), ('::', 0, 'reserved')]   # only 2000::/3 is global unicast
+
+
+def first_group(address):
+    """The first group of an IPv6 address, lower-case hex ('' when it is not IPv6-looking)."""
+    head = (address or '').strip().lower().split(':', 1)
+    return head[0] if len(head) == 2 else ''
 
 
 def valid_ip(text, record_type):

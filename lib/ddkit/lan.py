@@ -14,10 +14,11 @@ DUMPS = {}
 PREFIXES = {}   # {interface: its stable global addresses}: read once a run for all its prefix: records
 
 
-def from_prefix(cfg, spec):
+def from_prefix(cfg, spec, operator=None):
     """(address, source, why not): a LAN host's global address (checked as valid_ip does), made of
-    the interface's global prefix (the first it fits in), then a fixed interface id (prefix:) or the
-    EUI-64 of the host's MAC (eui64:, the SLAAC address)."""
+    the interface's global prefix (the first it fits in; of the operator's, a first group, when
+    given), then a fixed interface id (prefix:) or the EUI-64 of the host's MAC (eui64:, the SLAAC
+    address)."""
     name, _, arg = spec.partition('/')
     fixed = cfg.ip_source.startswith('prefix:')
     iid = ipcheck.interface_id(arg) if fixed else ipcheck.eui64(ipcheck.mac(arg))
@@ -25,7 +26,7 @@ def from_prefix(cfg, spec):
     if name not in PREFIXES:
         from ddkit import iface  # the interface's prefixes; a neigh: run needs none of it
         PREFIXES[name] = iface.global_ipv6(name)
-    found = PREFIXES[name]
+    found = [a for a in PREFIXES[name] if operator is None or ipcheck.first_group(a.address) == operator]
     for address in found:
         number = ipcheck.joined(address.address, address.prefixlen, iid)
         if number is not None:   # checked as made: not parsed again from its text
@@ -33,13 +34,14 @@ def from_prefix(cfg, spec):
             return ip, source, why
     # found but no room: e.g. only a /128 (DHCPv6 IA_NA), no host part to put the identifier in
     held = ' the interface id fits in (%s)' % ', '.join('%s/%d' % (a.address, a.prefixlen) for a in found)
-    return '', source, 'interface %s has no stable global IPv6 prefix%s' % (name, held if found else '')
+    return '', source, 'interface %s has no stable global IPv6 prefix%s%s' % (
+        name, ' in %s::/16' % operator if operator else '', held if found else '')
 
 
-def from_neighbour(cfg, spec):
+def from_neighbour(cfg, spec, operator=None):
     """(address, source, why not): a LAN host's own address, from the router's IPv6 neighbour table:
-    a global one of that MAC, its SLAAC (EUI-64) address first, then one the kernel confirmed
-    lately, then stale ones."""
+    a global one of that MAC (of the operator's prefix, a first group, when given), its SLAAC
+    (EUI-64) address first, then one the kernel confirmed lately, then stale ones."""
     name, _, text = spec.partition('/')
     mac = ipcheck.mac(text)
     source = 'neighbour %s on interface %s' % (text, name)
@@ -49,11 +51,13 @@ def from_neighbour(cfg, spec):
         return '', source, 'cannot read the IPv6 neighbour table of %s: %s' % (name, e.strerror or e)
     slaac = ipcheck.eui64(mac)
     ranked = sorted((ipcheck.join(address, 64, slaac) != address, bool(state & NUD_STALE), address)
-                    for address, state in own if ipcheck.valid_ip(address, 'AAAA')[0])
+                    for address, state in own if ipcheck.valid_ip(address, 'AAAA')[0]
+                    and (operator is None or ipcheck.first_group(address) == operator))
     if ranked:
         return ranked[0][2], source, None
-    return '', source, 'the IPv6 neighbour table of %s has no global address of %s%s' % (
-        name, text, ' (only %s)' % ', '.join(sorted(a for a, _ in own)) if own else '')
+    return '', source, 'the IPv6 neighbour table of %s has no global address of %s%s%s' % (
+        name, text, ' in %s::/16' % operator if operator else '',
+        ' (only %s)' % ', '.join(sorted(a for a, _ in own)) if own else '')
 
 
 def neighbours(ifname, mac=None):

@@ -10,35 +10,42 @@ LOOKUP = {'A': ('https://ipv4.icanhazip.com', 'https://1.1.1.1/cdn-cgi/trace'),
           'AAAA': ('https://ipv6.icanhazip.com', 'https://[2606:4700:4700::1111]/cdn-cgi/trace')}
 
 
-def current_ip(cfg):
+def current_ip(cfg, operator=None):
     """Return (address, source, why-not): from the router's kernel (no request) or from the first
-    lookup service of ip_lookup_url that answers with a valid one."""
+    lookup service of ip_lookup_url that answers with a valid one. operator: the first group
+    (ipcheck.OPERATORS) the IPv6 address must start with: one operator line's, of a kernel source."""
     kind, _, spec = cfg.ip_source.partition(':')
     if kind == 'url':
         return from_urls(cfg)
     if kind in ('prefix', 'eui64', 'neigh'):
         from ddkit import lan  # a LAN host's address, checked already: only on those runs
-        ip, source, why = (lan.from_neighbour if kind == 'neigh' else lan.from_prefix)(cfg, spec)
+        ip, source, why = (lan.from_neighbour if kind == 'neigh' else lan.from_prefix)(cfg, spec, operator)
         return ip or None, source, why
-    text, source, why = from_iface(cfg, spec)
+    text, source, why = from_iface(cfg, spec, operator)
     if why:
         return None, source, why
     ip, why = ipcheck.valid_ip(text, cfg.record_type)
     return ip, source, why
 
 
-def from_iface(cfg, name):
-    """The interface's own address: its best stable global IPv6 one, or its IPv4 one."""
+def from_iface(cfg, name, operator=None):
+    """The interface's own address: its best stable global IPv6 one (of the operator's prefix, when
+    given), or its IPv4 one."""
     from ddkit import iface
     if cfg.record_type == 'AAAA':
-        found = iface.global_ipv6(name)
+        found = [a for a in iface.global_ipv6(name) if operator is None or ipcheck.first_group(a.address) == operator]
         text = found[0].address if found else ''
     else:
         text = iface.ipv4_address(name) or ''
     if not text and iface.flags(name) is None:
         return '', 'interface ' + name, Reason('interface %s does not exist' % name, 'interface')
-    return text, 'interface ' + name, None if text else Reason('interface %s has no %s address' % (
-        name, 'stable global IPv6' if cfg.record_type == 'AAAA' else 'IPv4'), 'interface')
+    return text, 'interface ' + name, None if text else Reason('interface %s has no %s address%s' % (
+        name, 'stable global IPv6' if cfg.record_type == 'AAAA' else 'IPv4', of_operator(operator)), 'interface')
+
+
+def of_operator(operator):
+    """' in <prefix>::/16', the words for an operator's prefix in a message ('' for none)."""
+    return ' in %s::/16' % operator if operator else ''
 
 
 def from_urls(cfg):

@@ -63,12 +63,13 @@ def tell(job, outcome):
     ping, neither ok nor /fail (a line down for a minute pages nobody; a source that never gives an
     address stops the pings, so the check's own grace period raises the alert). In a run of several
     records each URL is pinged once, at the end (ddkit.updater)."""
-    from ddkit import CREATED, FAILED, NO_IP, UPDATED
+    from ddkit import CREATED, FAILED, NO_IP, REMOVED, UPDATED
     cfg, failure = job.cfg, job.failure
-    event = outcome in (UPDATED, CREATED, FAILED) and {
-        'outcome': outcome, 'record_name': cfg.record_name, 'record_type': cfg.record_type,
+    event = outcome in (UPDATED, CREATED, FAILED, REMOVED) and {
+        'outcome': outcome, 'record_name': cfg.record_name, 'record_type': cfg.record_type, 'line': job.line,
         'old_ip': job.old_ip, 'new_ip': job.new_ip, 'step': failure and failure.step,
-        'message': str(failure) if failure else 'IP has been updated to: %s' % job.new_ip}
+        'message': str(failure) if failure else 'the record of line %s was removed: the line has no address'
+        % job.line if outcome == REMOVED else 'IP has been updated to: %s' % job.new_ip}
     ok = None if outcome == NO_IP else outcome != FAILED
     url = cfg.healthcheck_url
     if url and job.run.several:
@@ -98,7 +99,7 @@ def hook_environment(log, tool, event):
     env = {name: os.environ[name] for name in INHERIT if name in os.environ}
     env.setdefault('PATH', DEFAULT_PATH)
     env['DDNS_HOOK_TOOL'] = tool
-    for key in set(EVENT) | set(event):  # the updaters add step, egress6 its operator
+    for key in set(EVENT) | set(event):  # the updaters add step and line, egress6 its operator
         env['DDNS_HOOK_' + key.upper()] = str(event.get(key) or '')
     # log.clean masks every secret of the run and escapes control characters (a provider's text)
     return {name: log.clean(value).replace('\0', '') for name, value in env.items()}

@@ -83,25 +83,36 @@ class Job:
     """One record's run: its settings (cfg, never changed here), the provider module, the log, its
     state files, and what the run finds out (the outcome on_change hears, the IPs)."""
 
-    def __init__(self, provider, cfg, run, log, tool=None):
+    def __init__(self, provider, cfg, run, log, tool=None, line=None):
         self.provider, self.cfg, self.run, self.log = provider, cfg, run, log
         self.tool = tool or provider.STEM   # the command that runs it, for messages and hooks
         self.session = getattr(provider, 'Session', ProviderSession)()
         self.outcome = self.old_ip = self.new_ip = None   # outcome: set by changed(), then by the loop
         self.failure = None   # the Failure of a failed run: its fields are what the hook and status tell
         self.fresh = False    # True: stored ids were stale, so what the run looked up may be too
+        # the operator line this job's record is on ('default', 'ct', 'cm', 'cu': a provider's LINES
+        # names it), or None: a record without lines, the one record of its name and type;
+        # line_plan: that ddkit.lines.Line (where its address comes from)
+        self.line, self.line_plan = (line.code, line) if line else (None, None)
         # the seed tools' names, whichever command runs the record; an AAAA record gets files of its own
         key = '%s_AAAA' % cfg.record_name if cfg.record_type == 'AAAA' else cfg.record_name
         self.files = {name: os.path.join(cfg.state_dir, pattern % key) for name, pattern in provider.FILES.items()}
+        # a line's record has its own ip and ids files (a provider's own files, a token, stay the record's)
+        own = key + line.suffix if line else key
+        for name in ('ip_file', 'ids_file'):
+            if name in provider.FILES:
+                self.files[name] = os.path.join(cfg.state_dir, provider.FILES[name] % own)
         self.ip_file, self.ids_file = self.files['ip_file'], self.files.get('ids_file')
-        self.lock_file = os.path.join(cfg.state_dir, '.%s_%s.lock' % (provider.STEM, key))
-        self.files['status_file'] = os.path.join(cfg.state_dir, '.%s_%s.status' % (provider.STEM, key))
+        self.lock_file = os.path.join(cfg.state_dir, '.%s_%s.lock' % (provider.STEM, own))
+        self.files['status_file'] = os.path.join(cfg.state_dir, '.%s_%s.status' % (provider.STEM, own))
 
     @property
     def name(self):
-        """The record's name for the log: its xn-- form, and as the user wrote it when that differs."""
+        """The record's name for the log: its xn-- form, and as the user wrote it when that differs;
+        and its line."""
         written = self.cfg.names.get('record_name')
-        return '%s (%s)' % (self.cfg.record_name, written) if written else self.cfg.record_name
+        name = '%s (%s)' % (self.cfg.record_name, written) if written else self.cfg.record_name
+        return '%s line %s' % (name, self.line) if self.line else name
 
     def shared(self, key, make):
         """A lookup made once per run (Run.shared), made again after the record's ids went stale."""

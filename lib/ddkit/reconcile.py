@@ -11,7 +11,7 @@ health-check ping follow, the lock released. What a provider supplies is in docs
 
 import sys
 
-from ddkit import CREATED, FAILED, KEEP_DIR, NO_IP, UNCHANGED, UPDATED, Failure, state
+from ddkit import CREATED, FAILED, KEEP_DIR, NO_IP, REMOVED, UNCHANGED, UPDATED, Failure, state
 from ddkit.provider import Exists, Stale, told
 
 
@@ -32,7 +32,9 @@ def run(job):
     quiet = False   # True: the IP found unchanged without a request (the status may say so already)
     try:
         current = get_current_ip(job)   # the kernel or a lookup service: nothing written yet
-        if current is None:
+        if current is None and gone(job):
+            outcome = remove_line(job)
+        elif current is None:
             outcome = NO_IP   # exit 0, as nothing to do, but no health-check ping (ddkit.notify)
         elif not cfg.force and settled(job, current, *state.read_dated(job.ip_file)):
             outcome, quiet = UNCHANGED, True   # the common run: nothing to write, so no lock to take
@@ -164,11 +166,23 @@ def announce(job, previous, current, drift=False):
 
 
 def get_current_ip(job):
-    """The current public IP, or None (logged) when there is no valid one."""
+    """The current public IP (of the job's line), or None (logged) when there is no valid one."""
     from ddkit import lookup
-    cfg = job.cfg
+    cfg, line = job.cfg, job.line_plan
+    if line is not None:
+        from ddkit import lines
+        ip, source, why, taken = lines.current_ip(job)
+        if ip and taken is not line and taken is not line.candidates[0]:
+            job.log.info('Line %s has no address; the default line takes line %s\'s.' % (
+                line.candidates[0].code, taken.code))
+        elif ip is None and line.candidates:
+            job.log.info('No line has an address (%s); the default line\'s %s is kept as it is.'
+                         % (', '.join(c.code for c in line.candidates), job.provider.NOUN))
+        elif ip is None:
+            job.log.info('Line %s has no address from %s: %s.' % (line.code, source, why))
+        return ip
     urls = tuple(cfg.ip_lookup_url) if cfg.ip_source == 'url' else None
-    ip, source, why = job.run.shared(('current ip', cfg.ip_source, cfg.record_type, urls),
+    ip, source, why = job.run.shared(('current ip', cfg.ip_source, cfg.record_type, urls, None),
                                      lambda: lookup.current_ip(cfg))
     if ip and urls and source != urls[0]:
         job.log.info('Current IP %s from %s: the lookup services before it gave none.' % (ip, source))
@@ -177,11 +191,49 @@ def get_current_ip(job):
     return ip
 
 
+def gone(job):
+    """True when the job is a line whose record goes while the line has no address (line_gone
+    remove; never the default line's record, nor one a provider is only told about)."""
+    line = job.line_plan
+    return line is not None and not line.candidates and job.cfg.line_gone == 'remove' and not told(job.provider)
+
+
+def remove_line(job):
+    """The line has no address: remove its record at the provider, and its ip and ids files; the
+    next run with an address creates it again. Nothing published (no ip or ids file): no request."""
+    cfg, log = job.cfg, job.log
+    claimed = claimed_ip(job, state.read_lines(job.ip_file))
+    if claimed is None and read_ids(job) is None:
+        return NO_IP
+    job.old_ip, job.new_ip = claimed, None
+    if cfg.dry_run:
+        log.info('Dry run: would remove the %s of %s (it holds %s).' % (job.provider.NOUN, job.name, claimed or 'unknown'))
+        return NO_IP
+    from ddkit.lock import Lock
+    with Lock(job.lock_file):
+        forget_ip(job)
+        for attempt in (1, 2):
+            zone_id, record = find_ids(job, fresh=attempt == 2)
+            if record is None:
+                break
+            try:
+                job.provider.delete_record(job, zone_id, record)
+                break
+            except Stale:
+                continue   # ids of another record, or gone already: looked up once more
+        job.discard(job.ids_file)
+    log.info('Removed the %s of %s (it held %s): the line has no address.' % (
+        job.provider.NOUN, job.name, claimed or 'unknown'))
+    return REMOVED
+
+
 def get_previous_ip(job):
     """What DoH, else the provider's own fallback, says the record holds: a hint for the log and
     on_change, never written to the ip file (only the provider's word is)."""
     from ddkit import lookup
     cfg, log = job.cfg, job.log
+    if job.line is not None:   # the name resolves to every line's address: none of them is this line's
+        return None
     ip, why = lookup.resolve(cfg, cfg.record_name)
     fallback = getattr(job.provider, 'previous_ip', None)
     if ip is None and fallback:

@@ -208,6 +208,39 @@ def check_ip_source(value):
         if lan else value
 
 
+def check_line(value):
+    """An item of `lines`: an operator code (its IPv6 address picked from the record's source by its
+    first group) or CODE=SOURCE (its address from that ip_source); returned in canonical form."""
+    from ddkit.ipcheck import OPERATORS
+    code, equals, source = value.partition('=')
+    code = code.strip().lower()
+    if code not in OPERATORS:
+        raise ValueError('a line is %s, or CODE=SOURCE (e.g. ct=iface:pppoe-ct)' % ', '.join(OPERATORS))
+    if not equals:
+        return code
+    if source.strip() == 'url':   # a lookup answer is the address of the line traffic left by
+        raise ValueError('a line\'s own source reads the kernel (iface:, prefix:, eui64:, neigh:), not url')
+    return '%s=%s' % (code, check_ip_source(source.strip()))
+
+
+def check_line_code(value):
+    """default_line: an operator code."""
+    from ddkit.ipcheck import OPERATORS
+    value = value.strip().lower()
+    if value not in OPERATORS:
+        raise ValueError('must be one of %s' % ', '.join(OPERATORS))
+    return value
+
+
+LINE_GONE = ('remove', 'keep')   # what becomes of a line's record while the line has no address
+
+
+def check_line_gone(value):
+    if value not in LINE_GONE:
+        raise ValueError('must be remove or keep')
+    return value
+
+
 def check_source_type(ip_source, record_type):
     """The LAN sources give IPv6 addresses only: with an A record they are bad input."""
     if ip_source.partition(':')[0] in ('prefix', 'eui64', 'neigh') and record_type != 'AAAA':

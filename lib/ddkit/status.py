@@ -13,12 +13,12 @@ modification time of the record's log file, to which that run appended its line.
 import os
 import time
 
-from ddkit import CREATED, FAILED, FIELDS, UNCHANGED, UPDATED
+from ddkit import CREATED, FAILED, FIELDS, REMOVED, UNCHANGED, UPDATED
 
 GOOD = (UNCHANGED, UPDATED, CREATED)   # outcomes after which the record holds the current IP
 NEVER = 'never'    # the outcome --status shows for a record no run has decided yet
 KEYS = ('name', 'type', 'provider', 'ip', 'outcome', 'checked', 'changed', 'step', 'message', 'fix', 'code',
-        'http_status', 'url', 'kind')   # of --status --json, in this order
+        'http_status', 'url', 'kind', 'line')   # of --status --json, in this order
 VALUE_MAX = 500    # characters of a value kept: a provider's message is bounded
 
 
@@ -52,8 +52,8 @@ def record(job, outcome):
     from ddkit.log import printable
     now = '%d' % time.time()
     values = {'outcome': outcome,
-              'changed': now if outcome in (UPDATED, CREATED) else kept.get('changed', ''),
-              'ip': job.new_ip if outcome in GOOD else kept.get('ip', '')}
+              'changed': now if outcome in (UPDATED, CREATED, REMOVED) else kept.get('changed', ''),
+              'ip': job.new_ip if outcome in GOOD else '' if outcome == REMOVED else kept.get('ip', '')}
     failure = job.failure if outcome == FAILED else None
     if failure is not None:
         values['message'] = job.log.clean(str(failure))   # secrets masked, as in the log
@@ -93,7 +93,7 @@ def shown(job, provider_name):
               'changed': seconds(kept.get('changed', '')), 'step': kept.get('step') or None,
               'message': kept.get('message') or None, 'fix': kept.get('fix') or None,
               'code': kept.get('code') or None, 'http_status': decimal(kept.get('status', '')) if len(kept.get('status', '')) <= 3 else None,
-              'url': kept.get('url') or None, 'kind': kept.get('kind') or None}
+              'url': kept.get('url') or None, 'kind': kept.get('kind') or None, 'line': job.line}
     return {key: values[key] for key in KEYS}
 
 
@@ -108,7 +108,8 @@ def line(values):
     """One line of --status for a record."""
     def when(seconds):
         return time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(seconds)) if seconds else 'never'
-    text = '%s %s %s: %s' % (values['provider'], values['type'], values['name'], values['outcome'])
+    text = '%s %s %s%s: %s' % (values['provider'], values['type'], values['name'],
+                               ' line %s' % values['line'] if values['line'] else '', values['outcome'])
     if values['outcome'] == NEVER:
         return text + ' (no run has decided yet)'
     text += ', ip %s, checked %s, changed %s' % (values['ip'] or 'unknown', when(values['checked']),

@@ -26,6 +26,15 @@ COMMON = [
     Setting('ip_source', 'url', help='"url" asks ip_lookup_url; "iface:<name>" reads the interface; a LAN '
             'host (AAAA): "prefix:<iface>/<interface id>", "eui64:<iface>/<MAC>", "neigh:<iface>/<MAC>"',
             check=settings.check_ip_source),
+    Setting('lines', help='the operator lines of a home with several upstream lines, each line\'s address '
+            'published under the name (on its resolution line where the provider has them): ct, cm, cu '
+            '(the IPv6 address of ip_source in 240e::/16, 2409::/16, 2408::/16), or CODE=SOURCE (e.g. '
+            'ct=iface:pppoe-ct); repeat the flag, blanks between them elsewhere, a UCI list',
+            check=settings.check_line, repeat=True, metavar='LINE'),
+    Setting('default_line', help='the line whose address the provider\'s default line gets, for visitors of '
+            'other operators and abroad (default: the first of lines)', check=settings.check_line_code),
+    Setting('line_gone', 'remove', help='a line with no address: remove its record (created again when the '
+            'address comes back), or keep it', check=settings.check_line_gone),
     Setting('state_dir', help='directory of the state files (default: your home directory)',
             check=settings.check_path),
     Setting('log_file', help='log file (default: <state_dir>/<tool>_<record_name>.log)',
@@ -102,14 +111,17 @@ def main(provider=None, argv=None, tool=None, choice=None):
             outcomes.append((label, e.exit_status))
             continue
         families = cfg.record_type.split()
-        run.several = run.several or len(families) > 1
+        run.several = run.several or len(families) > 1 or bool(cfg.lines)
+        plans = [(family, line) for family in families for line in lines_of(chosen, cfg)]
         if 'status' in args.on:   # what the runs kept: read, nothing sent, nothing written
             from ddkit import status
-            shown += [status.shown(make_job(chosen, cfg, family, run, tool), chosen.NAME) for family in families]
+            shown += [status.shown(make_job(chosen, cfg, family, run, tool, line), chosen.NAME)
+                      for family, line in plans]
             continue
-        for family in families:
-            job = make_job(chosen, cfg, family, run, tool)
-            name = '%s%s %s' % ('%s: ' % label if label else '', family, cfg.record_name)
+        for family, line in plans:
+            job = make_job(chosen, cfg, family, run, tool, line)
+            name = '%s%s %s%s' % ('%s: ' % label if label else '', family, cfg.record_name,
+                                  ' line %s' % line.code if line else '')
             try:
                 if run.several:
                     heading(job, 'Record %s:' % name)
@@ -174,6 +186,12 @@ def usable(provider, cfg, label, reading=False):
                              'record with --all)')
         return
     settings.check_source_type(cfg.ip_source, cfg.record_type)
+    if cfg.lines or cfg.default_line:   # --check refuses them too: no line could be checked
+        from ddkit import lines
+        for family in cfg.record_type.split():
+            problem = lines.refused(provider, cfg, family)
+            if problem:
+                raise problem
     if cfg.check:
         return
     from ddkit.provider import missing
@@ -191,8 +209,17 @@ def usable(provider, cfg, label, reading=False):
         raise UsageError('%s: nothing was sent; fix: %s' % problem)
 
 
-def make_job(provider, cfg, family, run, tool):
-    """The Job of one record: the settings of its family, with the defaults derived from them."""
+def lines_of(provider, cfg):
+    """The record's ddkit.lines.Line of each job it runs ([None]: one job, a record without lines)."""
+    if not cfg.lines:
+        return [None]
+    from ddkit import lines
+    return lines.of_record(provider, cfg)
+
+
+def make_job(provider, cfg, family, run, tool, line=None):
+    """The Job of one record (of one of its lines): the settings of its family, with the defaults
+    derived from them."""
     from ddkit.lookup import LOOKUP
     from ddkit.log import Log
     from ddkit.provider import Job
@@ -207,7 +234,7 @@ def make_job(provider, cfg, family, run, tool):
     own.log_file = cfg.log_file or os.path.join(own.state_dir, '%s_%s.log' % (provider.STEM, key))
     log = Log(None if own.dry_run else own.log_file, quiet=cfg.quiet, secrets=cfg.secrets,
               tag=tool if openwrt() else None)
-    return Job(provider, own, run, log, tool)
+    return Job(provider, own, run, log, tool, line)
 
 
 _OPENWRT = []

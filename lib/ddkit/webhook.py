@@ -2,7 +2,7 @@
 
 A provider module of the shared update loop (ddkit.reconcile; the contract: docs/design.md),
 registered as `webhook`: a URL, a method, an optional body and headers, in which the placeholders
-{ip}, {name} and {type} are filled in, each value escaped for where it stands (percent-encoded in the
+{ip}, {name}, {type} and {line} are filled in, each value escaped for where it stands (percent-encoded in the
 URL and in a form body, a JSON string in a JSON body). A webhook is only told the IP, never read
 (ddkit.provider.told): the ip file alone says what it was last told. Any 2xx answer is success.
 The URL's path and query often hold the webhook's credential (Slack, Discord, Telegram, Home
@@ -17,7 +17,8 @@ from ddkit.settings import Setting, Withheld, check_header, check_url
 NAME = 'webhook'
 STEM = 'ddkit_webhook'                   # its lock and log files' prefix
 SUMMARY = 'Tell any HTTP endpoint (a webhook) this host\'s public IP with a request you describe.'
-PLACEHOLDERS = ('ip', 'name', 'type')    # the current IP, record_name (its xn-- form), A or AAAA
+# the current IP, record_name (its xn-- form), A or AAAA, the operator line ('' for a record without lines)
+PLACEHOLDERS = ('ip', 'name', 'type', 'line')
 METHODS = ('GET', 'POST', 'PUT', 'PATCH')
 # sent by the tool itself (or by the body's form): a header of these names would break the request
 SET_BY_TOOL = ('host', 'content-length', 'transfer-encoding', 'connection', 'content-type')
@@ -25,7 +26,7 @@ SET_BY_TOOL = ('host', 'content-length', 'transfer-encoding', 'connection', 'con
 CREDENTIALS = ('authorization', 'proxy-authorization', 'cookie')
 TOKEN_CHARS = frozenset('!#$%&\'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ')
 WORD_CHARS = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_')
-SAMPLE = {'ip': '2001:db8::1', 'name': 'home.example.com', 'type': 'AAAA'}   # a body's check at load
+SAMPLE = {'ip': '2001:db8::1', 'name': 'home.example.com', 'type': 'AAAA', 'line': 'ct'}   # a body's check at load
 JSON_TYPE, FORM_TYPE = 'application/json', 'application/x-www-form-urlencoded'
 FIXES = {   # what to do about the HTTP statuses a webhook refuses with (docs/providers.md)
     400: 'the webhook could not use the request: check body and the placeholders in url',
@@ -185,7 +186,7 @@ def check_header_secret(value):
 
 
 SETTINGS = [
-    Setting('url', help='the webhook\'s http(s):// URL; the placeholders {ip}, {name}, {type} in its path or '
+    Setting('url', help='the webhook\'s http(s):// URL; the placeholders {ip}, {name}, {type}, {line} in its path or '
             'query are filled in percent-encoded; its path and query may hold a key: only its scheme, host and '
             'port are ever shown', secret=True,
             check=check_webhook_url),
@@ -205,6 +206,16 @@ FILES = {'ip_file': '.webhook-ip_%s.txt'}
 REQUIRED = ('url',)
 URLS = ('url',)   # --check verifies TLS with its host: placeholders never stand there
 NOUN = 'record'
+SEVERAL = True    # with lines, told each line's address in a request of its own, {line} naming it
+
+
+def lines_problem(cfg):
+    """Why lines cannot be told with these templates (none holds {line}: each line's request would
+    look alike but for its address), else None."""
+    used = [text for text in [cfg.url, cfg.body, cfg.header_secret] + list(cfg.headers or ()) if text]
+    if not any('{line}' in text for text in used):
+        return 'lines: the webhook would be told each line\'s address alike; fix: put {line} in the url, body or a header'
+    return None
 
 
 def origin(url):
@@ -225,10 +236,10 @@ def method_of(cfg):
     return cfg.method or ('POST' if cfg.body else 'GET')
 
 
-def request_of(cfg, ip):
-    """(method, URL, headers, body bytes or None) of the request that tells the webhook ip; a
-    UsageError when two settings give the same header (nothing is sent)."""
-    values = {'ip': ip, 'name': cfg.record_name, 'type': cfg.record_type}
+def request_of(cfg, ip, line=None):
+    """(method, URL, headers, body bytes or None) of the request that tells the webhook ip (of line);
+    a UsageError when two settings give the same header (nothing is sent)."""
+    values = {'ip': ip, 'name': cfg.record_name, 'type': cfg.record_type, 'line': line or ''}
     url = fill(cfg.url, values, 'url', percent)
     given = [split_header(h, 'headers') for h in cfg.headers or () if h]
     if cfg.header_secret:
@@ -256,7 +267,7 @@ def send_ip(job, ip):
     what http.request takes as transient (https://www.rfc-editor.org/rfc/rfc9110#section-9.2.2)."""
     from ddkit import http  # only on a request: a run that sends none loads none of it
     cfg, log = job.cfg, job.log
-    method, url, headers, body = request_of(cfg, ip)
+    method, url, headers, body = request_of(cfg, ip, job.line)
     shown = origin(url)
     # the path and query may hold the webhook's credential: masked wherever a message quotes them
     rest = url[len(shown) + 1:]   # after the / that follows the host: messages show origin/***

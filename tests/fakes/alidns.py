@@ -1,8 +1,10 @@
 """Fake Alibaba Cloud DNS (Alidns API 2015-01-09, RPC style): domains, records by id, AccessKey pairs.
 
 Every request is one URL, '/', its operation named by the Action parameter: each operation is a
-named route here (list_records, create_record, update_record, get_record; the request log's path
-shows the action). Each request's Signature is checked against the one the official SDK's own signer
+named route here (list_records, create_record, update_record, get_record, delete_record; the request
+log's path shows the action). Records are held per resolution line (the primary line codes of the
+"Resolution line enumeration" page); a line not among them is refused as an invalid parameter.
+Each request's Signature is checked against the one the official SDK's own signer
 (aliyun-python-sdk-core's RPC signature composer) makes for the same method and parameters, and a
 request is refused as the API refuses it: SignatureDoesNotMatch, InvalidAccessKeyId.NotFound,
 InvalidAccessKeyId.Inactive, InvalidTimeStamp.Expired, SignatureNonceUsed, Forbidden.RAM. Answers and
@@ -29,7 +31,11 @@ HOST_ID = 'alidns.aliyuncs.com'
 VERSION = '2015-01-09'
 SKEW = 15 * 60          # how far a request's Timestamp may be from the server's clock
 ACTIONS = {'DescribeSubDomainRecords': 'list_records', 'AddDomainRecord': 'create_record',
-           'UpdateDomainRecord': 'update_record', 'DescribeDomainRecordInfo': 'get_record'}
+           'UpdateDomainRecord': 'update_record', 'DescribeDomainRecordInfo': 'get_record',
+           'DeleteDomainRecord': 'delete_record'}
+# the primary resolution lines (https://www.alibabacloud.com/help/en/dns/pubz-resolve-line-enumeration)
+LINES = ('default', 'telecom', 'unicom', 'mobile', 'edu', 'drpeng', 'btvn', 'cstnet', 'wexchange', 'founder',
+         'topway_video', 'wasu', 'ocn', 'cnix', 'bgctv', 'aliyun', 'search', 'oversea', 'internal')
 _ids = itertools.count(1)
 
 
@@ -118,6 +124,13 @@ class AliDns(FakeServer):
         """The records named so (what a test asserts on)."""
         return [r for r in self.records.values() if r['name'] == name and r['Type'] == rtype]
 
+    def by_line(self, name, rtype='A'):
+        """{line code: sorted values} of the records of this name and type (what a test asserts on)."""
+        held = {}
+        for r in self.find(name, rtype):
+            held.setdefault(r['Line'], []).append(r['content'])
+        return {line: sorted(values) for line, values in held.items()}
+
     # --- routing -------------------------------------------------------------------------------
     def _dispatch(self, h):
         # one path for every operation: the Action parameter names the route (the log shows it as the path)
@@ -200,6 +213,8 @@ class AliDns(FakeServer):
             return invalid('PageSize')
         if not 1 <= size <= 500 or page < 1:
             return invalid('PageSize')
+        if p.get('Line', 'default') not in LINES:
+            return invalid('Line')
         rr = '@' if sub == domain else sub[:-len(domain) - 1]
         found = [self._public(r) for r in self.records.values() if r['DomainName'] == domain
                  and self._rr(r) == rr and p.get('Type', r['Type']).upper() == r['Type']
@@ -221,7 +236,7 @@ class AliDns(FakeServer):
             return invalid('TTL')
         record = {'RR': p['RR'].lower(), 'Type': p['Type'].upper(), 'Value': p['Value'],
                   'Line': p.get('Line') or 'default'}
-        refused = self._value(record) or self._clash(domain, record)
+        refused = self._value(record) or self._line(record) or self._clash(domain, record)
         if refused:
             return refused
         name = domain if record['RR'] == '@' else '%s.%s' % (record['RR'], domain)
@@ -244,13 +259,26 @@ class AliDns(FakeServer):
         # what is not sent goes back to the API's defaults: the line 'default', the ttl 600
         record = {'RR': p['RR'].lower(), 'Type': p['Type'].upper(), 'Value': p['Value'],
                   'Line': p.get('Line') or 'default'}
-        refused = self._value(record) or self._clash(held['DomainName'], record, ignore=held)
+        refused = self._value(record) or self._line(record) or self._clash(held['DomainName'], record, ignore=held)
         if refused:
             return refused
         domain = held['DomainName']
         held.update({'name': domain if record['RR'] == '@' else '%s.%s' % (record['RR'], domain),
                      'Type': record['Type'], 'content': record['Value'], 'Line': record['Line'], 'TTL': ttl})
         return answer({'RecordId': held['RecordId']})
+
+    def delete_record(self, req):
+        """DeleteDomainRecord: the record of RecordId gone; a locked one stays."""
+        p = self.params(req)
+        if not p.get('RecordId'):
+            return missing('RecordId')
+        held = self.records.get(p['RecordId'])
+        if held is None:
+            return error(*NO_RECORD)
+        if held['Locked']:
+            return error(*LOCKED)
+        del self.records[p['RecordId']]
+        return answer({'RecordId': p['RecordId']})
 
     def get_record(self, req):
         p = self.params(req)
@@ -294,6 +322,11 @@ class AliDns(FakeServer):
         except ValueError:
             return invalid('Value')
         return None
+
+    @staticmethod
+    def _line(record):
+        """An answer refusing a line the API does not know, else None."""
+        return None if record['Line'] in LINES else invalid('Line')
 
     def _clash(self, domain, record, ignore=None):
         """An answer refusing a record that another of the domain duplicates or conflicts with, else None."""

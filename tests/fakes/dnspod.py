@@ -27,7 +27,7 @@ DOMAIN_TTL = 600     # what a record gets when a create or ModifyDynamicDNS send
 TTL_MIN = 600        # a free plan's shortest TTL
 # the actions the tool calls -> the routes named after the loop's steps
 ROUTES = {'DescribeRecordList': 'list_records', 'CreateRecord': 'create_record',
-          'ModifyDynamicDNS': 'update_record', 'DescribeRecord': 'get_record'}
+          'ModifyDynamicDNS': 'update_record', 'DescribeRecord': 'get_record', 'DeleteRecord': 'delete_record'}
 # each action's request fields and their types, as the SDK's request models (3.1.130) have them: the
 # copy used when the SDK is not installed (test_dnspod checks it against the models)
 FIELDS = {
@@ -40,11 +40,12 @@ FIELDS = {
     'ModifyDynamicDNS': {'Domain': str, 'RecordId': int, 'RecordLine': str, 'DomainId': int, 'SubDomain': str,
                          'RecordLineId': str, 'Value': str, 'Ttl': int, 'TTL': int},
     'DescribeRecord': {'Domain': str, 'RecordId': int, 'DomainId': int},
+    'DeleteRecord': {'Domain': str, 'RecordId': int, 'DomainId': int},
 }
 # what the API reference marks required (the models do not say)
 REQUIRED = {'DescribeRecordList': ('Domain',), 'CreateRecord': ('Domain', 'RecordType', 'RecordLine', 'Value'),
             'ModifyDynamicDNS': ('Domain', 'RecordId', 'RecordLine', 'Value'),
-            'DescribeRecord': ('Domain', 'RecordId')}
+            'DescribeRecord': ('Domain', 'RecordId'), 'DeleteRecord': ('Domain', 'RecordId')}
 AUTHORIZATION = re.compile(r'TC3-HMAC-SHA256 Credential=([^/, ]+)/(\d{4}-\d\d-\d\d)/([a-z]+)/tc3_request, '
                            r'SignedHeaders=([a-z;-]+), Signature=([0-9a-f]{64})$')
 _ids = itertools.count(1)
@@ -107,8 +108,8 @@ def own_signature(host, content_type, timestamp, payload, date, secret_key):
 
 
 class DNSPod(FakeServer):
-    """Routes list_records, create_record, update_record, get_record (and other_action: any other
-    X-TC-Action), all POST /."""
+    """Routes list_records, create_record, update_record, get_record, delete_record (and other_action:
+    any other X-TC-Action), all POST /."""
 
     PROVIDER = LETTER = 'dnspod'   # the registry's provider it plays; the sandbox's provider_dnspod
 
@@ -150,6 +151,13 @@ class DNSPod(FakeServer):
     def find(self, name, rtype='A'):
         """The records named so, on any line (what a test asserts on)."""
         return [r for r in self.records.values() if r['name'] == name.rstrip('.') and r['type'] == rtype]
+
+    def by_line(self, name, rtype='A'):
+        """{line name: sorted values} of the records of this name and type (what a test asserts on)."""
+        held = {}
+        for r in self.find(name, rtype):
+            held.setdefault(r['line'], []).append(r['content'])
+        return {line: sorted(values) for line, values in held.items()}
 
     def seen(self, req):
         req.action = req.headers.get('x-tc-action', '')
@@ -264,6 +272,14 @@ class DNSPod(FakeServer):
         if record is None:
             return error('InvalidParameter.RecordIdInvalid', 'The record ID is incorrect.')
         return answer(RecordInfo=_info(record, self.domains[record['domain']]['DomainId']))
+
+    def delete_record(self, req):
+        """DeleteRecord: the record gone; an id the domain does not hold is RecordIdInvalid."""
+        record = self._record(req.params)
+        if record is None:
+            return error('InvalidParameter.RecordIdInvalid', 'The record ID is incorrect.')
+        del self.records[record['id']]
+        return answer()
 
     def create_record(self, req):
         p = req.params

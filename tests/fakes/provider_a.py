@@ -50,6 +50,8 @@ class ProviderA(FakeServer):
                    self.get_record, guard=self._zone)
         self.route('update_record', 'PUT', base + r'/zones/([^/]+)/dns_records/([^/]+)',
                    self.update_record, guard=self._zone)
+        self.route('delete_record', 'DELETE', base + r'/zones/([^/]+)/dns_records/([^/]+)',
+                   self.delete_record, guard=self._zone)
 
     # --- state ---------------------------------------------------------------------------------
     def settings(self):
@@ -75,6 +77,10 @@ class ProviderA(FakeServer):
     def find(self, name, rtype='A'):
         """The records named so (what a test asserts on)."""
         return [r for r in self.records.values() if r['name'] == name and r['type'] == rtype]
+
+    def by_line(self, name, rtype):
+        """{None: sorted addresses}: the provider has no lines, every address is a record of the name."""
+        return {None: sorted(r['content'] for r in self.find(name, rtype))}
 
     # --- handlers ------------------------------------------------------------------------------
     def _auth(self, req):
@@ -143,6 +149,13 @@ class ProviderA(FakeServer):
                        'comment': body.get('comment'), 'tags': list(body.get('tags', [])),
                        'modified_on': _now()})
         return envelope(_public(record))
+
+    def delete_record(self, req, zone_id, record_id):
+        record = self.records.get(record_id)
+        if not record or record['zone_id'] != zone_id:
+            return failure(404, (81044, 'Record does not exist.'))
+        del self.records[record_id]
+        return envelope({'id': record_id})
 
     def _invalid(self, req):
         try:

@@ -1,0 +1,273 @@
+"""One name, every line: a home whose router holds an address of each operator's delegated prefix
+(China Telecom 240e, China Mobile 2409, China Unicom 2408) publishes each on that operator's
+resolution line, and one on the default line, at the providers with lines; as several records of the
+name at a provider without them. Run in a network namespace whose interface holds the three prefixes (and a LAN
+host behind it), against the fakes started inside that namespace; after each run the test checks what
+each fake holds, line by line, and the requests the run made."""
+
+import json
+import os
+
+import pytest
+
+from conftest import run_tool
+from providers import PROVIDERS
+
+RECORD = 'home.example.com'
+CT, CM, CU = '240e:1:2:3::10', '2409:8a00:1:2::10', '2408:8000:1:2::10'
+CT2 = '240e:1:2:99::10'   # China Telecom renumbered the prefix
+LOOKUP = False   # the lab fixture (conftest.py) starts no lookup server
+ADAPTERS = {adapter.provider: adapter for adapter in PROVIDERS}
+
+
+def lines_of(provider):
+    """The provider's names of its lines (its LINES), or None."""
+    return getattr(ADAPTERS[provider].module(), 'LINES', None)
+
+
+def several(provider):
+    return getattr(ADAPTERS[provider].module(), 'SEVERAL', False)
+
+
+# the providers that publish lines and can be read back: with resolution lines, or several records
+LINED = [a.provider for a in PROVIDERS if not a.told and (lines_of(a.provider) or several(a.provider))]
+# one that holds each line as a record of the name (no lines), read back: the tests of the loop's part
+SEVERAL = [p for p in LINED if not lines_of(p)][:1]
+ONE_ADDRESS = [a.provider for a in PROVIDERS if not lines_of(a.provider) and not several(a.provider)]
+TEMPLATED = [a.provider for a in PROVIDERS if hasattr(a.module(), 'lines_problem')]
+
+
+def expected(provider, held, default='ct'):
+    """What the fake should hold: {line name: [address]} ({None: every address} at a provider without
+    lines); held: {code: address} of the lines that have one."""
+    names = lines_of(provider)
+    if not names:
+        return {None: sorted(held.values())} if held else {}
+    found = {names[code]: [ip] for code, ip in held.items()}
+    order = [default] + [code for code in ('ct', 'cm', 'cu') if code != default]
+    for code in order:
+        if code in held:
+            found[names['default']] = [held[code]]
+            break
+    return found
+
+
+def tidy(by_line):
+    """A fake's by_line without the lines that hold nothing."""
+    return {line: values for line, values in by_line.items() if values}
+
+
+class Home:
+    """The lab's router namespace with wan0 holding one address of each operator's prefix, the fakes
+    started inside it, and a state directory."""
+
+    def __init__(self, lab, tmp_path, provider, addresses=(CT, CM, CU)):
+        import netns
+        from sandbox import Sandbox
+        self.lab, self.provider = lab, provider
+        lab.link('wan0', list(addresses))
+        with netns.inside(lab.host):
+            self.box = Sandbox()
+        self.adapter = ADAPTERS[provider]
+        self.adapter.needs()
+        self.fake = self.box.fakes[provider]
+        self.state = tmp_path / 'state'
+        self.state.mkdir(mode=0o700)
+        self.env = dict(self.adapter.env(self.box, self.state), DDNS_PROVIDER=provider, DDNS_RECORD_TYPE='AAAA',
+                        DDNS_IP_SOURCE='iface:wan0', DDNS_LINES='ct cm cu')
+
+    def run(self, *args, **env):
+        before = len(self.fake.requests)
+        done = run_tool('ddkit', list(args), env=dict(self.env, **env), prefix=self.lab.prefix())
+        assert 'Traceback' not in done.stdout + done.stderr, done.stdout + done.stderr
+        self.requests = len(self.fake.requests) - before
+        return done
+
+    def held(self):
+        return tidy(self.fake.by_line(RECORD, 'AAAA'))
+
+    def drop(self, address):
+        import netns
+        netns.sh(['ip', '-n', self.lab.host, 'addr', 'del', address + '/64', 'dev', 'wan0'])
+
+    def add(self, address):
+        self.lab.add_address('wan0', address)
+
+    def stop(self):
+        self.box.stop()
+
+
+@pytest.fixture
+def home(lab, tmp_path, request):
+    built = Home(lab, tmp_path, request.param)
+    yield built
+    built.stop()
+
+
+def ok(done):
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+@pytest.mark.parametrize('home', LINED, indirect=True)
+def test_each_line_on_its_own_record_through_a_line_going_and_coming_back(home):
+    provider = home.provider
+    ok(home.run())
+    assert home.held() == expected(provider, {'ct': CT, 'cm': CM, 'cu': CU})
+    # unchanged: no request at all
+    ok(home.run())
+    assert home.requests == 0
+    # China Mobile's line goes down: its record goes, the others stay untouched
+    home.drop(CM)
+    done = ok(home.run())
+    assert home.held() == expected(provider, {'ct': CT, 'cu': CU})
+    assert home.requests <= 2, home.requests   # the stored ids' read (where it is one) and the delete
+    assert 'line cm' in done.stdout and 'Removed' in done.stdout
+    ok(home.run())
+    assert home.requests == 0   # a line already removed costs nothing
+    # it comes back: created again
+    home.add(CM)
+    ok(home.run())
+    assert home.held() == expected(provider, {'ct': CT, 'cm': CM, 'cu': CU})
+    assert home.requests <= 3, home.requests
+    # China Telecom renumbers: its record and the default line's change, nothing else
+    home.drop(CT)
+    home.add(CT2)
+    ok(home.run())
+    assert home.held() == expected(provider, {'ct': CT2, 'cm': CM, 'cu': CU})
+    assert home.requests <= (4 if lines_of(provider) else 2), home.requests
+    # China Telecom goes: the default line takes the next line's address, never left empty
+    home.drop(CT2)
+    done = ok(home.run())
+    assert home.held() == expected(provider, {'cm': CM, 'cu': CU})
+    if lines_of(provider):
+        assert 'the default line takes line cm' in done.stdout
+
+
+@pytest.mark.parametrize('home', SEVERAL, indirect=True)
+def test_line_gone_keep_leaves_the_record(home):
+    ok(home.run())
+    home.drop(CU)
+    done = ok(home.run(DDNS_LINE_GONE='keep'))
+    assert home.held() == expected(home.provider, {'ct': CT, 'cm': CM, 'cu': CU})
+    assert home.requests == 0 and 'Line cu has no address' in done.stdout
+
+
+@pytest.mark.parametrize('home', SEVERAL, indirect=True)
+def test_default_line_chooses_the_default_lines_address(home):
+    # at a provider without lines the default line is the record of the line whose files are the record's own
+    ok(home.run(DDNS_DEFAULT_LINE='cu'))
+    assert home.held() == expected(home.provider, {'ct': CT, 'cm': CM, 'cu': CU})
+    ip_file = home.adapter.files['ip_file']
+    names = sorted(os.listdir(str(home.state)))
+    assert ip_file % (RECORD + '_AAAA') in names and ip_file % (RECORD + '_AAAA@ct') in names
+    assert (home.state / (ip_file % (RECORD + '_AAAA'))).read_text() == CU + '\n'
+
+
+@pytest.mark.parametrize('home', SEVERAL, indirect=True)
+def test_a_records_old_files_are_taken_over_by_its_default_line(home):
+    """A record kept before it had lines: its ids and one-line ip file name the record the default
+    line's job takes, so no second record of that address is made."""
+    zone = home.box.zones[home.provider]
+    rid = home.fake.add_record(zone, RECORD, 'AAAA', CT)
+    (home.state / (home.adapter.files['ids_file'] % (RECORD + '_AAAA'))).write_text('%s\n%s\n' % (zone, rid))
+    (home.state / (home.adapter.files['ip_file'] % (RECORD + '_AAAA'))).write_text(CT + '\n')
+    ok(home.run())
+    assert home.held() == expected(home.provider, {'ct': CT, 'cm': CM, 'cu': CU})
+    assert rid in home.fake.records   # the old record is line ct's now
+    assert [c for c in home.fake.calls() if c.startswith('create')] == ['create_record'] * 2
+
+
+@pytest.mark.parametrize('home', SEVERAL, indirect=True)
+def test_status_json_check_and_hooks_name_each_line(home, tmp_path):
+    hook = tmp_path / 'hook.sh'
+    seen = tmp_path / 'seen'
+    hook.write_text('#!/bin/sh\necho "$DDNS_HOOK_LINE $DDNS_HOOK_OUTCOME $DDNS_HOOK_NEW_IP" >> %s\n' % seen)
+    os.chmod(str(hook), 0o755)
+    ok(home.run(DDNS_ON_CHANGE=str(hook)))
+    assert sorted(seen.read_text().split('\n')[:-1]) == sorted(
+        ['ct created %s' % CT, 'cm created %s' % CM, 'cu created %s' % CU])
+    home.drop(CM)
+    ok(home.run(DDNS_ON_CHANGE=str(hook)))
+    assert seen.read_text().split('\n')[-2] == 'cm removed '
+    shown = json.loads(ok(home.run('--status', '--json')).stdout)
+    assert [(s['line'], s['outcome'], s['ip']) for s in shown] == [
+        ('ct', 'created', CT), ('cm', 'removed', None), ('cu', 'created', CU)]
+    checked = home.run('--check')
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    out = checked.stdout
+    assert 'current IP of line ct %s (from interface wan0)' % CT in out
+    assert 'line cm has no address from interface wan0' in out and 'a run removes its record' in out
+    assert 'AAAA record %s line cu found' % RECORD in out
+
+
+@pytest.mark.parametrize('provider', SEVERAL)
+def test_a_lan_host_gets_one_address_per_delegated_prefix(lab, tmp_path, provider):
+    """prefix: with lines: the host's address in each operator's prefix of the interface."""
+    home = Home(lab, tmp_path, provider, addresses=())
+    try:
+        for address in (CT, CM, CU):
+            lab.add_address('wan0', address)
+        done = ok(home.run(DDNS_IP_SOURCE='prefix:wan0/::1a2b:3c4d:5e6f:7890'))
+        assert home.held() == expected(home.provider, {
+            'ct': '240e:1:2:3:1a2b:3c4d:5e6f:7890', 'cm': '2409:8a00:1:2:1a2b:3c4d:5e6f:7890',
+            'cu': '2408:8000:1:2:1a2b:3c4d:5e6f:7890'}), done.stdout
+    finally:
+        home.stop()
+
+
+@pytest.mark.parametrize('provider', SEVERAL)
+def test_a_line_of_its_own_source_any_family(lab, tmp_path, provider):
+    """ct=iface:ppp-ct: an A record per PPPoE line, each address from its own interface."""
+    import netns
+    home = Home(lab, tmp_path, provider, addresses=())
+    try:
+        for name, address in (('ppp-ct', '81.2.69.10/32'), ('ppp-cm', '81.2.69.20/32')):
+            netns.sh(['ip', '-n', lab.host, 'link', 'add', name, 'type', 'veth', 'peer', 'name', name + '-peer'])
+            netns.sh(['ip', '-n', lab.host, 'addr', 'add', address, 'dev', name])
+            for end in (name, name + '-peer'):
+                netns.sh(['ip', '-n', lab.host, 'link', 'set', end, 'up'])
+        ok(home.run(DDNS_RECORD_TYPE='A', DDNS_LINES='ct=iface:ppp-ct cm=iface:ppp-cm'))
+        assert tidy(home.fake.by_line(RECORD, 'A')) == {None: ['81.2.69.10', '81.2.69.20']}
+    finally:
+        home.stop()
+
+
+REFUSED = [(p, {}, 'provider %s holds one address per name' % p) for p in ONE_ADDRESS] + [
+    (p, {}, 'put {line} in the url, body or a header') for p in TEMPLATED] + [
+    (p, env, says) for p in SEVERAL for env, says in [
+        ({'DDNS_RECORD_TYPE': 'A'}, 'for an A record give its IPv4 source'),
+        ({'DDNS_IP_SOURCE': 'url'}, 'url gives one address'),
+        ({'DDNS_LINES': 'ct ct'}, 'ct given twice'),
+        ({'DDNS_DEFAULT_LINE': 'cu', 'DDNS_LINES': 'ct cm'}, 'default_line cu is not one of lines'),
+        ({'DDNS_LINES': 'ct xx'}, 'a line is ct, cm, cu'),
+        ({'DDNS_LINES': 'ct=url'}, 'not url'),
+        ({'DDNS_LINES': 'ct=prefix:wan0/::1', 'DDNS_RECORD_TYPE': 'A'}, 'needs record_type AAAA')]]
+
+
+@pytest.mark.parametrize('provider, env, says', REFUSED)
+@pytest.mark.parametrize('check', [False, True], ids=['run', 'check'])
+def test_lines_that_cannot_be_run_are_refused_before_anything_is_sent(box, tmp_path, provider, env, says, check):
+    adapter = ADAPTERS[provider]
+    base = dict(adapter.env(box, tmp_path), DDNS_PROVIDER=provider, DDNS_RECORD_TYPE='AAAA',
+                DDNS_IP_SOURCE='iface:lo', DDNS_LINES='ct cm cu')
+    done = run_tool('ddkit', ['--check'] if check else [], env=dict(base, **env))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert says in done.stderr, done.stderr
+    assert 'Traceback' not in done.stderr
+    assert not box.fakes[provider].requests and not os.listdir(str(tmp_path))
+
+
+@pytest.mark.parametrize('home', SEVERAL, indirect=True)
+def test_all_runs_the_lines_of_each_record(home, tmp_path):
+    """--all: a record with lines beside one without, from one config file."""
+    conf = tmp_path / 'records.conf'
+    conf.write_text('[home]\nrecord_name=%s\nlines=ct cm cu\n[nas]\nrecord_name=nas.example.com\n' % RECORD)
+    os.chmod(str(conf), 0o600)
+    env = dict(home.env, DDNS_LINES='', DDNS_RECORD_NAME='')
+    done = ok(home.run('--all', '--config', str(conf), **env))
+    assert 'All 4 records done.' in done.stdout
+    assert home.held() == expected(home.provider, {'ct': CT, 'cm': CM, 'cu': CU})
+    assert [r['content'] for r in home.fake.find('nas.example.com', 'AAAA')] in ([CT], [CM], [CU])
+    ok(home.run('--all', '--config', str(conf), **env))
+    assert home.requests == 0
