@@ -271,3 +271,24 @@ def test_all_runs_the_lines_of_each_record(home, tmp_path):
     assert [r['content'] for r in home.fake.find('nas.example.com', 'AAAA')] in ([CT], [CM], [CU])
     ok(home.run('--all', '--config', str(conf), **env))
     assert home.requests == 0
+
+
+@pytest.mark.parametrize('home', SEVERAL, indirect=True)
+def test_one_ping_a_run_whatever_its_lines(home):
+    """The lines of a record are pinged for once, at the end: success after a run that created them
+    and after one that removed a line's record; none while a kept line has no address (nothing judged)."""
+    import netns
+    from fakes.healthcheck import HealthCheck
+    with netns.inside(home.lab.host):
+        check = HealthCheck().start()
+    try:
+        ok(home.run(DDNS_HEALTHCHECK_URL=check.check_url))
+        assert check.pings == ['success']
+        home.drop(CM)
+        ok(home.run(DDNS_HEALTHCHECK_URL=check.check_url))
+        assert check.pings == ['success'] * 2
+        home.drop(CU)
+        ok(home.run(DDNS_HEALTHCHECK_URL=check.check_url, DDNS_LINE_GONE='keep'))
+        assert check.pings == ['success'] * 2
+    finally:
+        check.stop()

@@ -40,11 +40,18 @@ config defaults
 	# record changed there is corrected (0: every run; off: never)
 	#option verify_interval '86400'
 	# run a command (no shell) after the record changed or an update failed, details in its
-	# environment: DDNS_HOOK_OUTCOME (updated, created, failed), _RECORD_NAME, _RECORD_TYPE,
-	# _OLD_IP, _NEW_IP, _MESSAGE, _TOOL; never a setting or a secret (README: notifications)
+	# environment: DDNS_HOOK_OUTCOME (updated, created, failed, removed), _RECORD_NAME, _RECORD_TYPE,
+	# _LINE, _OLD_IP, _NEW_IP, _MESSAGE, _TOOL; never a setting or a secret (README: notifications)
 	#option on_change '/etc/ddns-notify.sh'
 	# pinged after every run: GET <url>, or <url>/fail after a failure (e.g. Healthchecks.io)
 	#option healthcheck_url 'https://hc-ping.com/<uuid>'
+	# a home with several upstream lines: each line's address under the one name, on its operator's
+	# resolution line where the provider has them, one on the default line (README: several lines);
+	# in an AAAA record's section whose ip_source reads the kernel (iface:, prefix:, eui64:, neigh:):
+	#list lines 'ct'
+	#list lines 'cm'
+	#list lines 'cu'
+	#option default_line 'ct'
 '''
 
 # the record's own options, after the provider's settings; the comments once, in the first section

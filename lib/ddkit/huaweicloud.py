@@ -5,7 +5,8 @@ settings, files, error fixes and API calls, registered as `huaweicloud` (ddkit.r
 is this provider fixed. The DNS API is called with a password-based IAM token, cached for a day in
 the auth file (the token is the provider's session: Session, never an attribute of the shared Job),
 or, given an access key (AK/SK), with each request signed SDK-HMAC-SHA256: no token, no auth file.
-A missing recordset is created; the previous IP may also come from one ping of the name.
+A missing recordset is created; the previous IP may also come from one ping of the name. A record
+with lines (ddkit.lines) keeps a recordset per resolution line, on the v2.1 API (v2 has no lines).
 API reference: https://support.huaweicloud.com/intl/en-us/api-dns/dns_api_64001.html (recordsets),
 https://support.huaweicloud.com/intl/en-us/api-iam/iam_30_0001.html (tokens),
 https://support.huaweicloud.com/intl/en-us/devg-apisign/api-sign-algorithm-002.html (AK/SK signing)
@@ -42,6 +43,14 @@ TTL = 120                     # sent on every create and update
 TOKEN_DAYS = 1                # a token is taken as valid for a day from its Date
 TOKEN_MAX = 64 * 1024         # real tokens are several KiB; the auth file holds one line
 ZONE_GONE = {'DNS.0302'}      # "This zone does not exist.": the stored zone id is stale
+# HTTP 404 "This record set does not exist." / "No record sets found." (the API reference's error
+# codes, https://support.huaweicloud.com/intl/en-us/api-dns/ErrorCode.html): a delete's work is done
+RECORD_GONE = {'DNS.0313', 'DNS.0004'}
+# The line IDs of the v2.1 API (its recordsets' `line`, the `line` field of the SDK model
+# CreateRecordSetWithLineRequestBody), as the DNS API reference lists them under "resolution line
+# types": https://support.huaweicloud.com/api-dns/zh-cn_topic_0085546214.html
+LINES = {'default': 'default_view', 'ct': 'Dianxin', 'cm': 'Yidong', 'cu': 'Liantong'}
+LINE_API = '/v2.1'            # a record with a line: the v2 API neither sets nor shows lines
 DOESNT_EXIST = 'Doesn\'t exist.'  # what the original tool logged for a listing with total_count 0
 SIGNED_HEADERS = 'content-type;host;x-sdk-date'   # what an AK/SK signature covers, besides the body
 SIGNATURE_FIX = ('check access_key and secret_key (a pair of the same access key), and that this host\'s '
@@ -58,6 +67,7 @@ FIXES = {   # what to do about the provider's codes users meet (docs/providers.m
     'DNS.0308': 'check record_type (A for IPv4, AAAA for IPv6)',
     'DNS.0312': 'a recordset of this name and type already exists: run again, or delete the ids file',
     'DNS.0403': 'the recordset quota is used up: raise it or delete unused recordsets',
+    'DNS.1601': 'the zone takes no such resolution line: lines need a public zone; else remove lines',
 }
 
 
@@ -134,6 +144,8 @@ def find_record(job, zone_id, strict=False):
     """The recordset of this name and type, or None; not strict, a failed lookup is None too, so that
     creation follows (what the original tool did). ListRecordSetsByZone,
     https://support.huaweicloud.com/intl/en-us/api-dns/dns_api_64004.html"""
+    if job.line is not None:
+        return find_on_line(job, zone_id, strict)
     cfg = job.cfg
     if job.run.several and not strict:   # one listing of the zone for every name of the run
         try:
@@ -153,10 +165,36 @@ def find_record(job, zone_id, strict=False):
     return first(listing(data or {}, 'recordsets', 'find record'), cfg)
 
 
-def zone_page(job, zone_id, page):
-    """(recordsets, number of pages) of one page of the zone's listing."""
+def find_on_line(job, zone_id, strict):
+    """find_record of a record with a line: the recordset of this name and type on the job's line.
+    In a run of several, one listing of the zone on every line (v2.1 without line_id lists them all)
+    serves every name and line, each job taking its own line's; alone or strict, the name on this
+    line (line_id matches loosely, as name does: the exact line is taken). ShowRecordSetByZone,
+    https://support.huaweicloud.com/intl/en-us/api-dns/ShowRecordSetByZone.html"""
+    cfg, line = job.cfg, LINES[job.line]
+    several = job.run.several and not strict
+    if several:
+        try:
+            listed = job.shared(('zone records', LINE_API, account(cfg), zone_id), lambda: whole_zone(
+                lambda page: zone_page(job, zone_id, page, LINE_API)))
+        except Failure:
+            listed = None   # a large zone, or a failed listing: this name on every line, as below
+        if listed is not None:
+            return first(listed, cfg, line)
+    query = 'name=%s' % cfg.record_name + ('' if several else '&type=%s&line_id=%s' % (cfg.record_type, line))
     try:
-        data = call(job, 'GET', '/v2/zones/%s/recordsets?limit=%d&offset=%d' % (zone_id, PAGE, (page - 1) * PAGE),
+        data = job.shared(('records', LINE_API, account(cfg), zone_id, query) if several else None, lambda: call(
+            job, 'GET', '%s/zones/%s/recordsets?%s' % (LINE_API, zone_id, query), 'find record',
+            tolerate=not strict))
+    except Absent:
+        return None
+    return first(listing(data or {}, 'recordsets', 'find record'), cfg, line)
+
+
+def zone_page(job, zone_id, page, api='/v2'):
+    """(recordsets, number of pages) of one page of the zone's listing (api: its version's path)."""
+    try:
+        data = call(job, 'GET', '%s/zones/%s/recordsets?limit=%d&offset=%d' % (api, zone_id, PAGE, (page - 1) * PAGE),
                     'find record')
     except Absent:   # an empty zone
         return [], 0
@@ -164,10 +202,10 @@ def zone_page(job, zone_id, page):
     return listing(data, 'recordsets', 'find record'), None if total is None else -(-total // PAGE)
 
 
-def first(records, cfg):
-    """The first listed recordset of this name and type, or None."""
+def first(records, cfg, line=None):
+    """The first listed recordset of this name and type (and line ID, given one), or None."""
     records = [r for r in records if safe_id(r.get('id')) and str(r.get('name', '')).rstrip('.') == cfg.record_name
-               and r.get('type') == cfg.record_type]
+               and r.get('type') == cfg.record_type and (line is None or r.get('line') == line)]
     if not records:
         return None
     held = records[0].get('records')
@@ -177,21 +215,26 @@ def first(records, cfg):
 def read_record(job, zone_id, record_id, held=False):
     """The recordset the stored ids name; unread unless held (what it holds) is asked for: the
     update's answer tells whether it still exists. ShowRecordSet,
-    https://support.huaweicloud.com/intl/en-us/api-dns/dns_api_64002.html"""
-    if not held:
+    https://support.huaweicloud.com/intl/en-us/api-dns/dns_api_64002.html; with a line always read
+    (ShowRecordSetWithLine, https://support.huaweicloud.com/intl/en-us/api-dns/ShowRecordSetWithLine.html):
+    an update's answer tells its line only once another line's recordset has taken the write."""
+    if not held and job.line is None:
         return Record(record_id)
-    data = call(job, 'GET', '/v2/zones/%s/recordsets/%s' % (zone_id, record_id), 'read record', stale=True)
-    found = first([data], job.cfg)
+    data = call(job, 'GET', recordset_path(job, zone_id, record_id), 'read record', stale=True)
+    found = first([data], job.cfg, line_id(job))
     if found is None or found.id != record_id:
-        raise Stale()  # ids of another recordset: find ours again
+        raise Stale()  # ids of another recordset, or of another line's: find ours again
     return found
 
 
 def create_record(job, zone_id, ip):
     """The new recordset's id. CreateRecordSet,
-    https://support.huaweicloud.com/intl/en-us/api-dns/dns_api_64001.html"""
-    data = call(job, 'POST', '/v2/zones/%s/recordsets' % zone_id, 'create record', recordset(job, ip, 'created'),
-                create=True)
+    https://support.huaweicloud.com/intl/en-us/api-dns/dns_api_64001.html; with a line, on it:
+    CreateRecordSetWithLine, https://support.huaweicloud.com/intl/en-us/api-dns/CreateRecordSetWithLine.html"""
+    body = recordset(job, ip, 'created')
+    if job.line is not None:
+        body['line'] = line_id(job)
+    data = call(job, 'POST', '%s/zones/%s/recordsets' % (api(job), zone_id), 'create record', body, create=True)
     record_id = safe_id(data.get('id'))
     if not record_id:
         raise Failure.at('create record', 'the answer has no recordset id', kind='unexpected')
@@ -201,10 +244,34 @@ def create_record(job, zone_id, ip):
 def update_record(job, zone_id, record, ip):
     """The recordset's id, or None when the update failed or its answer has none: then the loop
     creates it (what the original tool did). UpdateRecordSet,
-    https://support.huaweicloud.com/intl/en-us/api-dns/dns_api_64005.html"""
-    data = call(job, 'PUT', '/v2/zones/%s/recordsets/%s' % (zone_id, record.id), 'update record',
+    https://support.huaweicloud.com/intl/en-us/api-dns/dns_api_64005.html; with a line UpdateRecordSets
+    (v2.1), https://support.huaweicloud.com/intl/en-us/api-dns/UpdateRecordSets.html, whose body has no
+    line: a recordset keeps the line it was made on."""
+    data = call(job, 'PUT', recordset_path(job, zone_id, record.id), 'update record',
                 recordset(job, ip, 'updated'), tolerate=True)
     return safe_id((data or {}).get('id'))
+
+
+def delete_record(job, zone_id, record):
+    """Delete the recordset; one already gone (HTTP 404, DNS.0313 or DNS.0004) is success. DeleteRecordSet,
+    https://support.huaweicloud.com/intl/en-us/api-dns/DeleteRecordSet.html; with a line DeleteRecordSets
+    (v2.1), https://support.huaweicloud.com/intl/en-us/api-dns/DeleteRecordSets.html"""
+    call(job, 'DELETE', recordset_path(job, zone_id, record.id), 'delete record', gone=True)
+
+
+def api(job):
+    """The path of the API version of the job's recordsets: v2.1 for a record with a line."""
+    return '/v2' if job.line is None else LINE_API
+
+
+def line_id(job):
+    """The line ID of the job's recordset (LINES), or None for a record without lines."""
+    return None if job.line is None else LINES[job.line]
+
+
+def recordset_path(job, zone_id, record_id):
+    """The path of one of the zone's recordsets, in the job's API version."""
+    return '%s/zones/%s/recordsets/%s' % (api(job), zone_id, record_id)
 
 
 def recordset(job, ip, what):
@@ -221,12 +288,12 @@ def previous_ip(job):
     return lookup.by_ping(job.cfg, job.log)
 
 
-def call(job, method, path, step, body=None, tolerate=False, create=False, zones=False, stale=False):
+def call(job, method, path, step, body=None, tolerate=False, create=False, zones=False, stale=False, gone=False):
     """One DNS API call, signed with the access key or with the token, its answer checked; a tolerated
     failure is logged and gives None. create: a zone that is gone raises Stale, a recordset that
     exists raises Exists (the loop acts on both); stale: a zone or recordset that is gone raises
-    Stale; zones: a zone listing, where none found is for choose_zone to say; elsewhere total_count 0
-    raises Absent."""
+    Stale; gone: a recordset that is gone (RECORD_GONE) gives None; zones: a zone listing, where none
+    found is for choose_zone to say; elsewhere total_count 0 raises Absent."""
     from ddkit import http  # only on a request: a run that sends none loads none of it
     log = job.log
     answer, code, message = (signed_call if signed(job.cfg) else token_call)(job, method, path, step, body)
@@ -246,6 +313,9 @@ def call(job, method, path, step, body=None, tolerate=False, create=False, zones
     else:
         log.info('%s: OK.' % step)
         return data
+    if gone and code in RECORD_GONE and answer.status == 404:
+        log.info('%s: %s (gone already).' % (step, why))
+        return None
     if (create or stale) and (code in ZONE_GONE or answer.status == 404):
         log.info('%s: %s' % (step, why))
         raise Stale()

@@ -41,6 +41,11 @@ def first_group(address):
     return head[0] if len(head) == 2 else ''
 
 
+def in_operator_prefix(operator):
+    """' in <first group>::/16', an operator's prefix in a message ('' for none)."""
+    return ' in %s::/16' % operator if operator else ''
+
+
 def valid_ip(text, record_type):
     """Return (address, None) for a global address of the family of record_type ('A' or 'AAAA'),
     else (None, why), why a ddkit.Reason: HTML pages, empty answers, private, loopback, link-local,

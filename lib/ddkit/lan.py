@@ -35,7 +35,7 @@ def from_prefix(cfg, spec, operator=None):
     # found but no room: e.g. only a /128 (DHCPv6 IA_NA), no host part to put the identifier in
     held = ' the interface id fits in (%s)' % ', '.join('%s/%d' % (a.address, a.prefixlen) for a in found)
     return '', source, 'interface %s has no stable global IPv6 prefix%s%s' % (
-        name, ' in %s::/16' % operator if operator else '', held if found else '')
+        name, ipcheck.in_operator_prefix(operator), held if found else '')
 
 
 def from_neighbour(cfg, spec, operator=None):
@@ -56,7 +56,7 @@ def from_neighbour(cfg, spec, operator=None):
     if ranked:
         return ranked[0][2], source, None
     return '', source, 'the IPv6 neighbour table of %s has no global address of %s%s%s' % (
-        name, text, ' in %s::/16' % operator if operator else '',
+        name, text, ipcheck.in_operator_prefix(operator),
         ' (only %s)' % ', '.join(sorted(a for a, _ in own)) if own else '')
 
 

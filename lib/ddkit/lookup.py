@@ -40,12 +40,8 @@ def from_iface(cfg, name, operator=None):
     if not text and iface.flags(name) is None:
         return '', 'interface ' + name, Reason('interface %s does not exist' % name, 'interface')
     return text, 'interface ' + name, None if text else Reason('interface %s has no %s address%s' % (
-        name, 'stable global IPv6' if cfg.record_type == 'AAAA' else 'IPv4', of_operator(operator)), 'interface')
+        name, 'stable global IPv6' if cfg.record_type == 'AAAA' else 'IPv4', ipcheck.in_operator_prefix(operator)), 'interface')
 
-
-def of_operator(operator):
-    """' in <prefix>::/16', the words for an operator's prefix in a message ('' for none)."""
-    return ' in %s::/16' % operator if operator else ''
 
 
 def from_urls(cfg):

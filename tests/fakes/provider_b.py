@@ -2,8 +2,10 @@
 signed SDK-HMAC-SHA256 with an access key (each signature recomputed by huaweicloudsdkcore's own
 signer), and DNS v2 zones and recordsets (trailing dots, loose name matching, total_count), with the
 real error shapes: DNS {code, message}, API gateway {error_code, error_msg}, IAM {error: {code,
-message, title}}. The query parameters and body attributes it takes are those of huaweicloudsdkdns's
-request models (tests/test_huaweicloud_aksk.py holds them to the SDK)."""
+message, title}}. Each recordset is on a resolution line: the v2.1 API sets and shows it (v2 makes
+recordsets on the default line, and its answers have no line). The query parameters and body attributes it takes are
+those of huaweicloudsdkdns's request models (tests/test_huaweicloud_aksk.py and
+tests/test_huaweicloud_lines.py hold them to the SDK)."""
 
 import calendar
 import itertools
@@ -27,6 +29,18 @@ RECORDSETS_QUERY = {'search_mode', 'marker', 'limit', 'offset', 'tags', 'status'
                     'sort_dir'}
 CREATE_ATTRIBUTES = {'name', 'description', 'type', 'status', 'ttl', 'records', 'tags'}
 UPDATE_ATTRIBUTES = {'name', 'description', 'type', 'ttl', 'records'}
+# v2.1, the recordsets of a resolution line: ShowRecordSetByZoneRequest (its query parameters),
+# CreateRecordSetWithLineRequestBody, UpdateRecordSetsReq
+LINE_RECORDSETS_QUERY = {'marker', 'limit', 'offset', 'line_id', 'tags', 'status', 'type', 'name', 'id',
+                         'sort_key', 'sort_dir', 'search_mode'}
+LINE_CREATE_ATTRIBUTES = {'name', 'description', 'type', 'status', 'ttl', 'records', 'line', 'tags', 'weight',
+                          'alias_target'}
+LINE_UPDATE_ATTRIBUTES = {'name', 'description', 'type', 'ttl', 'records', 'weight'}
+# the line IDs it knows: the default line and the ISP lines of the DNS API reference's "resolution
+# line types" (region lines extend them); another is refused DNS.1601 "Invalid line ID."
+DEFAULT_LINE = 'default_view'
+LINES = (DEFAULT_LINE, 'Dianxin', 'Liantong', 'Yidong')
+GONE = 'The record set does not exist.'   # DNS.0313, HTTP 404 (the API reference's error codes)
 SIGNATURE = re.compile(r'SDK-HMAC-SHA256 Access=([^,]*), SignedHeaders=([^,]*), Signature=([0-9a-f]*)$')
 SKEW = 15 * 60   # the API gateway refuses an X-Sdk-Date further than this from its clock
 # the API gateway's answers to a refused signature, as Huawei's signing guide quotes them
@@ -52,7 +66,9 @@ def iam_error(status, message, title):
 
 class ProviderB(FakeServer):
     """IAM and DNS on one server (point auth_url and dns_url at `url`); routes get_token, list_zones,
-    list_records, get_record, create_record, update_record."""
+    list_records, get_record, create_record, update_record, delete_record (v2), and the v2.1 routes of
+    recordsets on a line: list_line_records, get_line_record, create_line_record, update_line_record,
+    delete_line_record."""
 
     PROVIDER, LETTER = 'huaweicloud', 'b'   # the registry's provider it plays; the sandbox's provider_b
 
@@ -84,6 +100,18 @@ class ProviderB(FakeServer):
                    self.get_record, guard=self._zone)
         self.route('update_record', 'PUT', r'/v2/zones/([^/]+)/recordsets/([^/]+)',
                    self.update_record, guard=self._zone)
+        self.route('delete_record', 'DELETE', r'/v2/zones/([^/]+)/recordsets/([^/]+)',
+                   self.delete_record, guard=self._zone)
+        self.route('list_line_records', 'GET', r'/v2\.1/zones/([^/]+)/recordsets',
+                   self.list_line_records, guard=self._zone)
+        self.route('create_line_record', 'POST', r'/v2\.1/zones/([^/]+)/recordsets',
+                   self.create_line_record, guard=self._zone)
+        self.route('get_line_record', 'GET', r'/v2\.1/zones/([^/]+)/recordsets/([^/]+)',
+                   self.get_line_record, guard=self._zone)
+        self.route('update_line_record', 'PUT', r'/v2\.1/zones/([^/]+)/recordsets/([^/]+)',
+                   self.update_line_record, guard=self._zone)
+        self.route('delete_line_record', 'DELETE', r'/v2\.1/zones/([^/]+)/recordsets/([^/]+)',
+                   self.delete_line_record, guard=self._zone)
 
     # --- state ---------------------------------------------------------------------------------
     def now(self):
@@ -126,7 +154,8 @@ class ProviderB(FakeServer):
         self.add_record(zid, name, 'NS', ['ns1.example.net.', 'ns2.example.net.'], ttl=172800, default=True)
         return zid
 
-    def add_record(self, zone_id, name, rtype, records, ttl=300, description=None, default=False):
+    def add_record(self, zone_id, name, rtype, records, ttl=300, description=None, default=False,
+                   line=DEFAULT_LINE):
         rid = new_id()
         stamp = _stamp(self.now())
         zone = self.zones[zone_id]
@@ -134,13 +163,34 @@ class ProviderB(FakeServer):
                                 'zone_id': zone_id, 'zone_name': zone['name'], 'type': rtype, 'ttl': ttl,
                                 'records': list(records), 'create_at': stamp, 'update_at': stamp,
                                 'status': 'ACTIVE', 'default': default, 'project_id': PROJECT_ID,
-                                'links': {'self': '%s/v2/zones/%s/recordsets/%s' % (self.url, zone_id, rid)}}
+                                'links': {'self': '%s/v2/zones/%s/recordsets/%s' % (self.url, zone_id, rid)},
+                                'line': line}
         return rid
 
     def find(self, name, rtype='A'):
         """The recordsets named so, with or without the trailing dot (what a test asserts on)."""
         return [r for r in self.recordsets.values()
                 if r['name'] == name.rstrip('.') + '.' and r['type'] == rtype]
+
+    def by_line(self, name, rtype='A'):
+        """{line ID: the sorted values its recordsets of this name and type hold} (what a test asserts on)."""
+        held = {}
+        for record in self.find(name, rtype):
+            held.setdefault(record['line'], []).extend(record['records'])
+        return {line: sorted(values) for line, values in held.items()}
+
+    def v2(self, record, **changed):
+        """A recordset as the v2 API shows it: no line."""
+        return dict({k: v for k, v in record.items() if k != 'line'}, **changed)
+
+    def v21(self, record, **changed):
+        """A recordset as the v2.1 API shows it (ShowRecordSetByZoneResp): its line, weight and
+        health check, created_at and updated_at for v2's create_at and update_at."""
+        shown = {k: v for k, v in record.items() if k not in ('create_at', 'update_at')}
+        shown.update(created_at=record['create_at'], updated_at=record['update_at'], weight=None,
+                     health_check_id=None, links={'self': '%s/v2.1/zones/%s/recordsets/%s' % (
+                         self.url, record['zone_id'], record['id'])})
+        return dict(shown, **changed)
 
     # --- serving -------------------------------------------------------------------------------
     def _send(self, h, reply, length=None):
@@ -274,41 +324,52 @@ class ProviderB(FakeServer):
         name, rtype = req.query.get('name', '').rstrip('.'), req.query.get('type')
         found = [r for r in self.recordsets.values() if r['zone_id'] == zone_id and name in r['name']
                  and rtype in (None, r['type'])]
+        return self._page(req, zone_id, found, '/v2', self.v2)
+
+    def _page(self, req, zone_id, found, api, shape):
         # pages as the API makes them: limit 0 to 500 (default 500), offset from 0
         limit, offset = int(req.query.get('limit', 500)), int(req.query.get('offset', 0))
         if not 0 <= limit <= 500 or offset < 0:
             return dns_error(400, 'DNS.0204', 'The limit or offset is invalid.')
-        shown = found[offset:offset + limit]
-        links = {'self': '%s/v2/zones/%s/recordsets' % (self.url, zone_id)}
+        shown = [shape(r) for r in found[offset:offset + limit]]
+        links = {'self': '%s%s/zones/%s/recordsets' % (self.url, api, zone_id)}
         if offset + limit < len(found):
             links['next'] = '%s?limit=%d&offset=%d' % (links['self'], limit, offset + limit)
         return Reply(200, {'links': links, 'recordsets': shown, 'metadata': {'total_count': len(found)}})
 
-    def get_record(self, req, zone_id, record_id):
+    def _held(self, zone_id, record_id):
         record = self.recordsets.get(record_id)
-        if not record or record['zone_id'] != zone_id:
-            return dns_error(404, 'DNS.0313', 'The record set does not exist.')
-        return Reply(200, record)
+        return record if record and record['zone_id'] == zone_id else None
+
+    def get_record(self, req, zone_id, record_id):
+        record = self._held(zone_id, record_id)
+        if not record:
+            return dns_error(404, 'DNS.0313', GONE)
+        return Reply(200, self.v2(record))
 
     def create_record(self, req, zone_id):
         denied = self._invalid(req, zone_id, create=True)   # the zone: the route's guard
         if denied:
             return denied
+        return self._create(req, zone_id, DEFAULT_LINE, self.v2)
+
+    def _create(self, req, zone_id, line, shape):
         body = req.json
-        if self.find(body['name'], body['type']):
+        # a recordset of a name and type on each line: another line's is no conflict
+        if any(r['line'] == line for r in self.find(body['name'], body['type'])):
             return dns_error(400, 'DNS.0312', 'Attribute name conflicts with an existing record set.')
         rid = self.add_record(zone_id, body['name'], body['type'], body['records'], body.get('ttl', 300),
-                              body.get('description'))
-        record = dict(self.recordsets[rid], status='PENDING_CREATE')
-        return Reply(202, record)
+                              body.get('description'), line=line)
+        return Reply(202, shape(self.recordsets[rid], status='PENDING_CREATE'))
 
     def update_record(self, req, zone_id, record_id):
         denied = self._invalid(req, zone_id, create=False)
-        if denied:
-            return denied
-        record = self.recordsets.get(record_id)
-        if not record or record['zone_id'] != zone_id:
-            return dns_error(404, 'DNS.0313', 'The record set does not exist.')
+        return denied or self._update(req, zone_id, record_id, self.v2)
+
+    def _update(self, req, zone_id, record_id, shape):
+        record = self._held(zone_id, record_id)
+        if not record:
+            return dns_error(404, 'DNS.0313', GONE)
         body = req.json
         if any(body.get(key, record[key]) != record[key] for key in ('name', 'type')):
             return dns_error(400, 'DNS.0304', 'The name or type of a record set cannot be changed.')
@@ -316,9 +377,54 @@ class ProviderB(FakeServer):
             if key in body:
                 record[key] = body[key]
         record['update_at'] = _stamp(self.now())
-        return Reply(202, dict(record, status='PENDING_UPDATE'))
+        return Reply(202, shape(record, status='PENDING_UPDATE'))
 
-    def _invalid(self, req, zone_id, create):
+    def delete_record(self, req, zone_id, record_id, shape=None):
+        record = self._held(zone_id, record_id)
+        if not record:
+            return dns_error(404, 'DNS.0313', GONE)
+        if record['default']:   # the zone's own SOA and NS
+            return dns_error(400, 'DNS.0317', 'This record set is a default one and cannot be deleted.')
+        del self.recordsets[record_id]
+        return Reply(202, (shape or self.v2)(record, status='PENDING_DELETE'))
+
+    # --- DNS v2.1: recordsets on a resolution line -------------------------------------------------
+    def list_line_records(self, req, zone_id):
+        unknown = self._unknown_query(req, LINE_RECORDSETS_QUERY)
+        if unknown:
+            return unknown
+        # line_id matches loosely, as name does (the API reference: "fuzzy search by default");
+        # without it, every line's
+        name, rtype, line = req.query.get('name', '').rstrip('.'), req.query.get('type'), req.query.get('line_id', '')
+        found = [r for r in self.recordsets.values() if r['zone_id'] == zone_id and name in r['name']
+                 and rtype in (None, r['type']) and line in r['line']]
+        return self._page(req, zone_id, found, '/v2.1', self.v21)
+
+    def get_line_record(self, req, zone_id, record_id):
+        record = self._held(zone_id, record_id)
+        if not record:
+            return dns_error(404, 'DNS.0313', GONE)
+        return Reply(200, self.v21(record))
+
+    def create_line_record(self, req, zone_id):
+        denied = self._invalid(req, zone_id, create=True, allowed=LINE_CREATE_ATTRIBUTES)
+        line = (req.json or {}).get('line', DEFAULT_LINE) if not denied else None
+        denied = denied or self._unknown_line(line)
+        return denied or self._create(req, zone_id, line, self.v21)
+
+    def update_line_record(self, req, zone_id, record_id):
+        denied = self._invalid(req, zone_id, create=False, allowed=LINE_UPDATE_ATTRIBUTES)
+        return denied or self._update(req, zone_id, record_id, self.v21)
+
+    def delete_line_record(self, req, zone_id, record_id):
+        return self.delete_record(req, zone_id, record_id, self.v21)
+
+    def _unknown_line(self, line):
+        if line is not None and line not in LINES:
+            return dns_error(400, 'DNS.1601', 'Invalid line ID.')
+        return None
+
+    def _invalid(self, req, zone_id, create, allowed=None):
         if not req.headers.get('content-type', '').startswith('application/json'):
             return dns_error(400, 'DNS.0001', 'Content-Type must be application/json.')
         try:
@@ -348,7 +454,7 @@ class ProviderB(FakeServer):
         description = body.get('description')
         if description is not None and (not isinstance(description, str) or len(description) > 255):
             return dns_error(400, 'DNS.0309', 'Invalid description.')
-        extra = set(body) - (CREATE_ATTRIBUTES if create else UPDATE_ATTRIBUTES)
+        extra = set(body) - (allowed or (CREATE_ATTRIBUTES if create else UPDATE_ATTRIBUTES))
         if extra:
             return dns_error(400, 'DNS.0001', 'Unknown attribute %s.' % sorted(extra)[0])
         return None
