@@ -292,3 +292,24 @@ def test_one_ping_a_run_whatever_its_lines(home):
         assert check.pings == ['success'] * 2
     finally:
         check.stop()
+
+
+@pytest.mark.parametrize('provider', TEMPLATED)
+def test_a_webhook_is_told_each_lines_address_once(lab, tmp_path, provider):
+    """{line} in the URL: one request a line, none when unchanged, none for a line gone (nothing can
+    be removed there)."""
+    home = Home(lab, tmp_path, provider)
+    try:
+        home.fake.open = True   # takes any name: the line's in the path
+        url = home.fake.url + '/hook/{line}.{name}?ip={ip}&type={type}'
+        ok(home.run(DDNS_URL=url))
+        assert {r['name']: r['content'] for r in home.fake.records.values()} == {
+            'ct.' + RECORD: CT, 'cm.' + RECORD: CM, 'cu.' + RECORD: CU}
+        assert home.requests == 3
+        ok(home.run(DDNS_URL=url))
+        assert home.requests == 0
+        home.drop(CM)
+        done = ok(home.run(DDNS_URL=url))
+        assert home.requests == 0 and 'Line cm has no address' in done.stdout
+    finally:
+        home.stop()
