@@ -5,7 +5,7 @@ VENV   := $(if $(filter python3,$(PYTHON)),.venv,.venv-$(shell $(PYTHON) -c 'imp
 VPY    := $(VENV)/bin/python
 TOOLS  := ddkit updater_a updater_b egress6 egress6_win
 
-.PHONY: help test test-full demo docs standalone feed bench check-py38 clean
+.PHONY: help test test-full demo docs standalone feed bench bench-peers check-py38 clean
 # test workers: three a core, as most tests wait on a child process, a timeout or a retry's backoff
 JOBS   ?= 6
 .DEFAULT_GOAL := help
@@ -21,6 +21,8 @@ help:
 	@echo 'make feed         dist/feed/: the opkg feed (KEY=<usign secret key> signs it);'
 	@echo '                  dist/apk/: the apk feed (APK_KEY=<EC P-256 key PEM> signs it)'
 	@echo 'make bench        what one cron run costs (WRITE=1 also rewrites BENCHMARKS.md)'
+	@echo 'make bench-peers  as root: ddclient (apt) and NewFuture/DDNS (a venv in /var/tmp), the peers'
+	@echo '                  make bench runs beside ours (never needed to run or test the tools)'
 	@echo 'make check-py38   the code stays Python 3.8 compatible (vermin)'
 	@echo 'make clean        remove dist/ and build/'
 
@@ -69,6 +71,11 @@ feed:
 # table; `make bench WRITE=1` also writes it into BENCHMARKS.md.
 bench: standalone feed
 	/usr/bin/python3 tools/bench.py $(if $(WRITE),--write BENCHMARKS.md)
+
+# the peers make bench runs beside updater_a (tools/bench_peers.py; skipped when missing): ddclient from
+# Debian's packages, its daemon disabled, and NewFuture/DDNS from PyPI in a venv outside the repository
+bench-peers:
+	/usr/bin/python3 tools/bench_peers.py --install
 
 check-py38: $(VENV)/.installed
 	$(VENV)/bin/vermin --no-tips --violations -t=3.8- bin lib tools

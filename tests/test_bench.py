@@ -15,6 +15,7 @@ from providers import TOOLS  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
 import bench  # noqa: E402
+import bench_peers  # noqa: E402
 import standalone  # noqa: E402
 import needs  # noqa: E402
 
@@ -211,6 +212,8 @@ def test_bench_smoke_round_measures_every_built_path(tmp_path):
     rows = {r['name']: r for r in json.loads(out.read_text())}
     assert rows['floor: /usr/bin/python3 -c pass']['wall'] > 0
     for name, row in rows.items():
+        if row['table'] == 'peers':
+            continue   # below
         if row['missing']:   # everything it runs is built: only a reference or the iface paths may be skipped
             assert row['missing'].startswith('skipped:'), (name, row['missing'])
             continue
@@ -237,10 +240,112 @@ def test_bench_smoke_round_measures_every_built_path(tmp_path):
             assert row['cpu'] > 0 and all(c == h for c, h in row['connections']), (name, row['connections'])
             assert row['connections'][-1][1] == (1 if 'unchanged' in name else 3), (name, row['connections'])
     assert not rows['%s unchanged, url' % bench.PROVIDERS[0].provider]['missing']
-    https = [name for name in rows if 'HTTPS' in name]
+    https = [name for name, row in rows.items() if row['table'] == 'https']
     # each seed tool: 3 cases x 2 CA layouts; the first one's unchanged rows again with the public modules
     assert len([n for n in https if 'DDKIT_PUBLIC_ONLY=1' in n]) == 2
     assert len(https) == 12 + 2 and (not shutil.which('openssl') or not any(rows[n]['missing'] for n in https))
+    check_peer_rows({name: row for name, row in rows.items() if row['table'] == 'peers'})
+    assert '| row | updater_a CPU ms | NewFuture/DDNS CPU ms | ddclient CPU ms |' in done.stdout
+
+
+def check_peer_rows(peers):
+    """The rows beside ddclient and NewFuture/DDNS: every one there, each peer run or skipped with how
+    to install it (a test never installs them), every run that ran sent what it must and left the
+    record right; ours kept the record's TTL and comment."""
+    assert len(peers) == len(bench_peers.TOOLS) * len(bench_peers.CASES) * len(bench_peers.TRANSPORTS)
+    for name, row in peers.items():
+        _, case, transport, tool = row['budget']
+        if row['missing']:
+            assert row['missing'].startswith('skipped:'), (name, row['missing'])
+            # updater_a always runs over HTTP; the HTTPS rows need the openssl command
+            assert tool != 'updater_a' or (transport != 'http' and not shutil.which('openssl')), name
+            if tool in ('ddns', 'ddclient') and not bench_peers.missing(tool):   # installed, yet skipped:
+                assert (tool, case, transport) == ('ddclient', 'changed', 'http'), name   # its https:// only
+            continue
+        assert row['errors'] == [], (name, row['errors'])
+        assert row['wall'] > 0 and row['rss'] > 0 and row['cpu'] > 0, name
+        assert set(tuple(c) for c in row['requests']) == {bench_peers.EXPECTED[case][tool]}, (name, row['requests'])
+        assert row['outcomes'] and all(right for right, _, _ in row['outcomes']), (name, row['outcomes'])
+        if tool == 'updater_a':
+            assert all((ttl, comment) == (bench_peers.TTL, bench_peers.COMMENT)
+                       for _, ttl, comment in row['outcomes']), (name, row['outcomes'])
+
+
+def test_ddclient_config_names_usev4_and_quotes_the_password(tmp_path, box):
+    """use=no beside usev4 (3.10 keeps use=ip as a default and updates every other run without it), the
+    password quoted (unquoted, ddclient keeps the comma after it), the API's base as server=, the CA
+    set by its own option; both files only their owner's (ddclient warns and chmods otherwise)."""
+    conf, cache = tmp_path / 'ddclient.conf', tmp_path / 'ddclient.cache'
+    bench_peers.ddclient_conf(str(conf), box.lookup.url, box.provider_a, 'example.com', 'h.example.com')
+    lines = conf.read_text().splitlines()
+    assert 'use=no, usev4=webv4, webv4=%s/' % box.lookup.url in lines and 'ssl=no' in lines
+    assert "password='%s', server=%s/client/v4" % (box.provider_a.key, box.provider_a.url.split('://')[1]) in lines[-2]
+    assert lines[-1] == 'h.example.com'
+    bench_peers.ddclient_conf(str(conf), box.lookup.url, box.provider_a, 'example.com', 'h.example.com',
+                              str(tmp_path))
+    assert 'ssl_ca_dir=%s' % tmp_path in conf.read_text() and 'ssl=yes' in conf.read_text()
+    bench_peers.ddclient_cache(str(cache), '3.10.0', 'h.example.com', '81.2.69.10', 1000)
+    assert cache.read_text().splitlines() == [
+        '## ddclient-3.10.0', 'atime=0,host=h.example.com,ipv4=81.2.69.10,mtime=1000,status=,status-ipv4=good,wtime=30 '
+        'h.example.com']
+    assert (conf.stat().st_mode & 0o777, cache.stat().st_mode & 0o777) == (0o600, 0o600)
+
+
+def test_the_fake_answers_the_peers_calls_as_the_api_does(box):
+    """ddclient's zones at /zones/ and its PATCH (only the fields sent change: TTL and comment stay),
+    NewFuture's name.exact filter (one record, not the zone's every record)."""
+    import urllib.request
+    fake = box.provider_a
+    bench_peers.prepare_fake(fake)
+    bench_peers.prepare_fake(fake)   # twice: no second route
+    assert fake.route_names().count('patch_record') == 1
+    kept = fake.add_record(box.zone_a, 'h.example.com', 'A', '81.2.69.1', ttl=300, comment='home router')
+    fake.add_record(box.zone_a, 'other.example.com', 'A', '81.2.69.5')
+    headers = {'X-Auth-Email': fake.email, 'X-Auth-Key': fake.key, 'Content-Type': 'application/json'}
+
+    def call(method, path, body=None):
+        request = urllib.request.Request(fake.url + '/client/v4' + path, method=method, headers=headers,
+                                         data=json.dumps(body).encode() if body else None)
+        with urllib.request.urlopen(request) as answer:
+            return json.loads(answer.read())['result']
+    assert [z['id'] for z in call('GET', '/zones/?name=example.com')] == [box.zone_a]
+    listed = call('GET', '/zones/%s/dns_records?name.exact=h.example.com&type=A&per_page=10000' % box.zone_a)
+    assert [r['id'] for r in listed] == [kept]
+    call('PATCH', '/zones/%s/dns_records/%s' % (box.zone_a, kept), {'content': '81.2.69.10'})
+    assert {k: fake.records[kept][k] for k in ('content', 'ttl', 'comment')} == {
+        'content': '81.2.69.10', 'ttl': 300, 'comment': 'home router'}
+    assert fake.calls() == ['list_zones', 'list_records', 'patch_record']
+
+
+def test_the_peer_budget_is_judged_against_the_cheaper_peer_that_came_out_right():
+    """updater_a's CPU against the cheaper peer's on the same row; a peer whose run did not leave
+    the record right, or is not installed, is not the yardstick."""
+    class Bench:
+        paths = []
+
+    def row(case, tool, ms, right=True, missing=None):
+        path = bench.Path('%s %s' % (case, tool), budget=('peer', case, 'http', tool))
+        path.peer, path.missing = True, missing
+        path.cpus = path.walls = [ms / 1000.0] if ms else []
+        path.requests = [bench_peers.EXPECTED[case][tool]]
+        path.outcomes = [(right, bench_peers.TTL, bench_peers.COMMENT)]
+        Bench.paths.append(path)
+        return path
+    ours = row('unchanged', 'updater_a', 20)
+    row('unchanged', 'ddns', 100)
+    row('unchanged', 'ddclient', 60)
+    fast = row('changed', 'updater_a', 20)
+    row('changed', 'ddns', 70, right=False)   # the cheaper one, but its record did not end right
+    row('changed', 'ddclient', None, missing='skipped: not installed')
+    lines = {name: (ratio, result) for name, _, ratio, result in bench_peers.budgets(Bench)}
+    assert lines['no change, HTTP'] == (('ddclient', pytest.approx(20 / 60.0)), 'MISSED')
+    assert lines['change, HTTP'] == (None, 'not judged: no peer measured')
+    assert bench_peers.verdict(ours, Bench)[1] == "MISSED: CPU 0.33x ddclient's"
+    assert bench_peers.verdict(fast, Bench)[1] == 'not judged: no peer measured'
+    Bench.paths[1].cpus = [0.08]   # NewFuture at 80 ms: still ddclient's 60 ms is the cheaper
+    ours.cpus = [0.012]
+    assert bench_peers.verdict(ours, Bench)[1] == "ok (0.20x ddclient's)"
+    assert bench_peers.times(0.2504) == '0.250x' and bench_peers.times(0.2549) == '0.255x'
 
 
 @pytest.mark.parametrize('tool', ['ddkit', 'updater_a', 'updater_b', 'egress6', 'egress6_win'])

@@ -26,7 +26,8 @@ ALLOWED = {
     'lib/ddkit/registry.py': 'the registry',
     'tests/test_registry.py': 'this check',
     'tests/providers.py': 'the test adapters: one row a provider (its test table)',
-    'tools/bench.py': "ddclient's own name of the Cloudflare protocol, in the peer comparison",
+    'tools/bench_peers.py': "the peers' own names of the Cloudflare protocol (ddclient's protocol=, NewFuture's "
+                            "dns), in the peer comparison",
     'openwrt/Makefile': 'the seed tools\' packages depend on the provider each is fixed to (tools/feed.py '
                         'checks those lines against their imports; nothing else there names one)',
     'tests/fakes/cloudflare-dns-openapi-subset.json': "provider A's published schema",

@@ -8,7 +8,9 @@ same round (ru_maxrss of a child of this large Python process would include this
 and the floor run under /usr/bin/python3. Requests are counted in the fake servers' request logs.
 Run as root, everything runs inside a fresh network namespace with an interface holding a global
 IPv4 and a stable global IPv6 address (the iface paths need one; nothing there can reach the
-internet); otherwise the iface paths are skipped.
+internet); otherwise the iface paths are skipped. The HTTPS rows come from tools/bench_https.py, the
+rows beside the peers (ddclient, NewFuture/DDNS: `make bench-peers` installs them) from
+tools/bench_peers.py.
 
 usage: python3 tools/bench.py [--runs N] [--smoke] [--write FILE] [--json FILE]
 """
@@ -27,6 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, 'tests'))
 import bench_https  # noqa: E402
+import bench_peers  # noqa: E402
 from providers import PROVIDERS as ALL, SEEDS as PROVIDERS  # noqa: E402  (the test adapters; the seed tools')
 
 
@@ -193,6 +196,7 @@ def public_twin(path):
     twin.name, twin.budget = path.name + ', DDKIT_PUBLIC_ONLY=1', None
     twin.env = dict(path.env, DDKIT_PUBLIC_ONLY='1')
     twin.walls, twin.rss, twin.requests, twin.errors, twin.cpus, twin.connections = [], [], [], [], [], []
+    twin.outcomes = []
     twin.modules = None
     return twin
 
@@ -210,6 +214,8 @@ class Path:
         self.after = None      # what to undo after each run
         self.isolated = False   # run under python3 -I -S
         self.https = False      # an HTTPS row (tools/bench_https.py): a table of its own
+        self.peer = False       # a row beside the peers (tools/bench_peers.py): a table of its own
+        self.outcomes = []      # what its after() found after each measured run (the peer rows' record)
 
     def once(self, servers, mode):
         if self.before:
@@ -366,6 +372,7 @@ class Bench:
         self.shell_path()
         self.egress_path()
         bench_https.add(self, sys.modules[__name__])
+        bench_peers.add(self, sys.modules[__name__])
         self.notes.append('"(installed)" rows run /usr/bin/<tool> of the packages (ddkit and the tool) '
                           'unpacked into a temporary root as opkg does: a stub that imports the tool\'s code '
                           'from /usr/lib/ddkit, compiled code cached in $TMPDIR/ddkit-<uid>-pyc/ (filled by the '
@@ -555,35 +562,30 @@ class Bench:
         path.cmd, path.env = cmd, clean_env(env)
 
     def ddclient_path(self):
-        path = Path('ddclient, unchanged, use=web', reference=True)
+        """ddclient's own no-change check, as the peer rows run it (tools/bench_peers.py): usev4=webv4
+        against the same loopback lookup, its cache saying the address is already set."""
+        path = Path('ddclient, unchanged, usev4=webv4', reference=True)
         self.ddclient = path
         self.paths.append(path)
-        exe = shutil.which('ddclient') or ('/usr/sbin/ddclient' if os.path.exists('/usr/sbin/ddclient')
-                                           else None)
+        exe = bench_peers.ddclient_exe()
         if not exe:
-            path.missing = 'skipped: ddclient is not installed (apt-get install ddclient)'
+            path.missing = bench_peers.missing('ddclient')
             return
+        from sandbox import ZONE
         state = self.state('ddclient')
         conf, cache = os.path.join(state, 'ddclient.conf'), os.path.join(state, 'ddclient.cache')
-        # use=web asks our loopback lookup; the provider is the loopback fake A over plain http, so
-        # even an unexpected update would stay on this machine and show in the request counts
-        provider = self.box.provider_a.url.split('://', 1)[1]
-        private_file(conf, 'daemon=0\nssl=no\nuse=web, web=%s/\n'
-                     'protocol=cloudflare, zone=%s, login=%s, password=%s, server=%s\n%s\n'
-                     % (self.box.lookup.url, 'example.com', self.box.provider_a.email,
-                        self.box.provider_a.key, provider, self.record))
-        path.version = ddclient_version(exe)
+        # the provider is the loopback fake A: an unexpected update would stay on this machine and
+        # show in the request counts
+        bench_peers.ddclient_conf(conf, self.box.lookup.url, self.box.provider_a, ZONE, self.record)
+        path.version = bench_peers.ddclient_version(exe)
 
         def before():
             self.box.lookup.answer = SEEN
-            now = int(time.time())
-            # the cache of a run that already set this address: ddclient's own no-change check
-            with open(cache, 'w') as f:
-                f.write('## ddclient-%s\natime=%d,host=%s,ip=%s,mtime=%d,status=good,status-ipv4=good %s\n'
-                        % (path.version, now, self.record, SEEN, now, self.record))
+            bench_peers.ddclient_cache(cache, path.version, self.record, SEEN, int(time.time()) - 3600)
         path.cmd = [exe, '-daemon=0', '-file', conf, '-cache', cache]
         path.env = clean_env()
         path.before = before
+        path.forbid = 'WARNING'
         path.seed = {}
 
     def shell_path(self):
@@ -643,6 +645,8 @@ class Bench:
 
     def measure(self):
         paths = self.active()
+        for path in paths:
+            path.outcomes = []   # the warm-up's runs are not judged
         for i in range(self.runs):
             turn = paths[i % len(paths):] + paths[:i % len(paths)]  # rotate: no path always first
             for path in turn:
@@ -669,18 +673,6 @@ class Bench:
         return statistics.median(times)
 
 
-def ddclient_version(exe):
-    """ddclient's version from its script (its cache file is ignored unless headed with it)."""
-    try:
-        with open(exe, encoding='utf-8', errors='replace') as f:
-            text = f.read()
-    except OSError:
-        return '3.10.0'
-    mark = "version->declare('v"
-    at = text.find(mark)
-    return text[at + len(mark):text.find("'", at + len(mark))] if at >= 0 else '3.10.0'
-
-
 # --- verdicts ---------------------------------------------------------------------------------------
 def verdict(path, bench, rtt):
     """(budget text, 'ok' | 'MISSED: why' | '')"""
@@ -688,6 +680,8 @@ def verdict(path, bench, rtt):
         return '', ''
     if path.https:
         return bench_https.verdict(path, bench)
+    if path.peer:
+        return bench_peers.verdict(path, bench)
     kind, label, variant = path.budget
     floor, dd = bench.floor, bench.ddclient
     ratio = path.wall / floor.wall
@@ -830,8 +824,8 @@ def report(bench, rtt, elapsed):
              '| budget | verdict |',
              '|---|---:|---:|---:|---:|---:|---:|---|---|---|']
     for path in bench.paths:
-        if path.https:
-            continue   # in a table of their own, below
+        if path.https or path.peer:
+            continue   # in tables of their own, below
         if path.missing:
             lines.append('| %s | | | | | | | | | %s |' % (path.name, path.missing))
             continue
@@ -847,6 +841,7 @@ def report(bench, rtt, elapsed):
             name, path.wall * 1000, ratio, path.wall / isolated.wall, path.peak / MiB, extra, modules,
             path.request_summary.replace('|', '/'), text, result))
     lines += bench_https.table(bench, MiB)
+    lines += bench_peers.table(bench, MiB)
     lines += ['', '| file | bytes | budget | verdict |', '|---|---:|---:|---|']
     for name, size, budget, result in sizes():
         lines.append('| %s | %s | %s | %s |' % (name, '' if size is None else '{:,}'.format(size),
@@ -854,7 +849,7 @@ def report(bench, rtt, elapsed):
     lines += ['', 'Modules each path imports beyond the floor\'s %d (from `-X importtime`; -I -S rows beyond '
               'the -I -S floor\'s %d):' % (len(floor_modules), len(isolated.modules or ())), '']
     for path in bench.active():
-        if path.modules is None or path.reference or path.cmd[0] != PY:
+        if path.modules is None or path.reference or path.peer or path.cmd[0] != PY:
             continue
         base = set((isolated if path.isolated else floor).modules or ())
         extra = [m for m in path.modules if m not in base]
@@ -893,7 +888,9 @@ def inner(args, iface_ok, why):
         bench.measure()
         rtt = bench.lookup_rtt()
         text = report(bench, rtt, time.monotonic() - started)
-        results = [{'name': p.name, 'missing': p.missing, 'wall': p.wall, 'rss': p.peak,
+        results = [{'name': p.name, 'table': 'peers' if p.peer else 'https' if p.https else 'main',
+                    'budget': list(p.budget) if p.budget else None, 'outcomes': [list(o) for o in p.outcomes],
+                    'missing': p.missing, 'wall': p.wall, 'rss': p.peak,
                     'cpu': bench_https.cpu(p), 'connections': [list(c) for c in p.connections],
                     'requests': [list(c) for c in p.requests], 'errors': p.errors,
                     'modules': p.modules, 'verdict': verdict(p, bench, rtt)[1] if not p.missing else None}

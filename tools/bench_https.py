@@ -76,7 +76,7 @@ def add(bench, b):
     """The HTTPS rows, appended to bench.paths (b: the bench module, for Path and its helpers)."""
     from sandbox import Sandbox
     from providers import SEEDS as PROVIDERS
-    certs = Certs(bench.tmp)
+    certs = bench.tls_certs = Certs(bench.tmp)   # the peer rows (tools/bench_peers.py) use the same CA set
     box = None if certs.why else Sandbox(tls_cert=certs)
     if box:
         bench.servers += box.servers

@@ -40,7 +40,7 @@ class ProviderA(FakeServer):
         self.schema_errors = []     # request bodies that did not validate against the OpenAPI schema
         self.validator = _validator()
         base = '/client/v4'
-        self.route('list_zones', 'GET', base + '/zones',
+        self.route('list_zones', 'GET', base + '/zones/?',   # the API takes a trailing slash (ddclient's)
                    self.list_zones, guard=self._auth)
         self.route('list_records', 'GET', base + r'/zones/([^/]+)/dns_records',
                    self.list_records, guard=self._zone)
@@ -52,6 +52,8 @@ class ProviderA(FakeServer):
                    self.update_record, guard=self._zone)
         self.route('delete_record', 'DELETE', base + r'/zones/([^/]+)/dns_records/([^/]+)',
                    self.delete_record, guard=self._zone)
+        self.route('patch_record', 'PATCH', base + r'/zones/([^/]+)/dns_records/([^/]+)',
+                   self.patch_record, guard=self._zone)
 
     # --- state ---------------------------------------------------------------------------------
     def settings(self):
@@ -105,13 +107,14 @@ class ProviderA(FakeServer):
         return None
 
     def list_zones(self, req):
-        name = req.query.get('name')
+        name = req.query.get('name', req.query.get('name.exact'))
         return envelope([z for z in self.zones.values() if name is None or z['name'] == name])
 
     def list_records(self, req, zone_id):
         q = req.query
+        name = q.get('name', q.get('name.exact', None))   # name.exact: the filter's explicit form
         found = [_public(r) for r in self.records.values() if r['zone_id'] == zone_id
-                 and q.get('name', r['name']) == r['name'] and q.get('type', r['type']) == r['type']]
+                 and (name is None or name == r['name']) and q.get('type', r['type']) == r['type']]
         # pages as the API makes them: per_page 1 to 5,000,000 (default 100), page from 1
         per_page, page = int(q.get('per_page', 100)), int(q.get('page', 1))
         if not 1 <= per_page <= 5000000 or page < 1:
@@ -148,6 +151,17 @@ class ProviderA(FakeServer):
                        'ttl': body.get('ttl', 1), 'proxied': body.get('proxied', False),
                        'comment': body.get('comment'), 'tags': list(body.get('tags', [])),
                        'modified_on': _now()})
+        return envelope(_public(record))
+
+    def patch_record(self, req, zone_id, record_id):
+        """PATCH edits a record: only the fields sent change (ddclient's update)."""
+        record = self.records.get(record_id)
+        if not record or record['zone_id'] != zone_id:
+            return failure(404, (81044, 'Record does not exist.'))
+        body = req.json or {}
+        record.update({k: body[k] for k in ('name', 'type', 'content', 'ttl', 'proxied', 'comment', 'tags')
+                       if k in body})
+        record['modified_on'] = _now()
         return envelope(_public(record))
 
     def delete_record(self, req, zone_id, record_id):
