@@ -412,6 +412,24 @@ def test_hotplug_runs_every_record_that_depends_on_the_event_in_one_process(root
     assert open(started).read().splitlines() == ['--uci nas --uci @updater_a[1] --uci cam --quiet']
 
 
+def test_hotplug_runs_a_record_whose_line_reads_the_device(root, tmp_path):
+    """A line of its own source (list lines 'ct=iface:pppoe-ct') binds its record to that device too;
+    a bare line (the record's own source) binds nothing more."""
+    started = str(tmp_path / 'started')
+    tool = root / 'usr' / 'bin' / 'updater_a'
+    tool.write_text('#!/bin/sh\necho "$@" >> %s\n' % started)
+    (root / 'etc' / 'config' / 'updater_a').write_text(
+        "config updater_a 'home'\n\toption enabled '1'\n\toption ip_source 'iface:br-lan'\n"
+        "\tlist lines 'cm'\n\tlist lines 'ct=iface:pppoe-ct'\n"
+        "config updater_a 'other'\n\toption enabled '1'\n\toption ip_source 'iface:br-lan'\n\tlist lines 'ct'\n")
+    env = environment(root, 'updater_a')
+    enable(root, 'updater_a', env)
+    done = hotplug(root, 'updater_a', env, ACTION='ifup', INTERFACE='wan_ct', DEVICE='pppoe-ct')
+    assert done.returncode == 0 and done.stdout == '' and done.stderr == ''
+    until(lambda: line_written(started), 'the background run')
+    assert open(started).read().splitlines() == ['--uci home --quiet']
+
+
 def test_hotplug_and_init_read_config_defaults_as_the_tool_does(root, tmp_path):
     """Options of `config defaults` hold for every section that does not set them (ddkit.uci.record):
     the device an inherited ip_source reads binds the section; an inherited interval paces the loop."""
