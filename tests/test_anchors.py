@@ -28,6 +28,9 @@ sys.path.insert(0, %r)
 import ddkit
 from ddkit import Failure, http, wire
 ddkit.KEEP_DIR[0] = sys.argv[3] if sys.argv[3] != '-' else None
+if sys.argv[4:] == ['no-chain']:   # a Python that does not say which chain it verified (3.8, 3.9)
+    from ddkit import native
+    native.verified_chain = lambda conn: None
 try:
     answer = http.request('GET', sys.argv[1], 'get current IP', ca_file=sys.argv[2], retries=0)
     outcome = answer.text.strip()
@@ -43,9 +46,9 @@ def interfaces(request):
     return request.param
 
 
-def client(url, bundle, keep, interfaces):
+def client(url, bundle, keep, interfaces, *more):
     env = dict(os.environ, DDKIT_PUBLIC_ONLY='1' if interfaces == 'public' else '')
-    done = subprocess.run([sys.executable, '-I', '-S', '-c', CLIENT, url, bundle, str(keep or '-')],
+    done = subprocess.run([sys.executable, '-I', '-S', '-c', CLIENT, url, bundle, str(keep or '-')] + list(more),
                           env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and not done.stderr, done.stdout + done.stderr
     return json.loads(done.stdout)
@@ -102,6 +105,27 @@ def test_without_a_place_to_keep_them_the_whole_bundle_is_read(world, interfaces
     for _ in range(2):
         assert client(world.server.url, world.bundle, None, interfaces) == {
             'outcome': '81.2.69.10', 'contexts': [[False, OTHERS + 1]]}
+
+
+def test_a_python_that_does_not_say_its_chain_reads_the_whole_bundle_and_keeps_nothing(world, interfaces):
+    for _ in range(2):
+        assert client(world.server.url, world.bundle, world.keep, interfaces, 'no-chain') == {
+            'outcome': '81.2.69.10', 'contexts': [[False, OTHERS + 1]]}
+    assert world.kept() is None
+
+
+def test_a_chain_interface_that_changed_gives_none(interfaces):
+    """ddkit.native.verified_chain: a connection without the method, or one whose chain holds no
+    certificates, gives None (the whole bundle then), never a traceback."""
+    code = ('import sys; sys.path.insert(0, %r)\n'
+            'from ddkit import native\n'
+            'class Old: pass\n'
+            'class Odd:\n'
+            '    def get_verified_chain(self): return [object()]\n'
+            'print(native.verified_chain(Old()), native.verified_chain(Odd()))' % LIB)
+    env = dict(os.environ, DDKIT_PUBLIC_ONLY='1' if interfaces == 'public' else '')
+    done = subprocess.run([sys.executable, '-I', '-S', '-c', code], env=env, capture_output=True, text=True)
+    assert done.stdout.split() == ['None', 'None'], done.stderr
 
 
 def test_a_kept_certificate_the_bundle_no_longer_holds_is_never_trusted(world, interfaces):

@@ -33,6 +33,7 @@ def several(provider):
 LINED = [a.provider for a in PROVIDERS if not a.told and (lines_of(a.provider) or several(a.provider))]
 # one that holds each line as a record of the name (no lines), read back: the tests of the loop's part
 SEVERAL = [p for p in LINED if not lines_of(p)][:1]
+WITH_LINES = [p for p in LINED if lines_of(p)][:1]   # one with resolution lines, where a test needs one
 ONE_ADDRESS = [a.provider for a in PROVIDERS if not lines_of(a.provider) and not several(a.provider)]
 TEMPLATED = [a.provider for a in PROVIDERS if hasattr(a.module(), 'lines_problem')]
 
@@ -311,5 +312,31 @@ def test_a_webhook_is_told_each_lines_address_once(lab, tmp_path, provider):
         home.drop(CM)
         done = ok(home.run(DDNS_URL=url))
         assert home.requests == 0 and 'Line cm has no address' in done.stdout
+    finally:
+        home.stop()
+
+
+@pytest.mark.parametrize('provider', WITH_LINES + SEVERAL)
+def test_a_nas_behind_the_router_gets_a_record_per_line_from_the_neighbour_table(lab, tmp_path, provider):
+    """neigh: with lines: a host on br-lan (in a namespace of its own) holding an address in each
+    delegated prefix, learnt from the router's IPv6 neighbour table, one per line."""
+    import netns
+    mac, nas = '00:16:3e:44:55:66', {'ct': '240e:1:2:3::5', 'cm': '2409:8a00:1:2::5', 'cu': '2408:8000:1:2::5'}
+    home = Home(lab, tmp_path, provider, addresses=())
+    try:
+        netns.sh(['ip', '-n', lab.host, 'link', 'add', 'br-lan', 'type', 'veth', 'peer', 'name', 'nas0',
+                  'address', mac, 'netns', lab.server])
+        for router, host in zip((CT, CM, CU), nas.values()):
+            netns.sh(['ip', '-n', lab.host, 'addr', 'add', router + '/64', 'dev', 'br-lan', 'nodad'])
+            netns.sh(['ip', '-n', lab.server, 'addr', 'add', host + '/64', 'dev', 'nas0', 'nodad'])
+        for ns, name in ((lab.server, 'nas0'), (lab.host, 'br-lan')):
+            netns.sh(['ip', '-n', ns, 'link', 'set', name, 'up'])
+        lab.wait_state('br-lan', running=True)
+        for router, host in zip((CT, CM, CU), nas.values()):   # the router learns each address of the NAS
+            netns.sh(['ip', 'netns', 'exec', lab.server, 'ping', '-6', '-c', '1', '-W', '5', '-I', host, router])
+        done = ok(home.run(DDNS_IP_SOURCE='neigh:br-lan/' + mac))
+        assert home.held() == expected(provider, nas), done.stdout
+        ok(home.run(DDNS_IP_SOURCE='neigh:br-lan/' + mac))
+        assert home.requests == 0
     finally:
         home.stop()
