@@ -260,9 +260,10 @@ class Report:
                       'check the lines\' interfaces and sources; the default line\'s %s is kept as it is'
                       % self.job.provider.NOUN)
         elif ip is None:
-            self.ok('line %s has no address from %s: %s; a run %s its %s' % (
-                line.code, source, why, 'keeps' if self.cfg.line_gone == 'keep' or told(self.job.provider)
-                else 'removes', self.job.provider.NOUN))
+            kept = self.cfg.line_gone == 'keep' or told(self.job.provider)
+            self.ok('line %s has no address from %s: %s; a run %s' % (
+                line.code, source, why, 'keeps its %s' % self.job.provider.NOUN if kept else
+                'removes its %s, if there is one' % self.job.provider.NOUN))
         elif line.candidates:
             self.ok('current IP of the default line %s (line %s\'s, from %s)' % (ip, taken.code, source))
         else:
