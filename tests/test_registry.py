@@ -67,6 +67,11 @@ def test_a_registered_provider_supplies_the_contract(name):
     else:
         assert [item for item in READ if not hasattr(module, item)] == []
         assert {'ip_file', 'ids_file'} <= set(module.FILES)
+    lines = getattr(module, 'LINES', None)
+    if lines is not None:   # a provider with resolution lines names the default one and each operator's
+        assert sorted(lines) == ['cm', 'ct', 'cu', 'default'] and all(isinstance(v, str) and v for v in lines.values())
+    if (lines or getattr(module, 'SEVERAL', False)) and not told(module):   # a line's record can go
+        assert hasattr(module, 'delete_record'), name
     # its docstring cites the provider's API reference, so a reader checks a request in one click
     assert re.search(r'https://\S+', module.__doc__ or ''), name
     with open(os.path.join(ROOT, 'docs', 'providers.md'), encoding='utf-8') as f:
