@@ -42,11 +42,15 @@ class Anchors:
         import os
         self.path = os.path.join(directory, ANCHORS_FILE)
         self.texts = {}   # bundle -> its text, read once a run
+        self.blocks = None   # what the file holds, read at the first use, then as learn left it
 
     def kept(self):
         """The PEM blocks of the file, in its order (the most recently learned first)."""
-        from ddkit import state
-        return pem_blocks('\n'.join(state.read_lines(self.path, limit=MAX_ANCHORS * 4096, private=True)))
+        if self.blocks is None:
+            from ddkit import state
+            self.blocks = pem_blocks('\n'.join(state.read_lines(self.path, limit=MAX_ANCHORS * 4096,
+                                                                 private=True)))
+        return self.blocks
 
     def bundle(self, path):
         if path not in self.texts:
@@ -77,10 +81,9 @@ class Anchors:
         if not found:
             return
         from ddkit import state
+        self.blocks = (found + [block for block in self.kept() if block not in found])[:MAX_ANCHORS]
         try:
-            kept = found + [block for block in self.kept() if block not in found]
-            state.write_if_changed(self.path, [block.rstrip('\n') for block in kept[:MAX_ANCHORS]],
-                                   private=True)
+            state.write_if_changed(self.path, [block.rstrip('\n') for block in self.blocks], private=True)
         except (OSError, Failure):
             pass
 

@@ -41,6 +41,12 @@ def first_group(address):
     return head[0] if len(head) == 2 else ''
 
 
+def of_operator(address, operator):
+    """True when the IPv6 address is in the operator's prefix (operator: a first group), or no
+    operator is asked for."""
+    return operator is None or first_group(address) == operator
+
+
 def in_operator_prefix(operator):
     """' in <first group>::/16', an operator's prefix in a message ('' for none)."""
     return ' in %s::/16' % operator if operator else ''

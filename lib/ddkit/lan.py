@@ -26,7 +26,7 @@ def from_prefix(cfg, spec, operator=None):
     if name not in PREFIXES:
         from ddkit import iface  # the interface's prefixes; a neigh: run needs none of it
         PREFIXES[name] = iface.global_ipv6(name)
-    found = [a for a in PREFIXES[name] if operator is None or ipcheck.first_group(a.address) == operator]
+    found = [a for a in PREFIXES[name] if ipcheck.of_operator(a.address, operator)]
     for address in found:
         number = ipcheck.joined(address.address, address.prefixlen, iid)
         if number is not None:   # checked as made: not parsed again from its text
@@ -51,8 +51,8 @@ def from_neighbour(cfg, spec, operator=None):
         return '', source, 'cannot read the IPv6 neighbour table of %s: %s' % (name, e.strerror or e)
     slaac = ipcheck.eui64(mac)
     ranked = sorted((ipcheck.join(address, 64, slaac) != address, bool(state & NUD_STALE), address)
-                    for address, state in own if ipcheck.valid_ip(address, 'AAAA')[0]
-                    and (operator is None or ipcheck.first_group(address) == operator))
+                    for address, state in own
+                    if ipcheck.valid_ip(address, 'AAAA')[0] and ipcheck.of_operator(address, operator))
     if ranked:
         return ranked[0][2], source, None
     return '', source, 'the IPv6 neighbour table of %s has no global address of %s%s%s' % (

@@ -6,6 +6,7 @@ line's address under the one name, on that operator's resolution line where the 
 from ddkit import UsageError
 from ddkit.ipcheck import OPERATOR_NAMES, OPERATORS
 
+
 class Line:
     """One line of a record: its code ('ct', 'cm', 'cu', or 'default', the provider's default line),
     where its address comes from (source: an ip_source; operator: the first group its IPv6 address
@@ -20,7 +21,7 @@ class Line:
 
 
 def parsed(items):
-    """[(code, source or None)] of the items of `lines`, as check_item left them."""
+    """[(code, source or None)] of the items of `lines`, as settings.check_line left them."""
     return [(item.partition('=')[0], item.partition('=')[2] or None) for item in items]
 
 
@@ -57,12 +58,10 @@ def refused(provider, cfg, family):
 
 
 def of_record(provider, cfg):
-    """The Lines of a record with `lines` (None without): each line in the order given, then, at a
-    provider with resolution lines, the default line's record, whose address is default_line's, or
-    the next line's that has one. At a provider of several records the default line's record is the
+    """The Lines of a record with `lines`: each line in the order given, then, at a provider with
+    resolution lines, the default line's record, whose address is default_line's, or the next
+    line's that has one. At a provider of several records the default line's record is the
     record's own (its state files, from before it had lines)."""
-    if not cfg.lines:
-        return None
     items = parsed(cfg.lines)
     default = cfg.default_line or items[0][0]
     has_lines = bool(getattr(provider, 'LINES', None))
@@ -93,9 +92,7 @@ def address_of(job, line):
     from ddkit import lookup
     cfg = job.cfg
     if line.source != cfg.ip_source:   # a line of its own source: CODE=SOURCE
-        from ddkit.settings import Config
-        cfg = Config()
-        cfg.__dict__.update(job.cfg.__dict__)
+        cfg = cfg.copy()
         cfg.ip_source = line.source
     return job.run.shared(('current ip', cfg.ip_source, cfg.record_type, None, line.operator),
                           lambda: lookup.current_ip(cfg, line.operator))

@@ -33,15 +33,15 @@ def from_iface(cfg, name, operator=None):
     given), or its IPv4 one."""
     from ddkit import iface
     if cfg.record_type == 'AAAA':
-        found = [a for a in iface.global_ipv6(name) if operator is None or ipcheck.first_group(a.address) == operator]
+        found = [a for a in iface.global_ipv6(name) if ipcheck.of_operator(a.address, operator)]
         text = found[0].address if found else ''
     else:
         text = iface.ipv4_address(name) or ''
     if not text and iface.flags(name) is None:
         return '', 'interface ' + name, Reason('interface %s does not exist' % name, 'interface')
     return text, 'interface ' + name, None if text else Reason('interface %s has no %s address%s' % (
-        name, 'stable global IPv6' if cfg.record_type == 'AAAA' else 'IPv4', ipcheck.in_operator_prefix(operator)), 'interface')
-
+        name, 'stable global IPv6' if cfg.record_type == 'AAAA' else 'IPv4', ipcheck.in_operator_prefix(operator)),
+        'interface')
 
 
 def from_urls(cfg):

@@ -96,12 +96,10 @@ class Job:
         self.line, self.line_plan = (line.code, line) if line else (None, None)
         # the seed tools' names, whichever command runs the record; an AAAA record gets files of its own
         key = '%s_AAAA' % cfg.record_name if cfg.record_type == 'AAAA' else cfg.record_name
-        self.files = {name: os.path.join(cfg.state_dir, pattern % key) for name, pattern in provider.FILES.items()}
         # a line's record has its own ip and ids files (a provider's own files, a token, stay the record's)
         own = key + line.suffix if line else key
-        for name in ('ip_file', 'ids_file'):
-            if name in provider.FILES:
-                self.files[name] = os.path.join(cfg.state_dir, provider.FILES[name] % own)
+        self.files = {name: os.path.join(cfg.state_dir, pattern % (own if name in ('ip_file', 'ids_file') else key))
+                      for name, pattern in provider.FILES.items()}
         self.ip_file, self.ids_file = self.files['ip_file'], self.files.get('ids_file')
         self.lock_file = os.path.join(cfg.state_dir, '.%s_%s.lock' % (provider.STEM, own))
         self.files['status_file'] = os.path.join(cfg.state_dir, '.%s_%s.status' % (provider.STEM, own))

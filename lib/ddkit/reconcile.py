@@ -172,7 +172,7 @@ def get_current_ip(job):
     if line is not None:
         from ddkit import lines
         ip, source, why, taken = lines.current_ip(job)
-        if ip and taken is not line and taken is not line.candidates[0]:
+        if ip and line.candidates and taken is not line.candidates[0]:
             job.log.info('Line %s has no address; the default line takes line %s\'s.' % (
                 line.candidates[0].code, taken.code))
         elif ip is None and line.candidates:
@@ -207,7 +207,8 @@ def remove_line(job):
         return NO_IP
     job.old_ip, job.new_ip = claimed, None
     if cfg.dry_run:
-        log.info('Dry run: would remove the %s of %s (it holds %s).' % (job.provider.NOUN, job.name, claimed or 'unknown'))
+        log.info('Dry run: would remove the %s of %s (it holds %s).' % (
+            job.provider.NOUN, job.name, claimed or 'unknown'))
         return NO_IP
     from ddkit.lock import Lock
     with Lock(job.lock_file):

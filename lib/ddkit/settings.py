@@ -61,6 +61,12 @@ class Config(Namespace):
         self.secrets = []
         self.config_file = None
 
+    def copy(self):
+        """A Config of the same values, whose values can be set without changing this one's."""
+        other = Config()
+        other.__dict__.update(self.__dict__)
+        return other
+
 
 def check_url(value):
     """An http:// or https:// URL with a host, an optional port 1-65535 and no user:password@."""

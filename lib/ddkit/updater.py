@@ -223,8 +223,7 @@ def make_job(provider, cfg, family, run, tool, line=None):
     from ddkit.lookup import LOOKUP
     from ddkit.log import Log
     from ddkit.provider import Job
-    own = settings.Config()
-    own.__dict__.update(cfg.__dict__)
+    own = cfg.copy()
     own.record_type = family
     own.dry_run = cfg.dry_run or cfg.check  # belt and braces: --check writes no file, as a dry run
     own.ip_lookup_url = cfg.ip_lookup_url or list(LOOKUP[family])

@@ -214,7 +214,8 @@ def lines_problem(cfg):
     look alike but for its address), else None."""
     used = [text for text in [cfg.url, cfg.body, cfg.header_secret] + list(cfg.headers or ()) if text]
     if not any('{line}' in text for text in used):
-        return 'lines: the webhook would be told each line\'s address alike; fix: put {line} in the url, body or a header'
+        return ('lines: the webhook would be told each line\'s address alike; fix: put {line} in the url, '
+                'body or a header')
     return None
 
 

@@ -19,6 +19,7 @@ ANSWER_TIMEOUTS = 3      # the whole answer must come within this many timeouts,
 
 POOL = {}                # (scheme, host, port, family, source, ca_file) -> a connection kept open
 CONTEXTS = {}            # (ca_file, anchors or None) -> a TLS context of this run, made at its first use
+LOCATIONS = {}           # ca_file -> ca_locations(ca_file), found once a run as its contexts are
 
 
 class ProtocolError(OSError):
@@ -113,7 +114,7 @@ def secure(host, port, timeout, family, source, ca_file, anchors=None):
     anchors.cadata gives (each found in the bundle as it is now: a subset of what it trusts, never
     more); when those do not verify this host, against the whole bundle, whose verified chain then
     tells anchors what to keep for the next run. No request has been sent when the first try fails."""
-    where = ca_locations(ca_file) if anchors is not None else None
+    where = located(ca_file) if anchors is not None else None
     if where and where[0] == 'cafile':
         narrowed = context_of(ca_file, anchors.cadata(where[1]))
         if narrowed is not None:
@@ -207,7 +208,7 @@ def make_context(ca_file, cadata=None):
     """A client TLS context that verifies certificates and host names, with the CA certificates of
     ca_locations (once a run: reading a bundle of 145 certificates costs a router's CPU the most), or
     only those of cadata (PEM text)."""
-    where = ('cadata', cadata) if cadata else ca_locations(ca_file)
+    where = ('cadata', cadata) if cadata else located(ca_file)
     if where is None and _windows():
         import ssl   # the Windows certificate store is read by the ssl module's Python layer
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
@@ -234,6 +235,13 @@ def default_paths():
 def _windows():
     import os
     return os.name == 'nt'
+
+
+def located(ca_file):
+    """ca_locations(ca_file), looked for once a run (a directory scan, on each new connection else)."""
+    if ca_file not in LOCATIONS:
+        LOCATIONS[ca_file] = ca_locations(ca_file)
+    return LOCATIONS[ca_file]
 
 
 def ca_locations(ca_file):
