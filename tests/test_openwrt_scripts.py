@@ -89,6 +89,20 @@ def line_written(path):
         return False
 
 
+def stand_in(root, tool, tmp_path):
+    """The installed tool replaced by a stand-in that writes its arguments, a line a run, into the
+    file whose path it returns."""
+    started = str(tmp_path / 'started')
+    (root / 'usr' / 'bin' / tool).write_text('#!/bin/sh\necho "$@" >> %s\n' % started)
+    return started
+
+
+def runs_started(started):
+    """The argument lines the stand-in wrote, once the background run has written its line."""
+    until(lambda: line_written(started), 'the background run')
+    return open(started).read().splitlines()
+
+
 def uci_a(box, state, sections):
     """An /etc/config/updater_a pointing at the sandbox; sections: {name: {option: value}}, or
     [(name or None for an anonymous section, {option: value})]."""
@@ -243,8 +257,7 @@ def test_the_shipped_ddkit_file_loads_in_the_scripts_and_starts_nothing(root):
 
 
 def test_ddkit_hotplug_runs_the_bound_sections_of_any_provider(root, box, tmp_path):
-    started = str(tmp_path / 'started')
-    (root / 'usr' / 'bin' / COMMAND).write_text('#!/bin/sh\necho "$@" >> %s\n' % started)
+    started = stand_in(root, COMMAND, tmp_path)
     (root / 'etc' / 'config' / COMMAND).write_text(uci_ddkit(box, tmp_path / 'state', {
         a.provider: '600' for a in ADAPTERS}))
     env = environment(root, COMMAND)
@@ -254,8 +267,7 @@ def test_ddkit_hotplug_runs_the_bound_sections_of_any_provider(root, box, tmp_pa
     names = ' '.join(a.provider for a in ADAPTERS)
     assert [c for c in records(str(root / 'standin.log')) if c[0] == 'logger'] == [
         ['logger', '-t', COMMAND, '-p', 'daemon.info', 'wan ifup: updating ' + names]]
-    until(lambda: line_written(started), 'the background run')
-    assert open(started).read().split() == [w for a in ADAPTERS for w in ('--uci', a.provider)] + ['--quiet']
+    assert ' '.join(runs_started(started)).split() == [w for a in ADAPTERS for w in ('--uci', a.provider)] + ['--quiet']
 
 
 def test_egress6_init_passes_the_section_as_arguments(root):
@@ -388,9 +400,7 @@ def test_hotplug_updates_a_bound_anonymous_section(root, box, tmp_path):
 def test_hotplug_runs_every_record_that_depends_on_the_event_in_one_process(root, tmp_path):
     """Bound by option interface, or by an ip_source that reads the event's device (a LAN host's
     prefix on br-lan); a url source, another device or a disabled section is left alone."""
-    started = str(tmp_path / 'started')
-    tool = root / 'usr' / 'bin' / 'updater_a'
-    tool.write_text('#!/bin/sh\necho "$@" >> %s\n' % started)
+    started = stand_in(root, 'updater_a', tmp_path)
     sections = [('nas', {'enabled': '1', 'ip_source': 'prefix:br-lan/::1a2b:3c4d:5e6f:7890'}),
                 (None, {'enabled': '1', 'ip_source': 'neigh:br-lan/02:11:22:33:44:55'}),
                 ('cam', {'enabled': '1', 'interface': 'lan', 'ip_source': 'url'}),
@@ -408,16 +418,13 @@ def test_hotplug_runs_every_record_that_depends_on_the_event_in_one_process(root
     logged = [c for c in records(str(root / 'standin.log')) if c[0] == 'logger']
     assert logged == [['logger', '-t', 'updater_a', '-p', 'daemon.info',
                        'lan ifupdate: updating nas @updater_a[1] cam']]
-    until(lambda: line_written(started), 'the background run')
-    assert open(started).read().splitlines() == ['--uci nas --uci @updater_a[1] --uci cam --quiet']
+    assert runs_started(started) == ['--uci nas --uci @updater_a[1] --uci cam --quiet']
 
 
 def test_hotplug_runs_a_record_whose_line_reads_the_device(root, tmp_path):
     """A line of its own source (list lines 'ct=iface:pppoe-ct') binds its record to that device too;
     a bare line (the record's own source) binds nothing more."""
-    started = str(tmp_path / 'started')
-    tool = root / 'usr' / 'bin' / 'updater_a'
-    tool.write_text('#!/bin/sh\necho "$@" >> %s\n' % started)
+    started = stand_in(root, 'updater_a', tmp_path)
     (root / 'etc' / 'config' / 'updater_a').write_text(
         "config updater_a 'home'\n\toption enabled '1'\n\toption ip_source 'iface:br-lan'\n"
         "\tlist lines 'cm'\n\tlist lines 'ct=iface:pppoe-ct'\n"
@@ -426,16 +433,13 @@ def test_hotplug_runs_a_record_whose_line_reads_the_device(root, tmp_path):
     enable(root, 'updater_a', env)
     done = hotplug(root, 'updater_a', env, ACTION='ifup', INTERFACE='wan_ct', DEVICE='pppoe-ct')
     assert done.returncode == 0 and done.stdout == '' and done.stderr == ''
-    until(lambda: line_written(started), 'the background run')
-    assert open(started).read().splitlines() == ['--uci home --quiet']
+    assert runs_started(started) == ['--uci home --quiet']
 
 
 def test_hotplug_and_init_read_config_defaults_as_the_tool_does(root, tmp_path):
     """Options of `config defaults` hold for every section that does not set them (ddkit.uci.record):
     the device an inherited ip_source reads binds the section; an inherited interval paces the loop."""
-    started = str(tmp_path / 'started')
-    tool = root / 'usr' / 'bin' / 'updater_a'
-    tool.write_text('#!/bin/sh\necho "$@" >> %s\n' % started)
+    started = stand_in(root, 'updater_a', tmp_path)
     (root / 'etc' / 'config' / 'updater_a').write_text(
         "config defaults\n\toption ip_source 'iface:pppoe-wan'\n\toption interval '300'\n"
         "config updater_a 'router'\n\toption enabled '1'\n"
@@ -445,8 +449,7 @@ def test_hotplug_and_init_read_config_defaults_as_the_tool_does(root, tmp_path):
     enable(root, 'updater_a', env)
     done = hotplug(root, 'updater_a', env, ACTION='ifup', INTERFACE='wan', DEVICE='pppoe-wan')
     assert done.returncode == 0 and done.stdout == '' and done.stderr == ''
-    until(lambda: line_written(started), 'the background run')
-    assert open(started).read().splitlines() == ['--uci router --quiet']
+    assert runs_started(started) == ['--uci router --quiet']
     assert init(root, 'updater_a', 'start', env).returncode == 0
     found = instances(records(str(root / 'standin.log')))
     assert [calls[0][-1] for calls in found.values()] == ['300']
@@ -498,8 +501,7 @@ def test_hotplug_returns_while_the_update_still_runs(root, tmp_path):
     enable(root, 'updater_a', env)
     done = hotplug(root, 'updater_a', env, ACTION='ifup', INTERFACE='wan')
     assert done.returncode == 0
-    until(lambda: line_written(started), 'the background run')
-    assert open(started).read().split() == ['--uci', 'home', '--quiet']
+    assert ' '.join(runs_started(started)).split() == ['--uci', 'home', '--quiet']
     with open(fifo, 'w') as f:   # the stand-in still waits: release it
         f.write('go\n')
 

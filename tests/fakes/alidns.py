@@ -267,26 +267,28 @@ class AliDns(FakeServer):
                      'Type': record['Type'], 'content': record['Value'], 'Line': record['Line'], 'TTL': ttl})
         return answer({'RecordId': held['RecordId']})
 
+    def named_record(self, p):
+        """(the record RecordId names, None), or (None, the answer refusing it: missing or unknown)."""
+        if not p.get('RecordId'):
+            return None, missing('RecordId')
+        held = self.records.get(p['RecordId'])
+        return (held, None) if held is not None else (None, error(*NO_RECORD))
+
     def delete_record(self, req):
         """DeleteDomainRecord: the record of RecordId gone; a locked one stays."""
         p = self.params(req)
-        if not p.get('RecordId'):
-            return missing('RecordId')
-        held = self.records.get(p['RecordId'])
-        if held is None:
-            return error(*NO_RECORD)
+        held, refused = self.named_record(p)
+        if refused:
+            return refused
         if held['Locked']:
             return error(*LOCKED)
         del self.records[p['RecordId']]
         return answer({'RecordId': p['RecordId']})
 
     def get_record(self, req):
-        p = self.params(req)
-        if not p.get('RecordId'):
-            return missing('RecordId')
-        held = self.records.get(p['RecordId'])
-        if held is None:
-            return error(*NO_RECORD)
+        held, refused = self.named_record(self.params(req))
+        if refused:
+            return refused
         domain = self.domains.get(held['DomainName'], {})
         return answer(dict(self._public(held), DomainId=domain.get('DomainId', ''), PunyCode=held['DomainName'],
                            GroupId='', GroupName=''))
