@@ -240,6 +240,10 @@ def test_bench_smoke_round_measures_every_built_path(tmp_path):
             assert row['cpu'] > 0 and all(c == h for c, h in row['connections']), (name, row['connections'])
             assert row['connections'][-1][1] == (1 if 'unchanged' in name else 3), (name, row['connections'])
     assert not rows['%s unchanged, url' % bench.PROVIDERS[0].provider]['missing']
+    # what the LuCI page asks on each load and refresh: measured in both forms a router runs, no request
+    page = [name for name in rows if name.startswith(('ddkit --status --json --all', 'ddkit --providers --json'))]
+    assert len(page) == 4 and all(not rows[n]['missing'] and set(map(tuple, rows[n]['requests'])) == {()}
+                                  for n in page), {n: rows[n]['missing'] for n in page}
     https = [name for name, row in rows.items() if row['table'] == 'https']
     # each seed tool: 3 cases x 2 CA layouts; the first one's unchanged rows again with the public modules
     assert len([n for n in https if 'DDKIT_PUBLIC_ONLY=1' in n]) == 2

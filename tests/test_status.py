@@ -14,7 +14,7 @@ from providers import PROVIDERS, SEEDS
 
 OLD, NEW = '81.2.69.1', '81.2.69.10'
 KEYS = ['name', 'type', 'provider', 'ip', 'outcome', 'checked', 'changed', 'step', 'message', 'fix', 'code',
-        'http_status', 'url', 'kind', 'line']
+        'http_status', 'url', 'kind', 'line', 'section']
 # every provider under make test-full; make test samples three (the status is the shared loop's)
 EACH = pytest.mark.parametrize('adapter', sampled(PROVIDERS, 3), ids=[p.provider for p in sampled(PROVIDERS, 3)])
 
@@ -63,8 +63,11 @@ def test_a_record_never_run_then_updated_then_unchanged(box, tmp_path, adapter):
     again = update(adapter, box, tmp_path)
     assert again.returncode == 0 and 'IP has not changed' in again.stdout
     assert len(adapter.fake(box).calls()) == calls and path.read_text() == text
+    changed = values['changed']
     code, (values,) = status(adapter, box, tmp_path)
-    assert values['outcome'] == 'updated' and values['checked'] >= time.time() - 60
+    # the change was found in place: unchanged, at the later run's time, the change's time kept
+    assert values['outcome'] == 'unchanged' and values['checked'] >= time.time() - 60
+    assert values['changed'] == changed and values['ip'] == NEW
 
 
 @EACH
@@ -168,3 +171,59 @@ def test_a_damaged_status_or_ip_file_is_shown_bounded_and_escaped_never_a_traceb
     plain = run_tool(a.tool, ['--status'], env=a.env(box, tmp_path))
     assert plain.returncode == 1 and 'Traceback' not in plain.stderr, plain.stderr
     assert '\x1b' not in plain.stdout and 'checked never' in plain.stdout, plain.stdout
+
+
+def aged(text, seconds):
+    """A log's text with every line's time moved back by seconds (as if written then)."""
+    out = []
+    for line in text.splitlines():
+        stamp, sep, rest = line.partition('] - ')
+        then = time.mktime(time.strptime(stamp[1:], '%Y-%m-%d %H:%M:%S')) - seconds
+        out.append('[%s] - %s' % (time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(then)), rest))
+    return '\n'.join(out) + '\n'
+
+
+def test_a_shared_log_file_gives_each_record_its_own_last_run(box, tmp_path):
+    """Two records of one UCI file write one log_file: an unchanged run of one of them is that one's
+    later run alone (the other keeps its own time and outcome), and the change it found in place
+    shows as unchanged, with no status written."""
+    a = PROVIDERS[0]
+    box.lookup.answer = NEW
+    env = a.env(box, tmp_path)
+    log = tmp_path / 'shared.log'
+    options = {k[5:].lower(): v for k, v in env.items() if k not in ('DDNS_RECORD_NAME', 'DDNS_PROVIDER')}
+    defaults = ''.join('\toption %s \'%s\'\n' % (k, v) for k, v in options.items())
+    uci = tmp_path / 'ddkit.uci'
+
+    def write(second_enabled):
+        uci.write_text("config defaults\n%s\toption log_file '%s'\n\toption provider '%s'\n\n"
+                       "config ddkit 'home'\n\toption enabled '1'\n\toption record_name '%s'\n\n"
+                       "config ddkit 'nas'\n\toption enabled '%d'\n\toption record_name 'nas.example.com'\n"
+                       % (defaults, log, a.provider, RECORD, second_enabled))
+        uci.chmod(0o600)
+    write(1)
+    run = dict(DDNS_UCI_FILE=str(uci))
+    assert run_tool('ddkit', ['--all'], env=run).returncode == 0
+    # both made an hour ago: their status files and the log say so
+    for name in (RECORD, 'nas.example.com'):
+        path = tmp_path / ('.%s_%s.status' % (a.stem, name))
+        kept = dict(line.split('=', 1) for line in path.read_text().splitlines())
+        assert kept['outcome'] == 'created'
+        kept['checked'] = kept['changed'] = str(int(kept['checked']) - 3600)
+        path.write_text(''.join('%s=%s\n' % item for item in kept.items()))
+    log.write_text(aged(log.read_text(), 3600))
+    write(0)   # only home runs now, and finds its record in place
+    statuses = sorted(tmp_path.glob('.*.status'))
+    before = [p.read_text() for p in statuses]
+    calls = len(a.fake(box).calls())
+    done = run_tool('ddkit', ['--all'], env=run)
+    assert done.returncode == 0 and len(a.fake(box).calls()) == calls
+    assert [p.read_text() for p in statuses] == before   # nothing written but the log line
+    write(1)
+    done = run_tool('ddkit', ['--all', '--status', '--json'], env=run)
+    assert done.returncode == 0, done.stderr
+    home, nas = json.loads(done.stdout)
+    assert (home['name'], home['section'], nas['section']) == (RECORD, 'home', 'nas')
+    assert home['outcome'] == 'unchanged' and home['checked'] >= time.time() - 60
+    assert home['changed'] <= time.time() - 3500
+    assert nas['outcome'] == 'created' and nas['checked'] <= time.time() - 3500

@@ -4,7 +4,7 @@ provider's settings alone. Only the ddkit command imports this module: a tool fi
 (updater_a) carries no other provider's code."""
 
 from ddkit import UsageError, registry, settings
-from ddkit.settings import Setting
+from ddkit.settings import Setting, Switch
 
 SUMMARY = 'Keep DNS records (A or AAAA) at any registered DNS provider equal to this host\'s public IP.'
 
@@ -19,7 +19,20 @@ def check_provider(value):
 
 
 PROVIDER = Setting('provider', help='the DNS provider of the record: %s; its settings follow, marked with its '
-                   'name' % ', '.join(registry.PROVIDERS), check=check_provider, decides=True)
+                   'name' % ', '.join(registry.PROVIDERS), check=check_provider, decides=True,
+                   choices=registry.PROVIDERS)
+# the ddkit command's own switch: what this router can run, for a person or (with --json) a form
+SWITCHES = [Switch('providers', help='list the installed providers, one line each (with --json: each with its '
+                   'settings, and the common and service settings; what the LuCI page builds its form from)')]
+# the options of a UCI section that the service reads, not the record (ddkit.uci.SERVICE_OPTIONS); the
+# defaults are those of the init script: a section without enabled does not run
+SERVICE = [
+    Setting('enabled', '0', help='1: the service runs this record', choices=('0', '1')),
+    Setting('interface', help='a logical interface (e.g. wan): the record runs at once when it comes up or '
+            'changes address (hotplug)'),
+    Setting('interval', '1800', help='seconds between runs; the service runs every enabled record at the '
+            'shortest interval of them (at least 60)'),
+]
 
 
 def every_table(common, names=None):
@@ -123,3 +136,46 @@ def chosen(args, own, environ, several, common):
                 ', '.join('--' + name.replace('_', '-') for name in foreign),
                 'is' if len(foreign) == 1 else 'are', cfg.provider))
     return provider
+
+
+def catalog(common):
+    """What `ddkit --providers --json` prints: the installed providers of the registry, each with its
+    name, summary, the settings a record of it needs and its own settings; the common settings and
+    the service's. A setting: name, help, secret, default, required, choices, list (a repeated one)."""
+    from ddkit.provider import required
+    installed = []
+    for name in registry.PROVIDERS:
+        try:
+            provider = registry.provider(name)
+        except UsageError:   # not installed here: the page offers only what the router can run
+            continue
+        needs = required(provider)
+        installed.append({'name': name, 'summary': provider.SUMMARY, 'required': list(needs),
+                          'settings': [described(s, needs) for s in provider.SETTINGS]})
+    return {'providers': installed, 'common': [described(s, ()) for s in common],
+            'service': [described(s, ()) for s in SERVICE]}
+
+
+def described(setting, needs):
+    """One setting as the catalog shows it."""
+    return {'name': setting.name, 'help': setting.help, 'secret': bool(setting.secret),
+            'default': list(setting.default) if isinstance(setting.default, (list, tuple)) else setting.default,
+            'required': setting.name in needs,
+            'choices': list(setting.choices) if setting.choices is not None else None,
+            'list': bool(setting.repeat)}
+
+
+def show_providers(common, as_json):
+    """Print the installed providers (a line each, or the catalog as JSON); exit status 0."""
+    from ddkit.log import say
+    found = catalog(common)
+    if as_json:
+        from ddkit import jsontext
+        say(jsontext.dumps(found))
+        return 0
+    for provider in found['providers']:
+        say('%-12s %s' % (provider['name'], provider['summary']))
+    missing = [name for name in registry.PROVIDERS if name not in {p['name'] for p in found['providers']}]
+    if missing:
+        say('not installed: %s (install the package ddkit-<provider>)' % ', '.join(missing))
+    return 0

@@ -183,9 +183,14 @@ def missing(provider, cfg):
     """[(setting, fix or None)] of what a record lacks: the names every updater needs, the provider's
     required ones and its credentials (of which several forms may do)."""
     from ddkit.settings import missing
-    names = ('record_name',) if told(provider) else ('zone_name', 'record_name')
-    found = [(name, None) for name in missing(cfg, names + provider.REQUIRED)]
+    found = [(name, None) for name in missing(cfg, required(provider))]
     return found + list(getattr(provider, 'missing_credentials', lambda cfg: [])(cfg))
+
+
+def required(provider):
+    """The settings a record of this provider cannot do without (its credentials aside, when several
+    forms of them may do): the names every updater needs, then the provider's REQUIRED."""
+    return (('record_name',) if told(provider) else ('zone_name', 'record_name')) + tuple(provider.REQUIRED)
 
 
 def told(provider):

@@ -55,12 +55,13 @@ def run(job):
         job.failure = Failure('interrupted', kind='unexpected')
         return FAILED
     job.outcome = outcome
-    if not (quiet and kept_good(job)):   # the common run: its status says so already
-        from ddkit import status
-        status.record(job, outcome)
     if not cfg.dry_run and (cfg.on_change or cfg.healthcheck_url):
         from ddkit import notify
         notify.tell(job, outcome)
+    # the status last, after the run's last log line: a later line is a later run's (ddkit.status)
+    if not (quiet and kept_good(job)):   # the common run: its status says so already
+        from ddkit import status
+        status.record(job, outcome)
     return outcome
 
 

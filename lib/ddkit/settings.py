@@ -12,15 +12,17 @@ NAME_CHARS = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123
 class Setting:
     """One setting: its name, default, help text and how to check a value; `repeat`: given several
     times, its values are kept in order (a list); `decides`: its value decides which other settings
-    exist (the ddkit command's provider), so a file's unknown name is explained by its value first."""
+    exist (the ddkit command's provider), so a file's unknown name is explained by its value first;
+    `choices`: the values it takes when they are a closed set (a form offers them as a list)."""
 
     takes_value = True
 
     def __init__(self, name, default=None, help='', secret=False, short=None, check=None, repeat=False,
-                 metavar='VALUE', decides=False):
+                 metavar='VALUE', decides=False, choices=None):
         self.name, self.default, self.help = name, default, help
         self.secret, self.short, self.check = secret, short, check
         self.repeat, self.metavar, self.decides = repeat, metavar, decides
+        self.choices = choices
         self.env = 'DDNS_' + name.upper()
 
     @property
@@ -153,6 +155,9 @@ def check_ca(value):
     if not (os.path.isfile(path) or os.path.isdir(path)) or not os.access(path, os.R_OK):
         raise ValueError('%s is not a readable file or directory' % path)
     return path
+
+
+RECORD_TYPES = ('A', 'AAAA', 'A AAAA')   # the values check_record_type returns
 
 
 def check_record_type(value):

@@ -6,8 +6,11 @@ checked and changed (epoch seconds), ip, and the fields of the last failure. It 
 decided something new: a change at the provider, another outcome or failure than the one kept, or the
 first unchanged run after a failure or no valid IP. A run that decides what is kept already (the IP
 unchanged after a good outcome, or before there was a status file; the same failure again; no valid
-IP again) writes nothing (a router's state directory may be on flash): its `checked` is the
-modification time of the record's log file, to which that run appended its line. The keys --status --json prints are documented in docs/status.md and kept stable.
+IP again) writes nothing (a router's state directory may be on flash): what --status shows of it is
+derived from the record's log, to which that run appended its lines (log_time): its `checked` is that
+run's time, and a kept change (updated, created) that a later run found in place shows as unchanged.
+A run writes its status after its last log line, so a log line later than the kept `checked` is a
+later run's. The keys --status --json prints are documented in docs/status.md and kept stable.
 """
 
 import os
@@ -18,7 +21,7 @@ from ddkit import CREATED, FAILED, FIELDS, REMOVED, UNCHANGED, UPDATED
 GOOD = (UNCHANGED, UPDATED, CREATED)   # outcomes after which the record holds the current IP
 NEVER = 'never'    # the outcome --status shows for a record no run has decided yet
 KEYS = ('name', 'type', 'provider', 'ip', 'outcome', 'checked', 'changed', 'step', 'message', 'fix', 'code',
-        'http_status', 'url', 'kind', 'line')   # of --status --json, in this order
+        'http_status', 'url', 'kind', 'line', 'section')   # of --status --json, in this order
 VALUE_MAX = 500    # characters of a value kept: a provider's message is bounded
 
 
@@ -66,9 +69,64 @@ def record(job, outcome):
     job.save(path, lines, cache=True)   # a status that cannot be written must not fail the update
 
 
-def shown(job, provider_name):
+def read_all(reading, heading_text):
+    """shown() of each (job, name in a run of several) of a --status run. A log file that several of
+    them write (a shared log_file, or the lines of one record) says when each last ran by the line
+    that starts its part of a run (heading_text(name)), as does one the user named (other records
+    may write it); a record's own log, by its time."""
+    logs = {}
+    for job, _ in reading:
+        logs[job.cfg.log_file] = logs.get(job.cfg.log_file, 0) + 1
+    texts = {}
+    found = []
+    for job, name in reading:
+        path = job.cfg.log_file
+        if logs[path] > 1 or job.cfg.sources.get('log_file', 'default') != 'default':
+            if path not in texts:
+                texts[path] = log_text(path)
+            later = heading_time(texts[path], heading_text(name))
+        else:
+            later = log_time(path)
+        found.append(shown(job, job.provider.NAME, later))
+    return found
+
+
+def log_time(path):
+    """The log's own modification time (never a link's target's), or None."""
+    try:
+        return int(os.lstat(path).st_mtime)
+    except OSError:
+        return None
+
+
+def log_text(path):
+    """The text of a log file (bounded, as the log is), or '' when it cannot be read."""
+    from ddkit import state
+    from ddkit.log import LOG_MAX
+    return '\n'.join(state.read_lines(path, limit=LOG_MAX + 4096))
+
+
+def heading_time(text, heading):
+    """The epoch second of the last log line `[<date>] - <heading>` in text, else None."""
+    at = (text + '\n').rfind('] - %s\n' % heading)
+    if at < 0:
+        return None
+    start = text.rfind('\n', 0, at) + 1
+    stamp = text[start + 1:at]   # 2026-11-24 01:02:03
+    parts = stamp.replace('-', ' ').replace(':', ' ').split()
+    numbers = [int(p) for p in parts if p.isdigit() and p.isascii()]
+    if len(numbers) != 6 or len(stamp) != 19:
+        return None
+    try:   # the log's times are local, as log.stamp writes them
+        return int(time.mktime(tuple(numbers) + (0, 0, -1)))
+    except (OverflowError, ValueError):
+        return None
+
+
+def shown(job, provider_name, later=None):
     """The record's status as --status reads it: {key: value} of KEYS (numbers as ints, unknown as
-    None; outcome 'never' when no run decided yet)."""
+    None; outcome 'never' when no run decided yet). later: the time of the record's last run as its
+    log says (None: unknown)."""
     from ddkit import decimal, state
     from ddkit.log import printable
     cfg = job.cfg
@@ -78,22 +136,22 @@ def shown(job, provider_name):
     if not kept and lines:   # run before there was a status file: the ip file claims what it holds
         kept = {'outcome': UNCHANGED, 'checked': '%d' % verified}
     checked = seconds(kept.get('checked', ''))
-    if kept:   # later runs that decided the same appended a log line and wrote nothing here
-        try:
-            logged = int(os.lstat(cfg.log_file).st_mtime)   # the log's own time, never a link's target's
-        except OSError:
-            logged = None
-        if logged and checked and logged > checked:
-            checked = logged
+    outcome = kept.get('outcome') or NEVER
+    if kept and later and checked and later > checked:
+        # a later run decided what was kept already and wrote nothing: a change it found in place
+        checked = later
+        if outcome in (UPDATED, CREATED):
+            outcome = UNCHANGED
     from ddkit import ipcheck
     held = ipcheck.valid_ip(lines[0], cfg.record_type)[0] if lines else None   # a damaged ip file: unknown
     values = {'name': cfg.record_name, 'type': cfg.record_type, 'provider': provider_name,
               'ip': held or (None if lines else kept.get('ip')) or None,
-              'outcome': kept.get('outcome') or NEVER, 'checked': checked,
+              'outcome': outcome, 'checked': checked,
               'changed': seconds(kept.get('changed', '')), 'step': kept.get('step') or None,
               'message': kept.get('message') or None, 'fix': kept.get('fix') or None,
               'code': kept.get('code') or None, 'http_status': decimal(kept.get('status', '')) if len(kept.get('status', '')) <= 3 else None,
-              'url': kept.get('url') or None, 'kind': kept.get('kind') or None, 'line': job.line}
+              'url': kept.get('url') or None, 'kind': kept.get('kind') or None, 'line': job.line,
+              'section': cfg.uci.get('section')}
     return {key: values[key] for key in KEYS}
 
 

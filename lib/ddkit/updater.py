@@ -7,6 +7,7 @@ import os
 import sys
 
 from ddkit import UsageError, settings
+from ddkit.ipcheck import OPERATORS
 from ddkit.settings import Setting, Switch
 
 COMMON = [
@@ -15,7 +16,8 @@ COMMON = [
     Setting('record_name', help='the record to keep updated, e.g. home.example.com (an internationalized '
             'name is sent in its xn-- form; a wildcard as *.example.com). -h is this setting, as in the '
             'original script: help is --help', short='-h', check=settings.check_name),
-    Setting('record_type', 'A', help='A (IPv4) or AAAA (IPv6)', short='-t', check=settings.check_record_type),
+    Setting('record_type', 'A', help='A (IPv4) or AAAA (IPv6)', short='-t', check=settings.check_record_type,
+            choices=settings.RECORD_TYPES),
     Setting('doh_url', 'https://dns.google', help='DNS-over-HTTPS resolver (/resolve is appended)',
             check=settings.check_url),
     Setting('ip_lookup_url', help='public IP lookup services, tried in order until one answers with an address '
@@ -32,9 +34,10 @@ COMMON = [
             'ct=iface:pppoe-ct); repeat the flag, blanks between them elsewhere, a UCI list',
             check=settings.check_line, repeat=True, metavar='LINE'),
     Setting('default_line', help='the line whose address the provider\'s default line gets, for visitors of '
-            'other operators and abroad (default: the first of lines)', check=settings.check_line_code),
+            'other operators and abroad (default: the first of lines)', check=settings.check_line_code,
+            choices=tuple(OPERATORS)),
     Setting('line_gone', 'remove', help='a line with no address: remove its record (created again when the '
-            'address comes back), or keep it', check=settings.check_line_gone),
+            'address comes back), or keep it', check=settings.check_line_gone, choices=settings.LINE_GONE),
     Setting('state_dir', help='directory of the state files (default: your home directory)',
             check=settings.check_path),
     Setting('log_file', help='log file (default: <state_dir>/<tool>_<record_name>.log)',
@@ -76,24 +79,28 @@ def main(provider=None, argv=None, tool=None, choice=None):
         table = choice.every_table(COMMON, names)
     else:
         tool, table, names = tool or provider.STEM, provider.SETTINGS + COMMON, None
+    switches = SWITCHES + (choice.SWITCHES if choice is not None else [])
     try:
         try:
-            args, several, planned, shared = plan(argv, tool, table)
+            args, several, planned, shared = plan(argv, tool, table, switches)
         except UsageError:
             if names is None:
                 raise
             # a name of a provider the run did not name: every provider's settings say what it is
             table = choice.every_table(COMMON)
-            args, several, planned, shared = plan(argv, tool, table)
+            args, several, planned, shared = plan(argv, tool, table, switches)
     except UsageError as e:
         print('%s: %s' % (tool, e), file=sys.stderr)
         return e.exit_status
     if args is None or 'version' in args.on:
-        return about(tool, provider or choice, table, args)
+        return about(tool, provider or choice, table, switches, args)
+    if 'providers' in args.on:
+        return choice.show_providers(COMMON, 'json' in args.on)
     if 'json' in args.on and 'status' not in args.on:
-        print('%s: --json goes with --status; see --help' % tool, file=sys.stderr)
+        print('%s: --json goes with --status%s; see --help' % (tool, ' or --providers' if choice else ''),
+              file=sys.stderr)
         return 2
-    run, outcomes, shown = Run(several), [], []
+    run, outcomes, reading = Run(several), [], []
     environ = dict(os.environ)   # read once: each record's settings look every name up in it
     bases = {}   # provider -> the Config of what the records share, or None (see shared_base)
     for label, values in planned:
@@ -114,38 +121,36 @@ def main(provider=None, argv=None, tool=None, choice=None):
         run.several = run.several or len(families) > 1 or bool(cfg.lines)
         plans = [(family, line) for family in families for line in lines_of(chosen, cfg)]
         if 'status' in args.on:   # what the runs kept: read, nothing sent, nothing written
-            from ddkit import status
-            shown += [status.shown(make_job(chosen, cfg, family, run, tool, line), chosen.NAME)
-                      for family, line in plans]
+            reading += [(make_job(chosen, cfg, family, run, tool, line), record_label(label, family, cfg, line))
+                        for family, line in plans]
             continue
         for family, line in plans:
             job = make_job(chosen, cfg, family, run, tool, line)
-            name = '%s%s %s%s' % ('%s: ' % label if label else '', family, cfg.record_name,
-                                  ' line %s' % line.code if line else '')
+            name = record_label(label, family, cfg, line)
             try:
                 if run.several:
-                    heading(job, 'Record %s:' % name)
+                    heading(job, heading_text(name))
                 outcomes.append((name, one_record(job)))
             finally:
                 job.log.close()
     if 'status' in args.on:
         from ddkit import status
-        return status.show(shown, outcomes, 'json' in args.on)
+        return status.show(status.read_all(reading, heading_text), outcomes, 'json' in args.on)
     status = outcomes[0][1] if not run.several else finish(tool, args, outcomes, run)
     if 'ddkit.wire' in sys.modules:   # only a run that made a request loaded it
         sys.modules['ddkit.wire'].close_all()
     return status
 
 
-def plan(argv, tool, table):
+def plan(argv, tool, table, switches):
     """(args, whether it runs several records, [(label, values)] of the records to run, the values
     they share or None) of a command line; args None: --help."""
-    args = settings.parse_args(argv, table, SWITCHES, files=True)
-    several = args is not None and ('all' in args.on or len(args.uci) > 1)
+    args = settings.parse_args(argv, table, switches, files=True)
+    several = args is not None and 'providers' not in args.on and ('all' in args.on or len(args.uci) > 1)
     if several:
         from ddkit import records
         return (args, several) + tuple(records.plan(args, tool, table))
-    if args is not None and 'version' not in args.on:
+    if args is not None and not args.on & {'version', 'providers'}:
         return args, several, [(None, lambda: settings.named_section(args, tool, table))], None
     return args, several, [], None
 
@@ -164,7 +169,7 @@ def shared_base(bases, provider, args, table, environ, shared):
     return bases[provider]
 
 
-def about(tool, provider, table, args):
+def about(tool, provider, table, switches, args):
     """--help or --version: printed, exit 0."""
     from ddkit import VERSION
     from ddkit.log import say
@@ -172,7 +177,7 @@ def about(tool, provider, table, args):
         say('%s %s' % (tool, VERSION))
         return 0
     from ddkit import helptext
-    say(helptext.usage(settings.prog(tool), provider.SUMMARY, table, SWITCHES, uci_name=tool))
+    say(helptext.usage(settings.prog(tool), provider.SUMMARY, table, switches, uci_name=tool))
     return 0
 
 
@@ -253,6 +258,17 @@ def one_record(job):
         return check.run(job)
     from ddkit import reconcile
     return reconcile.exit_status(job, reconcile.run(job))
+
+
+def record_label(label, family, cfg, line):
+    """A record's name in a run of several: its label (UCI section, [record]), family, name and line."""
+    return '%s%s %s%s' % ('%s: ' % label if label else '', family, cfg.record_name,
+                          ' line %s' % line.code if line else '')
+
+
+def heading_text(name):
+    """The log line that starts a record's part of a run of several (--status finds it again)."""
+    return 'Record %s:' % name
 
 
 def heading(job, text):

@@ -191,7 +191,7 @@ SETTINGS = [
             'port are ever shown', secret=True,
             check=check_webhook_url),
     Setting('method', help='GET, POST, PUT or PATCH (default: GET, or POST when a body is set); POST and PATCH '
-            'are never sent twice by a retry', check=check_method),
+            'are never sent twice by a retry', check=check_method, choices=METHODS),
     Setting('body', help='the request\'s body: JSON when it starts with { or [ (placeholders as JSON strings), '
             'else a form, name=value&... (placeholders percent-encoded)', check=check_body),
     Setting('headers', help='headers to send, "Name: value" each (repeat the flag; a UCI list; blanks '

@@ -1,0 +1,226 @@
+"""The LuCI page's data: `ddkit --providers --json` (what the page builds its form from) and the rpcd
+plugin luci.ddkit (rpcd's executable-plugin protocol: list, call <method> with JSON on stdin) run
+against the fakes over real HTTP, a section the page names refused before anything runs."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import RECORD, ROOT, run_tool
+from providers import PROVIDERS
+
+sys.path.insert(0, os.path.join(ROOT, 'lib'))
+from ddkit import registry  # noqa: E402
+
+APP = os.path.join(ROOT, 'luci-app-ddkit')
+PLUGIN = os.path.join(APP, 'root', 'usr', 'libexec', 'rpcd', 'luci.ddkit')
+SETTING_KEYS = ['name', 'help', 'secret', 'default', 'required', 'choices', 'list']
+OLD, NEW = '81.2.69.1', '81.2.69.10'
+
+
+def catalog():
+    done = run_tool('ddkit', ['--providers', '--json'])
+    assert done.returncode == 0 and done.stderr == '', done.stderr
+    return json.loads(done.stdout)
+
+
+def check_setting(setting):
+    assert list(setting) == SETTING_KEYS
+    assert isinstance(setting['name'], str) and setting['name'].isidentifier()
+    assert isinstance(setting['help'], str) and setting['help']
+    assert isinstance(setting['secret'], bool) and isinstance(setting['required'], bool)
+    assert isinstance(setting['list'], bool)
+    assert setting['default'] is None or isinstance(setting['default'], (str, list))
+    assert setting['choices'] is None or (isinstance(setting['choices'], list) and setting['choices']
+                                          and all(isinstance(c, str) for c in setting['choices']))
+
+
+def test_providers_json_lists_every_registered_provider_with_its_settings():
+    found = catalog()
+    assert list(found) == ['providers', 'common', 'service']
+    assert [p['name'] for p in found['providers']] == list(registry.PROVIDERS)
+    for provider in found['providers']:
+        module = registry.provider(provider['name'])
+        assert list(provider) == ['name', 'summary', 'required', 'settings']
+        assert provider['summary'] == module.SUMMARY
+        assert [s['name'] for s in provider['settings']] == [s.name for s in module.SETTINGS]
+        for setting, own in zip(provider['settings'], module.SETTINGS):
+            check_setting(setting)
+            assert setting['secret'] == bool(own.secret) and setting['help'] == own.help
+            assert setting['required'] == (own.name in provider['required'])
+        common = {s['name'] for s in found['common']}
+        assert set(provider['required']) <= common | {s['name'] for s in provider['settings']}
+        assert 'record_name' in provider['required']
+    for setting in found['common'] + found['service']:
+        check_setting(setting)
+    common = {s['name']: s for s in found['common']}
+    assert common['record_type']['choices'] == ['A', 'AAAA', 'A AAAA'] and common['record_type']['default'] == 'A'
+    assert common['default_line']['choices'] == ['ct', 'cm', 'cu']
+    assert common['line_gone']['choices'] == ['remove', 'keep']
+    assert common['lines']['list'] and common['ip_lookup_url']['list']
+    assert common['healthcheck_url']['secret']
+    service = {s['name']: s for s in found['service']}
+    assert list(service) == ['enabled', 'interface', 'interval']
+    assert service['enabled']['default'] == '0' and service['interval']['default'] == '1800'
+
+
+def test_a_provider_with_several_forms_of_credentials_requires_none_of_them():
+    """A token, or e-mail and key: the form must save with either, so none is marked required; the
+    required ones are the loop's own (ddkit.provider.required)."""
+    from ddkit.provider import required
+    several = 0
+    for provider in catalog()['providers']:
+        module = registry.provider(provider['name'])
+        assert provider['required'] == list(required(module))
+        if hasattr(module, 'missing_credentials'):
+            several += 1
+            assert not [s['name'] for s in provider['settings'] if s['secret'] and s['required']]
+    assert several
+
+
+def test_every_default_the_catalog_shows_is_the_one_a_record_without_the_option_gets():
+    """LuCI writes nothing for a value equal to its default: an option left out must mean the default
+    the page shows. A run of a record with none of the options set reads these values."""
+    from ddkit import settings, updater
+    found = catalog()
+    for provider in found['providers']:
+        module = registry.provider(provider['name'])
+        table = module.SETTINGS + updater.COMMON
+        cfg = settings.load(settings.parse_args([], table, updater.SWITCHES), table, updater.SWITCHES, environ={})
+        for setting in provider['settings'] + found['common']:
+            value = getattr(cfg, setting['name'])
+            if setting['default'] is None:
+                assert value in (None, [], ''), (provider['name'], setting['name'], value)
+            else:
+                assert settings.checked(next(s for s in table if s.name == setting['name']), setting['default'],
+                                        'default', '', None, {}) == value
+
+
+def test_a_provider_not_installed_is_left_out(tmp_path):
+    """The installed layout (the packages' files) without one provider's package."""
+    sys.path.insert(0, os.path.join(ROOT, 'tools'))
+    import standalone
+    for path, mode, data in standalone.installed([os.path.join(ROOT, 'bin', 'ddkit.py')]):
+        target = tmp_path / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        target.chmod(mode)
+    gone = registry.PROVIDERS[1]
+    (tmp_path / standalone.LIB_DIR / 'ddkit' / (gone + '.py')).unlink()
+    done = subprocess.run([sys.executable, str(tmp_path / 'usr' / 'bin' / 'ddkit'), '--providers', '--json'],
+                          capture_output=True, text=True, env={'TMPDIR': str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    names = [p['name'] for p in json.loads(done.stdout)['providers']]
+    assert names == [n for n in registry.PROVIDERS if n != gone]
+    plain = subprocess.run([sys.executable, str(tmp_path / 'usr' / 'bin' / 'ddkit'), '--providers'],
+                           capture_output=True, text=True, env={'TMPDIR': str(tmp_path)})
+    assert 'not installed: %s' % gone in plain.stdout
+
+
+# --- the rpcd plugin -----------------------------------------------------------------------------
+
+def plugin(args, request=None, env=None, raw=None):
+    """Run the plugin as rpcd does: (exit status, the JSON object it printed)."""
+    data = raw if raw is not None else json.dumps(request if request is not None else {}).encode()
+    base = {k: v for k, v in os.environ.items() if not k.startswith('DDNS_')}
+    done = subprocess.run([sys.executable, PLUGIN] + args, input=data, capture_output=True,
+                          env=dict(base, **(env or {})), timeout=60)
+    assert done.stderr == b'', done.stderr
+    answer = json.loads(done.stdout)
+    assert isinstance(answer, dict)   # ubus answers are objects
+    return done.returncode, answer
+
+
+def uci_file(tmp_path, box, adapter, extra=''):
+    """/etc/config/ddkit of two records of one provider: a named one and an anonymous one."""
+    env = adapter.env(box, tmp_path / 'state')
+    options = dict({k[5:].lower(): v for k, v in env.items() if k not in ('DDNS_RECORD_NAME',)},
+                   provider=adapter.provider)
+    text = 'config defaults\n' + ''.join("\toption %s '%s'\n" % item for item in options.items())
+    text += "\nconfig ddkit 'home'\n\toption enabled '1'\n\toption record_name '%s'\n" % RECORD
+    text += "\nconfig ddkit\n\toption enabled '1'\n\toption record_name 'nas.example.com'\n" + extra
+    path = tmp_path / 'ddkit'
+    path.write_text(text)
+    path.chmod(0o600)
+    return {'DDNS_UCI_FILE': str(path)}
+
+
+def test_list_names_the_four_methods_and_their_arguments():
+    assert plugin(['list']) == (0, {'providers': {}, 'status': {}, 'check': {'section': 'str'},
+                                    'update': {'section': 'str'}})
+
+
+def test_providers_is_what_the_command_prints():
+    assert plugin(['call', 'providers'])[1] == catalog()
+
+
+def test_status_check_and_update_of_a_section(box, tmp_path):
+    adapter = PROVIDERS[0]
+    adapter.add(box, RECORD, 'A', OLD)
+    box.lookup.answer = NEW
+    env = uci_file(tmp_path, box, adapter)
+    code, shown = plugin(['call', 'status'], env=env)
+    records = shown['records']
+    # the anonymous section by the id LuCI gives it: libuci's for the third section of the file
+    from ddkit import uci
+    anonymous = uci.anonymous_id(3, 'ddkit')
+    assert shown['problems'] == []
+    assert [(r['section'], r['name'], r['outcome']) for r in records] == [
+        ('home', RECORD, 'never'), (anonymous, 'nas.example.com', 'never')]
+
+    calls = len(adapter.fake(box).calls())
+    code, checked = plugin(['call', 'check'], {'section': 'home'}, env=env)
+    assert checked['exit_status'] == 0 and any(line.startswith('ok') for line in checked['lines'])
+    assert adapter.held(box, RECORD) == adapter.content(OLD)   # a check changes nothing
+
+    code, updated = plugin(['call', 'update'], {'section': 'home'}, env=env)
+    assert updated['exit_status'] == 0 and updated['outcome'] == 'updated', updated
+    assert any('IP has been updated to: %s' % NEW in line for line in updated['lines'])
+    assert adapter.held(box, RECORD) == adapter.content(NEW)
+    assert len(adapter.fake(box).calls()) > calls
+
+    code, updated = plugin(['call', 'update'], {'section': anonymous}, env=env)
+    assert updated['exit_status'] == 0 and updated['outcome'] == 'created', updated
+    records = plugin(['call', 'status'], env=env)[1]['records']
+    assert [(r['section'], r['outcome'], r['ip']) for r in records] == [
+        ('home', 'updated', NEW), (anonymous, 'created', NEW)]
+
+
+@pytest.mark.parametrize('request_, said', [
+    ({'section': 'nope'}, 'no ddkit section nope'),
+    ({'section': 'home --config /etc/shadow'}, 'section must be the name'),
+    ({'section': '--all'}, 'section must be the name'),
+    ({'section': '../home'}, 'section must be the name'),
+    ({'section': ''}, 'section must be the name'),
+    ({'section': ['home']}, 'section must be the name'),
+    ({}, 'section must be the name'),
+    ({'section': 'cfg99abcd'}, 'no ddkit section cfg99abcd'),
+    ({'section': 'settings'}, 'no ddkit section settings'),
+], ids=['unknown', 'with arguments', 'a flag', 'a path', 'empty', 'a list', 'none', 'an unknown id',
+        'another type'])
+@pytest.mark.parametrize('method', ['check', 'update'])
+def test_a_section_that_is_no_ddkit_section_is_refused_before_anything_runs(box, tmp_path, request_, said,
+                                                                             method):
+    adapter = PROVIDERS[0]
+    env = uci_file(tmp_path, box, adapter, extra="\nconfig other 'settings'\n\toption x '1'\n")
+    code, answer = plugin(['call', method], request_, env=env)
+    assert code == 0 and list(answer) == ['error'] and said in answer['error'], answer
+    assert [s.calls() for s in box.servers] == [[] for _ in box.servers]
+    assert not (tmp_path / 'state').exists()
+
+
+@pytest.mark.parametrize('raw, said', [
+    (b'not json', 'not a JSON object'), (b'[1]', 'not a JSON object'), (b'\xff\xfe', 'not a JSON object'),
+    (b'{"section": "' + b'a' * 5000 + b'"}', 'larger than'),
+], ids=['text', 'an array', 'not utf-8', 'too large'])
+def test_a_request_that_is_no_json_object_is_refused(raw, said, tmp_path):
+    code, answer = plugin(['call', 'check'], raw=raw, env={'DDNS_UCI_FILE': str(tmp_path / 'none')})
+    assert answer == {'error': answer['error']} and said in answer['error']
+
+
+def test_an_unknown_method_or_usage_is_refused():
+    assert 'usage' in plugin(['call', 'shell'])[1]['error']
+    assert 'usage' in plugin([])[1]['error']
