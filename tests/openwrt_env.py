@@ -27,7 +27,8 @@ LIBRARY = 'ddkit'                      # the package of the shared library, whic
 DDNS_LIBRARY = 'ddkit-ddns'            # the updaters' loop, which only they need
 REGISTERED = standalone.registered()   # each provider of the registry is the package ddkit-<provider>
 PROVIDER_PACKAGES = tuple('ddkit-' + name for name in REGISTERED)
-PACKAGES = (LIBRARY, DDNS_LIBRARY) + ROUTER_TOOLS + (COMMAND_PACKAGE,) + PROVIDER_PACKAGES
+LUCI_PACKAGES = ('luci-app-ddkit', 'luci-i18n-ddkit-zh-cn')   # the LuCI page and its translation
+PACKAGES = (LIBRARY, DDNS_LIBRARY) + ROUTER_TOOLS + (COMMAND_PACKAGE,) + PROVIDER_PACKAGES + LUCI_PACKAGES
 
 
 def package_of(tool):

@@ -215,7 +215,11 @@ def test_scripts_are_openwrts_with_the_package_steps_inline(apk_feed, name):
         tool = CONFFILE[name].rsplit('/', 1)[1]
         assert 'chmod 0600 "${IPKG_INSTROOT}/etc/config/%s"' % tool in scripts['post-install']
         assert '/etc/init.d/%s stop' % tool in scripts['pre-deinstall']
-    else:   # a library or a provider: no script of its own
+    elif name == 'luci-app-ddkit':   # as LuCI's own apps: caches gone, rpcd told of the plugin and ACL
+        assert scripts['post-install'].startswith(feed_tool.APK_POST_INSTALL % name)
+        assert '/etc/init.d/rpcd reload' in scripts['post-install']
+        assert 'rm -rf /tmp/luci-modulecache/' in scripts['post-install']
+    else:   # a library, a provider or a translation: no script of its own
         assert scripts['post-install'] == feed_tool.APK_POST_INSTALL % name
     for script in scripts.values():
         assert script.count('#!') == 1 and subprocess.run(['sh', '-n', '-c', script]).returncode == 0

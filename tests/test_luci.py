@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from conftest import RECORD, ROOT, run_tool
+from openwrt_env import feed, signify_key  # noqa: F401  (fixtures: the feed as make feed builds it)
 from providers import PROVIDERS
 
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
@@ -224,3 +225,183 @@ def test_a_request_that_is_no_json_object_is_refused(raw, said, tmp_path):
 def test_an_unknown_method_or_usage_is_refused():
     assert 'usage' in plugin(['call', 'shell'])[1]['error']
     assert 'usage' in plugin([])[1]['error']
+# --- the page: its view, menu entry, ACL and translation -----------------------------------------
+
+VIEWS = os.path.join(APP, 'htdocs', 'luci-static', 'resources', 'view', 'ddkit')
+MENU = os.path.join(APP, 'root', 'usr', 'share', 'luci', 'menu.d', 'luci-app-ddkit.json')
+ACL = os.path.join(APP, 'root', 'usr', 'share', 'rpcd', 'acl.d', 'luci-app-ddkit.json')
+PO = os.path.join(APP, 'po', 'zh_Hans', 'ddkit.po')
+POT = os.path.join(APP, 'po', 'templates', 'ddkit.pot')
+
+
+def views():
+    """{name: source} of the page's views."""
+    found = {}
+    for name in sorted(os.listdir(VIEWS)):
+        if name.endswith('.js'):
+            with open(os.path.join(VIEWS, name), encoding='utf-8') as f:
+                found[name] = f.read()
+    assert found
+    return found
+
+
+def declared_calls():
+    """{(object, method)} the views declare with rpc.declare."""
+    import re
+    calls = set()
+    for source in views().values():
+        for body in re.findall(r'rpc\.declare\(\{(.*?)\}\)', source, re.S):
+            obj = re.search(r'object:\s*([\'"])(.+?)\1', body)
+            method = re.search(r'method:\s*([\'"])(.+?)\1', body)
+            assert obj and method, body
+            calls.add((obj.group(2), method.group(2)))
+    return calls
+
+
+def translated_strings():
+    """Every string the views pass to _(): the literal first argument of each call."""
+    import re
+    found = set()
+    for source in views().values():
+        for quote, text in re.findall(r'(?<![\w.$])_\(\s*([\'"])((?:\\.|(?!\1).)*)\1', source):
+            found.add(text.encode('utf-8').decode('unicode_escape').encode('latin-1').decode('utf-8')
+                      if '\\' in text else text)
+        # every _( call has a literal: a string built at run time could not be translated
+        assert len(re.findall(r'(?<![\w.$])_\(', source)) == \
+            len(re.findall(r'(?<![\w.$])_\(\s*[\'"]', source))
+    return found
+
+
+def test_the_acl_grants_exactly_what_the_views_call():
+    with open(ACL, encoding='utf-8') as f:
+        acl = json.load(f)
+    assert list(acl) == ['luci-app-ddkit']
+    grant = acl['luci-app-ddkit']
+    assert set(grant) <= {'description', 'read', 'write'} and grant['description']
+    assert set(grant['read']) == {'ubus', 'uci'} and set(grant['write']) == {'ubus', 'uci'}   # no file, no cgi-io
+    assert grant['read']['uci'] == ['ddkit'] and grant['write']['uci'] == ['ddkit']
+    assert list(grant['read']['ubus']) == ['luci.ddkit'] and list(grant['write']['ubus']) == ['luci.ddkit']
+    assert sorted(grant['read']['ubus']['luci.ddkit']) == ['providers', 'status']
+    assert sorted(grant['write']['ubus']['luci.ddkit']) == ['check', 'update']
+    granted = {('luci.ddkit', m) for part in ('read', 'write') for m in grant[part]['ubus']['luci.ddkit']}
+    assert declared_calls() == granted
+    assert {m for _, m in granted} == set(plugin(['list'])[1])   # and the plugin serves each
+
+
+def test_the_menu_entry_opens_the_view_under_services():
+    with open(MENU, encoding='utf-8') as f:
+        menu = json.load(f)
+    assert list(menu) == ['admin/services/ddkit']
+    entry = menu['admin/services/ddkit']
+    assert entry['action'] == {'type': 'view', 'path': 'ddkit/overview'} and entry['title']
+    assert entry['depends'] == {'acl': ['luci-app-ddkit'], 'uci': {'ddkit': True}}
+    assert os.path.isfile(os.path.join(VIEWS, 'overview.js'))
+
+
+def page_strings():
+    """What LuCI translates of the page: the views' _() strings, the menu entries' titles and the
+    ACL's description (the strings LuCI's own scan puts in a template)."""
+    with open(MENU, encoding='utf-8') as f:
+        titles = {entry['title'] for entry in json.load(f).values()}
+    with open(ACL, encoding='utf-8') as f:
+        descriptions = {grant['description'] for grant in json.load(f).values()}
+    return translated_strings() | titles | descriptions
+
+
+def test_every_string_of_the_views_has_a_chinese_translation_the_catalog_finds():
+    sys.path.insert(0, os.path.join(ROOT, 'tools'))
+    import lmo
+    strings = page_strings()
+    assert len(strings) > 20
+    with open(PO, encoding='utf-8') as f:
+        entries = [e for e in lmo.po_entries(f.read()) if e.msgid]
+    with open(POT, encoding='utf-8') as f:
+        template = {e.msgid for e in lmo.po_entries(f.read()) if e.msgid}
+    translated = {e.msgid: e.msgstr[0] for e in entries if e.msgstr and e.msgstr[0]}
+    assert sorted(strings - set(translated)) == []
+    assert sorted(strings - template) == [] and sorted(template - strings) == []
+    for msgid, text in translated.items():   # Chinese, not the English copied
+        assert any('\u4e00' <= c <= '\u9fff' for c in text) or not any(c.isalpha() for c in msgid), msgid
+    catalog = lmo.read_lmo(lmo.lmo(entries))   # what the router's LuCI looks each string up in
+    assert all(lmo.key_hash(text) in catalog for text in strings)
+
+
+def test_the_views_are_javascript_that_parses():
+    """LuCI loads a view as the body of a function (its `return view.extend(...)`): checked so by Node."""
+    import shutil
+    import needs
+    node = shutil.which('node') or shutil.which('nodejs')
+    if not node:
+        needs.missing('node is not installed (.ci/run installs nodejs)')
+    import tempfile
+    for name, source in views().items():
+        assert source.startswith("'use strict';") and 'view.extend(' in source
+        with tempfile.NamedTemporaryFile('w', suffix='.js', delete=False) as f:
+            f.write('(function() {\n%s\n});\n' % source)
+        try:
+            done = subprocess.run([node, '--check', f.name], capture_output=True, text=True)
+        finally:
+            os.unlink(f.name)
+        assert done.returncode == 0, (name, done.stderr)
+
+
+# --- the page as packaged: luci-app-ddkit and its translation, for opkg and apk -------------------
+
+def unpacked(feed_dir, name):
+    """{path: (mode, bytes)} of a package's files, as its .ipk holds them."""
+    import io
+    import tarfile
+    from openwrt_env import ipk_path, members
+    import gzip
+    data = gzip.decompress(members(ipk_path(feed_dir, name))['./data.tar.gz'])
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        return {m.name[2:]: (m.mode, tar.extractfile(m).read()) for m in tar.getmembers() if m.isfile()}
+
+
+def source(path):
+    with open(os.path.join(APP, path), 'rb') as f:
+        return f.read()
+
+
+def test_the_page_package_holds_the_view_menu_acl_and_plugin(feed):
+    files = unpacked(feed, 'luci-app-ddkit')
+    assert files == {
+        'www/luci-static/resources/view/ddkit/overview.js': (0o644, source('htdocs/luci-static/resources/view/ddkit/overview.js')),
+        'usr/share/luci/menu.d/luci-app-ddkit.json': (0o644, source('root/usr/share/luci/menu.d/luci-app-ddkit.json')),
+        'usr/share/rpcd/acl.d/luci-app-ddkit.json': (0o644, source('root/usr/share/rpcd/acl.d/luci-app-ddkit.json')),
+        'usr/libexec/rpcd/luci.ddkit': (0o755, source('root/usr/libexec/rpcd/luci.ddkit')),
+    }
+
+
+def test_the_translation_package_holds_the_catalog_luci_loads_and_names_the_language(feed):
+    sys.path.insert(0, os.path.join(ROOT, 'tools'))
+    import lmo
+    files = unpacked(feed, 'luci-i18n-ddkit-zh-cn')
+    assert sorted(files) == ['etc/uci-defaults/luci-i18n-ddkit-zh-cn', 'usr/lib/lua/luci/i18n/ddkit.zh-cn.lmo']
+    mode, catalog = files['usr/lib/lua/luci/i18n/ddkit.zh-cn.lmo']
+    assert mode == 0o644 and catalog == lmo.lmo(lmo.po_entries(source('po/zh_Hans/ddkit.po')))
+    found = lmo.read_lmo(catalog)
+    assert all(lmo.key_hash(text) in found for text in page_strings())
+    mode, script = files['etc/uci-defaults/luci-i18n-ddkit-zh-cn']
+    assert script.decode('utf-8') == ("uci set luci.languages.zh_cn='简体中文 (Simplified Chinese)'; "
+                                      "uci commit luci\n")
+
+
+def test_the_installed_plugin_runs_the_installed_command(feed, tmp_path):
+    """The packages unpacked as opkg does: /usr/libexec/rpcd/luci.ddkit finds the library in
+    /usr/lib/ddkit and answers from it; without ddkit-command it says what to install."""
+    from openwrt_env import install, ipk_path
+    needed = ['ddkit', 'ddkit-ddns', 'luci-app-ddkit', 'ddkit-' + registry.PROVIDERS[0]]
+    bare = tmp_path / 'bare'
+    for name in needed:
+        install(ipk_path(feed, name), str(bare))
+    run = [sys.executable, '-I', '-S', str(bare / 'usr' / 'libexec' / 'rpcd' / 'luci.ddkit'), 'call', 'providers']
+    done = subprocess.run(run, input=b'{}', capture_output=True, env={'TMPDIR': str(tmp_path)})
+    assert 'error' in json.loads(done.stdout)   # no command: its modules are not there
+    root = tmp_path / 'root'
+    for name in needed + ['ddkit-command']:
+        install(ipk_path(feed, name), str(root))
+    run[3] = str(root / 'usr' / 'libexec' / 'rpcd' / 'luci.ddkit')
+    done = subprocess.run(run, input=b'{}', capture_output=True, env={'TMPDIR': str(tmp_path)})
+    assert done.returncode == 0 and done.stderr == b'', done.stderr
+    assert [p['name'] for p in json.loads(done.stdout)['providers']] == [registry.PROVIDERS[0]]

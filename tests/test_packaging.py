@@ -17,7 +17,8 @@ import pytest
 
 import needs
 from conftest import GUARD_DIR, GUARD_MARK, RECORD, ROOT, ZONE, import_guard, package_depends, run_tool
-from openwrt_env import (COMMAND, COMMAND_PACKAGE, DDNS_LIBRARY, EPOCH, LIBRARY, PACKAGES,  # noqa: F401
+from openwrt_env import (COMMAND, COMMAND_PACKAGE, DDNS_LIBRARY, EPOCH, LIBRARY, LUCI_PACKAGES,  # noqa: F401
+                         PACKAGES,
                          PROVIDER_PACKAGES, REGISTERED, ROUTER_TOOLS, SERVICES, build_feed, feed, install,
                          install_all, ipk_path, libraries, members, package_of, quoted, signify_key,
                          tar_entries)
@@ -795,7 +796,7 @@ def test_a_provider_added_to_the_registry_is_a_package_with_the_recipe_unchanged
     openwrt/Makefile) make the package ddkit-memory holding memory.py alone, ddkit-command's UCI file
     gets its sample section, and no other package ships it."""
     copy = tmp_path / 'repository'
-    for part in ('bin', 'lib', 'tools', 'openwrt'):
+    for part in ('bin', 'lib', 'tools', 'openwrt', 'luci-app-ddkit'):
         shutil.copytree(os.path.join(ROOT, part), str(copy / part), ignore=shutil.ignore_patterns('__pycache__'))
     shutil.copy(os.path.join(ROOT, 'tests', 'memory_provider.py'), str(copy / 'lib' / 'ddkit' / 'memory.py'))
     registry = copy / 'lib' / 'ddkit' / 'registry.py'
@@ -863,7 +864,11 @@ def run_guarded(tool, depends, env, log):
 def test_every_router_tool_declares_the_https_depends():
     """Through the library package: ddkit declares them, every tool depends on ddkit (the updaters
     through their provider and ddkit-ddns, the ddkit command through ddkit-ddns alone)."""
-    assert package_depends() == {name: HTTPS_DEPENDS for name in PACKAGES}
+    # the LuCI page needs LuCI too; its plugin runs the command's code (the same HTTPS depends)
+    assert package_depends() == {name: HTTPS_DEPENDS + (['luci-base'] if name in LUCI_PACKAGES else [])
+                                 for name in PACKAGES}
+    assert recipe_depends_of_the_page() == ('ddkit-command (=%s), luci-base' % VERSION,
+                                            'luci-app-ddkit (=%s)' % VERSION)
     recipe = feed_tool.Recipe()
     assert {tool: recipe.depends(package_of(tool)) for tool in SERVICES} == {
         tool: '%s (=%s)' % (libraries(tool)[-1], VERSION) for tool in SERVICES}
@@ -871,6 +876,11 @@ def test_every_router_tool_declares_the_https_depends():
         name: 'ddkit-ddns (=%s)' % VERSION for name in PROVIDER_PACKAGES}
     assert recipe.depends(DDNS_LIBRARY) == 'ddkit (=%s)' % VERSION
     assert recipe.depends(LIBRARY) == ', '.join(HTTPS_DEPENDS)
+
+
+def recipe_depends_of_the_page():
+    recipe = feed_tool.Recipe()
+    return tuple(recipe.depends(name) for name in LUCI_PACKAGES)
 
 
 def test_the_ddkit_command_runs_under_the_depends_of_its_package(tls_box, tmp_path):

@@ -33,6 +33,7 @@ import standalone  # noqa: E402
 
 OPENWRT = os.path.join(ROOT, 'openwrt')
 SOURCE = 'feeds/ddkit/openwrt'   # where the SDK sees openwrt/Makefile when the repository is a feed
+LUCI_APP = 'luci-app-ddkit'      # the LuCI page, laid out as a LuCI application
 
 # OpenWrt's generated maintainer scripts (include/package-pack.mk): they run the package's own
 # postinst-pkg / prerm-pkg through default_postinst / default_prerm of /lib/functions.sh.
@@ -292,9 +293,10 @@ class Recipe:
         return self.libraries()[0]
 
     def libraries(self):
-        """The library packages, in the order of openwrt/Makefile: every package that is no tool and
-        no provider."""
-        return [p for p in self.packages if not self.tool(p) and p not in self.made]
+        """The library packages, in the order of openwrt/Makefile: every package that is no tool, no
+        provider and none of the LuCI page."""
+        luci = self.luci_packages()
+        return [p for p in self.packages if not self.tool(p) and p not in self.made and p not in luci]
 
     def needs(self, name):
         """The packages of this feed that name depends on, directly or through another."""
@@ -317,6 +319,8 @@ class Recipe:
         hotplug)."""
         install = '\n'.join(self.blocks.get('Package/%s/install' % name, []))
         shared, providers = self.shared_modules(), self.provider_packages()
+        if name in self.luci_packages():
+            return self.installed_by_steps(name)
         if name in providers:
             self.provider_depends()
             wanted = [(module_path(providers[name]),) + installed[module_path(providers[name])]]
@@ -339,6 +343,61 @@ class Recipe:
                 dirs.add('/'.join(parts[:depth]))
             entries.append(('./' + path, mode, data))
         return [('.', 0o755, None)] + [('./' + d, 0o755, None) for d in dirs] + entries
+
+    def luci_packages(self):
+        """The packages of the LuCI page: those whose install block takes files from luci-app-ddkit/."""
+        return [p for p in self.packages
+                if '/%s/' % LUCI_APP in '\n'.join(self.blocks.get('Package/%s/install' % p, []))]
+
+    def installed_by_steps(self, name):
+        """A LuCI package's files, its install block run step by step as the SDK runs it: $(INSTALL_DIR)
+        (directories 0755), $(INSTALL_DATA) and $(INSTALL_BIN) (files 0644 and 0755, into a directory),
+        echo "TEXT" > FILE (0644), and python3 tools/lmo.py PO LMO (a catalog, none when it holds no
+        translation, as po2lmo). Any other step stops the build: it would be skipped silently."""
+        import glob
+        import shlex
+        sys.path.insert(0, os.path.join(ROOT, 'tools'))
+        import lmo
+        dirs, entries = set(), []
+
+        def source(word):
+            return word.replace('$(PKG_BUILD_DIR)', ROOT)
+
+        def target(word):
+            if not word.startswith('$(1)/'):
+                sys.exit('feed: Package/%s/install: %s is not under $(1)' % (name, word))
+            return word[len('$(1)/'):].rstrip('/')
+
+        for line in self.blocks.get('Package/%s/install' % name, []):
+            words = shlex.split(line.strip())
+            if not words:
+                continue
+            if words[0] == '$(INSTALL_DIR)':
+                dirs.update(target(w) for w in words[1:])
+            elif words[0] in ('$(INSTALL_DATA)', '$(INSTALL_BIN)'):
+                mode = 0o755 if words[0] == '$(INSTALL_BIN)' else 0o644
+                into = target(words[-1])
+                for pattern in words[1:-1]:
+                    found = sorted(glob.glob(source(pattern)))
+                    if not found:
+                        sys.exit('feed: Package/%s/install: no file %s' % (name, pattern))
+                    entries += [('%s/%s' % (into, os.path.basename(path)), mode, read(path)) for path in found]
+            elif words[0] == 'echo' and len(words) == 4 and words[2] == '>':
+                entries.append((target(words[3]), 0o644, (words[1] + '\n').encode('utf-8')))
+            elif words[:2] == ['python3', '$(PKG_BUILD_DIR)/tools/lmo.py'] and len(words) == 4:
+                catalog = lmo.lmo(lmo.po_entries(read(source(words[2]))))
+                if catalog:
+                    entries.append((target(words[3]), 0o644, catalog))
+            else:
+                sys.exit('feed: Package/%s/install: a step this builder does not follow: %s' % (name, line.strip()))
+        for path, _, _ in entries:
+            parts = path.split('/')
+            dirs.update('/'.join(parts[:depth]) for depth in range(1, len(parts)))
+        for folder in list(dirs):
+            parts = folder.split('/')
+            dirs.update('/'.join(parts[:depth]) for depth in range(1, len(parts)))
+        return [('.', 0o755, None)] + [('./' + d, 0o755, None) for d in sorted(dirs)] + \
+            [('./' + path, mode, data) for path, mode, data in entries]
 
     def tool_files(self, tool, template, installed, own):
         """A tool package's files: its stub, code and own modules, UCI file, init and hotplug scripts.
