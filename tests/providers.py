@@ -54,14 +54,14 @@ class Adapter:
             del records[rid]
 
     def module(self):
-        """The provider's module of the library (lib/ddkit/<provider>.py), imported."""
+        """The provider's module of the library (lib/ddkit/providers/<provider>.py), imported."""
         import importlib
         import os
         import sys
         lib = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'lib')
         if lib not in sys.path:
             sys.path.insert(0, lib)
-        return importlib.import_module('ddkit.' + self.provider)
+        return importlib.import_module('ddkit.providers.' + self.provider)
 
     @property
     def told(self):

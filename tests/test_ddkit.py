@@ -143,7 +143,7 @@ def test_the_single_file_holds_every_provider_and_runs_from_its_unpacked_copy(bo
     for adapter in PROVIDERS:   # each provider's code is plain text a user reads, not packed
         assert '\n#: def create_record(job, zone_id, ip):\n' in text and \
             '# the providers, without comments and docstrings (#:): ' in text
-        assert 'lib/ddkit/%s.py' % adapter.provider in text.split('# the providers, ', 1)[1].split('\n', 1)[0]
+        assert 'lib/ddkit/providers/%s.py' % adapter.provider in text.split('# the providers, ', 1)[1].split('\n', 1)[0]
     cache = tmp_path / 'tmp'
     cache.mkdir(mode=0o700)
     for adapter in PROVIDERS:
@@ -163,7 +163,7 @@ def without_provider(tmp_path, adapter):
     """bin/ddkit.py in a copy of the tree whose library lacks this provider's module (a router
     without its package); the tool's path."""
     shutil.copytree(os.path.join(ROOT, 'lib'), str(tmp_path / 'lib'))
-    (tmp_path / 'lib' / 'ddkit' / (adapter.provider + '.py')).unlink()
+    (tmp_path / 'lib' / 'ddkit' / 'providers' / (adapter.provider + '.py')).unlink()
     tool = tmp_path / 'bin' / 'ddkit.py'
     tool.parent.mkdir()
     shutil.copy(os.path.join(ROOT, 'bin', 'ddkit.py'), str(tool))

@@ -20,7 +20,8 @@ from fakes import dnspod as fake_module
 from fakes.base import Reply
 
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
-from ddkit import dnspod, jsontext  # noqa: E402
+from ddkit import jsontext  # noqa: E402
+from ddkit.providers import dnspod  # noqa: E402
 
 OLD, NEW = '81.2.69.1', '81.2.69.10'
 SDK_PACKAGES = 'tencentcloud-sdk-python-common==3.1.195 tencentcloud-sdk-python-dnspod==3.1.130'
@@ -380,12 +381,12 @@ def test_a_run_that_sends_nothing_loads_no_signing_code(box, tmp_path):
     box.lookup.answer = NEW
     probe = ('import runpy, sys; sys.argv = [%r]\n'
              'try:\n    runpy.run_path(%r, run_name="__main__")\nexcept SystemExit:\n    pass\n'
-             'print(sorted(m for m in ("hmac", "hashlib", "ddkit.dnspod", "ddkit.jsontext") if m in sys.modules))'
+             'print(sorted(m for m in ("hmac", "hashlib", "ddkit.providers.dnspod", "ddkit.jsontext") if m in sys.modules))'
              % (os.path.join(ROOT, 'bin', 'ddkit.py'), os.path.join(ROOT, 'bin', 'ddkit.py')))
     base = {k: v for k, v in os.environ.items() if not k.startswith('DDNS_')}
     done = subprocess.run([sys.executable, '-I', '-S', '-c', probe], env=dict(base, **env_of(box, tmp_path)),
                           capture_output=True, text=True, timeout=60)
-    assert done.stdout.strip().splitlines()[-1] == "['ddkit.dnspod']", done.stdout + done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "['ddkit.providers.dnspod']", done.stdout + done.stderr
     assert fake(box).calls() == []
 
 

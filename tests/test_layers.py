@@ -21,10 +21,10 @@ def layers():
     found = {}
     for number, cells in re.findall(r'^\| (\d+) \| (.+) \|$', text, re.M):
         names = re.findall(r'`([a-z_]+)`', cells)
-        if 'every provider of the registry' in cells:   # not named one by one: the registry lists them
-            names += list(registry.PROVIDERS)
         for name in names:
             found['ddkit' if name == 'ddkit' else 'ddkit.' + name] = int(number)
+        if 'every provider of the registry' in cells:   # not named one by one: the registry lists them
+            found.update((registry.PACKAGE + name, int(number)) for name in registry.PROVIDERS)
     return found
 
 
@@ -37,6 +37,9 @@ def imports(path):
         if isinstance(node, ast.Import):
             found += [(node.lineno, a.name) for a in node.names if a.name.split('.')[0] == 'ddkit']
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.split('.')[0] == 'ddkit':
+            if node.module == 'ddkit.providers':   # a namespace package: the modules named are imported
+                found += [(node.lineno, 'ddkit.providers.' + a.name) for a in node.names]
+                continue
             if node.module != 'ddkit':
                 found.append((node.lineno, node.module))
                 continue
@@ -47,11 +50,13 @@ def imports(path):
 
 
 def module_file(module):
-    return os.path.join(LIB, '__init__.py') if module == 'ddkit' else os.path.join(LIB, module[6:] + '.py')
+    return os.path.join(LIB, '__init__.py') if module == 'ddkit' else os.path.join(LIB, *module[6:].split('.')) + '.py'
 
 
 def library():
-    return sorted('ddkit' if n == '__init__.py' else 'ddkit.' + n[:-3] for n in os.listdir(LIB) if n.endswith('.py'))
+    """Every module of lib/ddkit/, the providers of lib/ddkit/providers/ among them."""
+    return sorted(['ddkit' if n == '__init__.py' else 'ddkit.' + n[:-3] for n in os.listdir(LIB) if n.endswith('.py')]
+                  + [registry.PACKAGE + n[:-3] for n in os.listdir(os.path.join(LIB, 'providers')) if n.endswith('.py')])
 
 
 def test_every_module_has_a_layer():

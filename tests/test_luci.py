@@ -110,7 +110,7 @@ def test_a_provider_not_installed_is_left_out(tmp_path):
         target.write_bytes(data)
         target.chmod(mode)
     gone = registry.PROVIDERS[1]
-    (tmp_path / standalone.LIB_DIR / 'ddkit' / (gone + '.py')).unlink()
+    (tmp_path / standalone.LIB_DIR / 'ddkit' / 'providers' / (gone + '.py')).unlink()
     done = subprocess.run([sys.executable, str(tmp_path / 'usr' / 'bin' / 'ddkit'), '--providers', '--json'],
                           capture_output=True, text=True, env={'TMPDIR': str(tmp_path)})
     assert done.returncode == 0, done.stderr

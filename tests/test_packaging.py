@@ -153,13 +153,16 @@ def test_layers_are_what_gnu_tar_makes_as_ipkg_build_runs_it(feed, tool, tmp_pat
     assert again == gunzip(open(ipk, 'rb').read())
 
 
+MODULES = {name: standalone.PROVIDERS + name for name in REGISTERED}   # each provider's module, under ddkit
+
+
 def importers():
     """{library module: the router tools that import it}, from the tools' sources; but the providers,
     each of which is a package of its own."""
     out = {}
     for tool in SERVICES:
         with open(os.path.join(ROOT, 'bin', tool + '.py')) as f:
-            for module in standalone.used_modules(f.read()) - set(REGISTERED):
+            for module in standalone.used_modules(f.read()) - set(MODULES.values()):
                 out.setdefault(module, set()).add(tool)
     return out
 
@@ -229,9 +232,10 @@ def test_library_packages_hold_the_stripped_modules_several_tools_use(feed, name
 
 
 def modules_of(feed, name):
-    """{module: stripped code} of the library modules a package ships (in /usr/lib/ddkit/ddkit/)."""
+    """{module: stripped code} of the library modules a package ships (in /usr/lib/ddkit/ddkit/), by
+    their names under ddkit ('state', 'providers.<provider>')."""
     folder = './usr/lib/ddkit/ddkit/'
-    return {path[len(folder):-3]: data for path, data in files_of(data_entries(feed, name)[1]).items()
+    return {path[len(folder):-3].replace('/', '.'): data for path, data in files_of(data_entries(feed, name)[1]).items()
             if path.startswith(folder)}
 
 
@@ -247,12 +251,12 @@ def test_modules_only_one_tool_imports_ship_in_its_package(feed):
     assert sorted(shipped['egress6']) == ['egress'] == own_modules('egress6')
     assert sorted(shipped[COMMAND_PACKAGE]) == ['choice', 'registry'] == own_modules(COMMAND)
     # a provider's module is its package's alone: a router with one updater has no other provider's code
-    assert {name: sorted(shipped['ddkit-' + name]) for name in REGISTERED} == {name: [name] for name in REGISTERED}
+    assert {name: sorted(shipped['ddkit-' + name]) for name in REGISTERED} == {name: [MODULES[name]] for name in REGISTERED}
     for tool in ('updater_a', 'updater_b'):
         assert shipped[tool] == {} and own_modules(tool) == [] and of(tool).provider in REGISTERED
     everywhere = [m for name in PACKAGES for m in shipped[name]]
     assert sorted(everywhere) == sorted(set(everywhere)) == sorted(['__init__'] + list(importers())
-                                                                   + list(REGISTERED))
+                                                                   + list(MODULES.values()))
     for tool in ROUTER_TOOLS:
         with open(os.path.join(ROOT, 'bin', tool + '.py')) as f:
             used = standalone.used_modules(f.read())
@@ -261,7 +265,7 @@ def test_modules_only_one_tool_imports_ship_in_its_package(feed):
     with open(os.path.join(ROOT, 'bin', COMMAND + '.py')) as f:
         used = standalone.used_modules(f.read())
     reached = set().union(*[shipped[name] for name in libraries(COMMAND) + (COMMAND_PACKAGE,)])
-    assert used - reached == set(REGISTERED)
+    assert used - reached == set(MODULES.values())
     for module, code in shipped['egress6'].items():
         with open(os.path.join(ROOT, 'lib', 'ddkit', module + '.py')) as f:
             assert code.decode() == standalone.strip(f.read()), module
@@ -305,12 +309,12 @@ def test_the_recipe_names_no_provider_but_in_the_depends_of_an_updater_fixed_to_
     ('the updater without its provider', 'must depend on the provider packages'),
     ('the command with a provider', 'must depend on the provider packages'),
     ('a list of providers written out', 'disagrees with the registry'),
-    ('the library keeps the providers', 'must leave $(PROVIDERS) out'),
 ])
 def test_feed_stops_when_the_recipe_states_other_provider_packages(tmp_path, change, said):
     """The provider packages and who depends on them are the registry's and the imports': an updater
     depends on the package of the provider it imports, the ddkit command on none, PROVIDERS is what
-    the registry holds, and the library ships no provider."""
+    the registry holds (the library ships no provider: it installs ddkit/*.py, they are in
+    ddkit/providers/, which the SDK build compares)."""
     with open(os.path.join(ROOT, 'openwrt', 'Makefile')) as f:
         makefile = f.read()
     first = REGISTERED[0]
@@ -322,7 +326,6 @@ def test_feed_stops_when_the_recipe_states_other_provider_packages(tmp_path, cha
                                         '  DEPENDS:=+ddkit-ddns +ddkit-%s\n' % first),
         'a list of providers written out': ('PROVIDERS:=$(shell python3 $(CURDIR)/../tools/provider_packages.py '
                                             '--names)', 'PROVIDERS:=%s' % first),
-        'the library keeps the providers': (' $(OWN_MODULES_ddkit) $(PROVIDERS),', ' $(OWN_MODULES_ddkit),'),
     }[change]
     assert makefile.count(old) == 1, old
     (tmp_path / 'Makefile').write_text(makefile.replace(old, new))
@@ -370,7 +373,7 @@ def test_the_commands_uci_file_has_one_disabled_sample_section_per_provider(feed
     assert sections[0][2] == {'state_dir': '/var/run/ddkit'}
     common = {s.name for s in updater.COMMON} | uci.SERVICE_OPTIONS | {'provider'}
     for _, name, options, lines in sections[1:]:
-        provider = importlib.import_module('ddkit.' + name)
+        provider = importlib.import_module('ddkit.providers.' + name)
         assert options['provider'] == name and options['enabled'] == '0', options
         assert set(options) <= common | {s.name for s in provider.SETTINGS}, options
         assert '\n# provider %s (package ddkit-%s): ' % (name, name) in text   # which package it needs
@@ -702,7 +705,7 @@ def test_installed_updater_updates_from_a_uci_section(feed, box, tmp_path, tool)
     router = tmp_path / 'root'
     install_all(feed, str(router), libraries(tool) + (tool,))
     assert 'egress.py' not in os.listdir(str(router / 'usr' / 'lib' / 'ddkit' / 'ddkit'))
-    assert provider_modules(router) == ['usr/lib/ddkit/ddkit/%s.py' % of(tool).provider]
+    assert provider_modules(router) == ['usr/lib/ddkit/ddkit/providers/%s.py' % of(tool).provider]
     env = of(tool).env(box, tmp_path / 'state')
     of(tool).add(box, RECORD, 'A', '81.2.69.1')
     box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
@@ -753,7 +756,7 @@ def test_the_command_and_one_provider_package_run_it_and_carry_no_other(feed, bo
     of the installed provider only."""
     router = tmp_path / 'root'
     install_all(feed, str(router), libraries(COMMAND) + (COMMAND_PACKAGE, 'ddkit-' + adapter.provider))
-    assert provider_modules(router) == ['usr/lib/ddkit/ddkit/%s.py' % adapter.provider]
+    assert provider_modules(router) == ['usr/lib/ddkit/ddkit/providers/%s.py' % adapter.provider]
     adapter.add(box, RECORD, 'A', '81.2.69.1')
     box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
     env = adapter.env(box, tmp_path / 'state')
@@ -792,13 +795,13 @@ def test_the_commands_sample_section_of_each_provider_runs(router, box, tmp_path
 
 def test_a_provider_added_to_the_registry_is_a_package_with_the_recipe_unchanged(tmp_path):
     """A copy of the repository with a third provider registered (tests/memory_provider.py as
-    lib/ddkit/memory.py) and nothing else changed: both builds (tools/feed.py, and the SDK's make on
-    openwrt/Makefile) make the package ddkit-memory holding memory.py alone, ddkit-command's UCI file
+    lib/ddkit/providers/memory.py) and nothing else changed: both builds (tools/feed.py, and the SDK's
+    make on openwrt/Makefile) make the package ddkit-memory holding memory.py alone, ddkit-command's UCI file
     gets its sample section, and no other package ships it."""
     copy = tmp_path / 'repository'
     for part in ('bin', 'lib', 'tools', 'openwrt', 'luci-app-ddkit'):
         shutil.copytree(os.path.join(ROOT, part), str(copy / part), ignore=shutil.ignore_patterns('__pycache__'))
-    shutil.copy(os.path.join(ROOT, 'tests', 'memory_provider.py'), str(copy / 'lib' / 'ddkit' / 'memory.py'))
+    shutil.copy(os.path.join(ROOT, 'tests', 'memory_provider.py'), str(copy / 'lib' / 'ddkit' / 'providers' / 'memory.py'))
     registry = copy / 'lib' / 'ddkit' / 'registry.py'
     text = registry.read_text()
     assert text.count('PROVIDERS = (\n') == 1
@@ -809,8 +812,8 @@ def test_a_provider_added_to_the_registry_is_a_package_with_the_recipe_unchanged
     built = sorted(name.split('_1')[0] for name in os.listdir(str(tmp_path / 'feed')) if name.endswith('.ipk'))
     assert built == sorted(PACKAGES + ('ddkit-memory',))
     shipped = {name: modules_of(str(tmp_path / 'feed'), name) for name in built}
-    assert sorted(shipped['ddkit-memory']) == ['memory']
-    assert [name for name in built if 'memory' in shipped[name]] == ['ddkit-memory']
+    assert sorted(shipped['ddkit-memory']) == ['providers.memory']
+    assert [name for name in built if 'providers.memory' in shipped[name]] == ['ddkit-memory']
     (fields,) = stanzas(control_files(str(tmp_path / 'feed'), 'ddkit-memory')[1]['control'])
     assert dict(fields)['Depends'] == 'ddkit-ddns (=%s)' % VERSION
     config = files_of(data_entries(str(tmp_path / 'feed'), COMMAND_PACKAGE)[1])['./etc/config/ddkit'].decode()
@@ -819,7 +822,7 @@ def test_a_provider_added_to_the_registry_is_a_package_with_the_recipe_unchanged
         needs.missing('GNU make is not installed (.ci/run installs it)')
     out = sdk_build(copy / 'openwrt', tmp_path)
     assert tree_files(str(out / 'ddkit-memory'))[0] == {
-        './usr/lib/ddkit/ddkit/memory.py': (0o644, shipped['ddkit-memory']['memory'])}
+        './usr/lib/ddkit/ddkit/providers/memory.py': (0o644, shipped['ddkit-memory']['providers.memory'])}
     assert "config ddkit 'memory'" in tree_files(str(out / COMMAND_PACKAGE))[0]['./etc/config/ddkit'][1].decode()
 
 

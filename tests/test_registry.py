@@ -39,7 +39,7 @@ ALLOWED = {
 
 def own_files(name):
     module = registry.provider(name)
-    files = {'lib/ddkit/%s.py' % name, 'bin/%s.py' % module.STEM}
+    files = {'lib/ddkit/providers/%s.py' % name, 'bin/%s.py' % module.STEM}
     files.update(path for path in tracked()
                  if re.match(r'tests/(test_(%s|%s)\w*|fakes/\w+)\.py$' % (module.STEM, name), path)
                  or path.startswith('tests/fakes/'))

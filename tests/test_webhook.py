@@ -17,7 +17,8 @@ from conftest import RECORD, ROOT, run_tool
 from providers import PROVIDERS
 
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
-from ddkit import jsontext, webhook  # noqa: E402
+from ddkit import jsontext  # noqa: E402
+from ddkit.providers import webhook  # noqa: E402
 
 ADAPTER = {p.provider: p for p in PROVIDERS}['webhook']   # its row in tests/providers.py
 OLD, NEW, NEW6 = '81.2.69.1', '81.2.69.10', '240e:1::2'

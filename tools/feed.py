@@ -221,19 +221,17 @@ class Recipe:
         """{package: provider}: one package ddkit-<provider> for each provider of the registry, made by
         the template openwrt/Makefile evals for each of its PROVIDERS. Stops when the Makefile's
         providers are not the registry's, when a package is not named as the registry tells users to
-        install it, or when the library's install block does not leave the providers out."""
+        install it (the library's install block copies ddkit/*.py: the providers' folder is theirs)."""
         registered = list(standalone.registered())
         made = {package: item for package, (variable, item) in self.made.items() if variable == 'PROVIDERS'}
-        library = '\n'.join(self.blocks.get('Package/%s/install' % self.library(), []))
         if self.variables.get('PROVIDERS', '').split() != registered or sorted(made.values()) != sorted(registered):
             sys.exit('feed: openwrt/Makefile disagrees with the registry: its PROVIDERS are %r, its provider '
                      'packages %s; lib/ddkit/registry.py registers %s'
                      % (self.variables.get('PROVIDERS', ''), sorted(made), registered))
         misnamed = sorted(package for package, provider in made.items() if package != 'ddkit-' + provider)
-        if misnamed or '$(PROVIDERS)' not in library:
+        if misnamed:
             sys.exit('feed: openwrt/Makefile: a provider is the package ddkit-<provider> (registry.provider '
-                     'tells users to install that; not %s), and Package/%s/install must leave $(PROVIDERS) '
-                     'out' % (misnamed, self.library()))
+                     'tells users to install that; not %s)' % misnamed)
         return made
 
     def provider_depends(self):
@@ -249,7 +247,8 @@ class Recipe:
             code = standalone.tool_code(path)[2]
             sources = [code] + [standalone.strip(standalone.read(os.path.join(standalone.LIB, m + '.py')))
                                 for m in used[tool]]
-            named = set().union(*[standalone.names_in(source) for source in sources]) & set(of_provider)
+            named = {standalone.provider_of(n) for n in set().union(*[standalone.names_in(source) for source in sources])}
+            named &= set(of_provider)
             out[tool] = sorted(of_provider[provider] for provider in named)
             # DEPENDS selects a package in the SDK, EXTRA_DEPENDS pins its version: both must name it
             fields = self.fields(self.package_of(tool))
@@ -264,7 +263,7 @@ class Recipe:
         everything = set().union(*used.values())
         for package, provider in sorted(packages.items()):
             needs = standalone.used_modules(standalone.strip(standalone.read(
-                os.path.join(standalone.LIB, provider + '.py'))), providers=False)
+                standalone.module_file(standalone.PROVIDERS + provider))), providers=False)
             if not needs <= everything:
                 sys.exit('feed: the provider %s imports %s, which no tool imports itself: the package %s '
                          'holds the provider\'s module alone' % (provider, sorted(needs - everything), package))
@@ -323,7 +322,8 @@ class Recipe:
             return self.installed_by_steps(name)
         if name in providers:
             self.provider_depends()
-            wanted = [(module_path(providers[name]),) + installed[module_path(providers[name])]]
+            module = module_path(standalone.PROVIDERS + providers[name])
+            wanted = [(module,) + installed[module]]
         elif self.tool(name):
             self.provider_depends()
             wanted = self.tool_files(*self.tool(name), installed=installed, own=own)
@@ -332,8 +332,10 @@ class Recipe:
         elif '/%s/ddkit' % standalone.LIB_DIR in install:
             elsewhere = {module_path(m) for modules in list(own.values()) + list(shared.values())
                          + [list(providers.values())] for m in modules}
+            # LIB_DIR/ddkit/*.py: the providers' folder is theirs
+            top = standalone.LIB_DIR + '/ddkit/'
             wanted = [(path, mode, data) for path, (mode, data) in sorted(installed.items())
-                      if path.startswith(standalone.LIB_DIR + '/ddkit/') and path not in elsewhere]
+                      if path.startswith(top) and '/' not in path[len(top):] and path not in elsewhere]
         else:
             sys.exit('feed: Package/%s/install in openwrt/Makefile installs neither the library nor a tool' % name)
         entries, dirs = [], set()
@@ -425,7 +427,7 @@ def called(template, item):
 
 def module_path(module):
     """Where a library module is installed (the library's directory, whichever package ships it)."""
-    return '%s/ddkit/%s.py' % (standalone.LIB_DIR, module)
+    return '%s/ddkit/%s.py' % (standalone.LIB_DIR, module.replace('.', '/'))
 
 
 def read(path):

@@ -75,7 +75,7 @@ def modules():
     lib = os.path.dirname(os.path.abspath(standalone.LIB))
     if lib not in sys.path:
         sys.path.insert(0, lib)
-    return [importlib.import_module('ddkit.' + name) for name in names()]
+    return [importlib.import_module('ddkit.providers.' + name) for name in names()]
 
 
 def quoted(value):

@@ -110,10 +110,12 @@ def _ddkit_unpack():
                 shutil.rmtree(path, ignore_errors=True)
             else:
                 os.unlink(path)
-    files = [(os.path.join('ddkit', (name[6:] or '__init__') + '.py'), name) for name in _ddkit_modules()]
+    files = [(os.path.join(*(name.split('.') if name != 'ddkit' else ['ddkit', '__init__'])) + '.py', name)
+             for name in _ddkit_modules()]
     files.append((_MODULE + '.py', '__main__'))  # last: the mark of a complete folder (BOOT)
     try:
-        for folder in (_DIR, os.path.join(_DIR, 'ddkit')):
+        folders = sorted({os.path.dirname(os.path.join(_DIR, path)) for path, _ in files})
+        for folder in folders:   # _DIR, its ddkit/, and ddkit/providers/ (a namespace package)
             if not os.path.isdir(folder):
                 os.mkdir(folder, 0o700)
         for path, name in files:
@@ -132,14 +134,15 @@ class _Inlined:
 
     @classmethod
     def find_spec(cls, name, path=None, target=None):
-        if name in _ddkit_modules():
+        modules = _ddkit_modules()
+        if name in modules or any(m.startswith(name + '.') for m in modules):   # a module, or its package
             # the import system's own ModuleSpec (importlib.machinery would load more modules): the
             # loader's one private interface, as it runs before the library's ddkit.native can
             spec = getattr(sys.modules.get('_frozen_importlib'), 'ModuleSpec', None)
             if spec is None or os.environ.get('DDKIT_PUBLIC_ONLY') == '1':
                 import importlib.machinery
                 spec = importlib.machinery.ModuleSpec
-            return spec(name, cls, is_package=name == 'ddkit')
+            return spec(name, cls, is_package=name not in modules or name == 'ddkit')
 
     @staticmethod
     def create_module(spec):
@@ -147,8 +150,9 @@ class _Inlined:
 
     @staticmethod
     def exec_module(module):
-        exec(compile(_ddkit_source(module.__name__), '<ddkit:%s>' % module.__name__, 'exec',
-                     dont_inherit=True), module.__dict__)
+        if module.__name__ in _ddkit_modules():   # ddkit.providers has no code of its own
+            exec(compile(_ddkit_source(module.__name__), '<ddkit:%s>' % module.__name__, 'exec',
+                         dont_inherit=True), module.__dict__)
 
 
 def _ddkit_run():
@@ -211,16 +215,34 @@ def used_modules(source, seen=None, providers=True):
     ship each provider apart, tools/feed.py)."""
     seen = set() if seen is None else seen
     names = names_in(source)
+    every = {PROVIDERS + name for name in registered()}
     if providers:
-        names |= set(registered()) if 'registry' in names else set()
+        names |= every if 'registry' in names else set()
     else:
-        names -= set(registered())
+        names -= every
     for name in sorted(names):
-        path = os.path.join(LIB, name + '.py')
+        path = module_file(name)
         if name not in seen and os.path.exists(path):
             seen.add(name)
             used_modules(strip(read(path)), seen, providers)  # not what a comment names
     return seen
+
+
+# the providers' package: a namespace package (no __init__.py), each provider's package installs its
+# module there; a module's name below is relative to ddkit ('state', 'providers.<provider>')
+PROVIDERS = 'providers.'
+
+
+def module_file(name):
+    """The source file of a library module, by its name relative to ddkit ('' or 'ddkit': __init__)."""
+    parts = name.split('.') if name not in ('', 'ddkit') else ['__init__']
+    return os.path.join(LIB, *parts) + '.py'
+
+
+def provider_of(module):
+    """The provider a module is ('ddkit.providers.<provider>' or 'providers.<provider>'), else None."""
+    name = module[len('ddkit.'):] if module.startswith('ddkit.') else module
+    return name[len(PROVIDERS):] if name.startswith(PROVIDERS) else None
 
 
 def registered():
@@ -257,8 +279,11 @@ def import_order(sources):
 def names_in(source):
     """The ddkit submodule names a source mentions (some may be other names of ddkit)."""
     names = set(re.findall(r'\bddkit\.(\w+)', source))
+    names.update(PROVIDERS + n for n in re.findall(r'\bddkit\.providers\.(\w+)', source))
     for group in re.findall(r'from ddkit import ([\w, ()]+)', source):
         names.update(n.strip('() ') for n in group.split(','))
+    for group in re.findall(r'from ddkit\.providers import ([\w, ()]+)', source):
+        names.update(PROVIDERS + n.strip('() ') for n in group.split(','))
     return names
 
 
@@ -344,7 +369,7 @@ def tool_code(tool_path):
 def build(tool_path, packed=True):
     import hashlib
     name, head, code = tool_code(tool_path)
-    sources = {m: strip(read(os.path.join(LIB, ('__init__' if m == 'ddkit' else m[6:]) + '.py')))
+    sources = {m: strip(read(module_file(m[6:])))
                for m in ['ddkit'] + ['ddkit.' + m for m in sorted(used_modules(code))]}
     modules = import_order(sources)
     digest = hashlib.sha256(repr((code, sorted(sources.items()))).encode('utf-8')).hexdigest()[:16]
@@ -366,7 +391,7 @@ def assemble(name, version, digest, docstring, code, modules, sources, packed):
              % (name, version, digest, ', compressed' if packed else ''))
     docstring = docstring[:-3].rstrip() + about + '"""' if docstring else '"""%s"""' % about.strip()
     # a provider's module is what the tool does: plain text a user reads, never packed
-    plain = [m for m in modules if packed and m[6:] in registered()]
+    plain = [m for m in modules if packed and provider_of(m)]
     modules = [m for m in modules if m not in plain] + plain
     table, at = [], 0
     for m in modules:
@@ -383,7 +408,7 @@ def assemble(name, version, digest, docstring, code, modules, sources, packed):
     data += ['#= ' + line for line in pack(lib).splitlines()] if packed else comments('#:', lib)
     if plain:
         data += ['# the provider%s, without comments and docstrings (#:): %s' % (
-            's' if len(plain) > 1 else '', ', '.join('lib/ddkit/%s.py' % m[6:] for m in plain))]
+            's' if len(plain) > 1 else '', ', '.join('lib/ddkit/%s.py' % m[6:].replace('.', '/') for m in plain))]
         data += comments('#:', ''.join(sources[m] for m in plain))
     # what Python compiles on every run: as few tokens as can be (each costs a router memory)
     return '\n'.join([SHEBANG, docstring, '', '_NAME = %r' % name, '_MODULE = %r' % module_name(name),
@@ -458,7 +483,7 @@ def installed(tool_paths):
     used = set()
     for _, _, code in tools:
         used |= used_modules(code)
-    library = [('ddkit/%s.py' % m, strip(read(os.path.join(LIB, m + '.py')))) for m in ['__init__'] + sorted(used)]
+    library = [('ddkit/%s.py' % m.replace('.', '/'), strip(read(module_file(m)))) for m in ['__init__'] + sorted(used)]
     build = hashlib.sha256(repr(library).encode('utf-8')).hexdigest()[:16]
     files = [(LIB_DIR + '/' + path, 0o644, text.encode('utf-8')) for path, text in library]
     for name, _, code in tools:

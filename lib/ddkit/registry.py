@@ -1,8 +1,12 @@
-"""The DNS providers by name: one line each. A provider is the module ddkit.<name> (its settings,
-files, error fixes and API calls: the contract in docs/design.md); `ddkit --provider <name>` runs it,
-and the packages, services, docs tables and test adapters are derived from this list."""
+"""The DNS providers by name: one line each. A provider is the module ddkit.providers.<name> (its
+settings, files, error fixes and API calls: the contract in docs/design.md); `ddkit --provider <name>`
+runs it, and the packages, services, docs tables and test adapters are derived from this list.
+ddkit.providers is a namespace package (a directory without __init__.py): each provider's package
+installs its module into it, and no package owns the directory."""
 
 from ddkit import UsageError
+
+PACKAGE = 'ddkit.providers.'   # where each provider's module is
 
 PROVIDERS = (
     'cloudflare',     # Cloudflare API v4 (updater_a)
@@ -19,9 +23,11 @@ def provider(name):
     if name not in PROVIDERS:
         raise UsageError('unknown provider %r: known providers are %s' % (name, ', '.join(PROVIDERS)))
     try:   # __import__, not importlib: its package loads warnings, which a cron run has no use for
-        return __import__('ddkit.' + name, fromlist=['NAME'])
+        return __import__(PACKAGE + name, fromlist=['NAME'])
     except ModuleNotFoundError as e:
-        if e.name != 'ddkit.' + name:   # a module the provider imports: a bug or a broken install
+        # not its module, nor the folder of providers (none installed): a module the provider
+        # imports, which is a bug or a broken install
+        if e.name not in (PACKAGE + name, PACKAGE[:-1]):
             raise
         # each provider is a package of its own (opkg, apk): a router carries the ones it uses
         raise UsageError('provider %s is not installed: install the package ddkit-%s' % (name, name))

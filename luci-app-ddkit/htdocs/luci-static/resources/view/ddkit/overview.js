@@ -71,8 +71,9 @@ function localTime(epoch) {
 		d.getHours(), d.getMinutes(), d.getSeconds());
 }
 
+// LuCI appends its stack trace to an error's message: the first line says what failed
 function errorText(err) {
-	return (err && err.message) ? err.message : String(err);
+	return String((err && err.message) ? err.message : err).split('\n')[0];
 }
 
 function list(value) {
