@@ -21,6 +21,18 @@ ROOT = os.path.dirname(HERE)
 ZONE, RECORD = 'example.com', 'home.example.com'
 
 
+class Started(dict):
+    """A dict whose missing key is made by make(key) (which stores it): the fakes started on demand."""
+
+    def __init__(self, make):
+        dict.__init__(self)
+        self.make = make
+
+    def __missing__(self, key):
+        self.make(key)
+        return dict.__getitem__(self, key)
+
+
 def fake_classes():
     """{provider: the fake that plays it}: every class of tests/fakes/ that names its PROVIDER, one
     for each provider of the registry (a provider without a fake is a missing part, said here)."""
@@ -41,21 +53,46 @@ def fake_classes():
 
 
 class Sandbox:
-    """Every fake service, started together, with one account and one zone: the lookup, DoH, and a
-    fake of each provider of the registry (fakes[provider], zones[provider]; also provider_<letter>,
-    zone_<letter> and env_<letter>, the letter its fake names)."""
+    """Every fake service, with one account and one zone: the lookup, DoH, and a fake of each provider
+    of the registry (fakes[provider], zones[provider]; also provider_<letter>, zone_<letter> and
+    env_<letter>, the letter its fake names). A provider's fake starts when it is first asked for:
+    a test pays for the fakes it uses, not for every provider of the registry. every: all of them at
+    once (one started inside a network namespace serves there; the bench counts every server's
+    requests from the start)."""
 
-    def __init__(self, tls_cert=None):
+    def __init__(self, tls_cert=None, every=False):
+        self.tls_cert = tls_cert
         self.lookup = IpLookup('81.2.69.10', tls_cert).start()
         self.doh = DoH(tls_cert).start()
-        self.fakes, self.zones = {}, {}
-        for name, cls in fake_classes().items():
-            fake = self.fakes[name] = cls(tls_cert=tls_cert).start()
-            self.zones[name] = fake.add_zone(ZONE)
-            setattr(self, 'provider_' + cls.LETTER, fake)
-            setattr(self, 'zone_' + cls.LETTER, self.zones[name])
-            setattr(self, 'env_' + cls.LETTER, lambda state_dir, name=name: self.env_of(name, state_dir))
-        self.servers = [self.lookup, self.doh] + list(self.fakes.values())
+        self.classes = fake_classes()
+        self.fakes, self.zones = Started(self.start), Started(self.start)
+        for name in self.classes if every else ():
+            self.start(name)
+
+    def start(self, name):
+        """Start the fake of a provider, with the zone; the fake."""
+        if name not in self.classes:
+            raise KeyError(name)
+        fake = self.classes[name](tls_cert=self.tls_cert).start()
+        dict.__setitem__(self.fakes, name, fake)
+        dict.__setitem__(self.zones, name, fake.add_zone(ZONE))
+        return fake
+
+    @property
+    def servers(self):
+        """The servers started: the lookup, DoH and the fakes asked for so far."""
+        return [self.lookup, self.doh] + list(self.fakes.values())
+
+    def __getattr__(self, attribute):
+        # provider_a, zone_a, env_a: by the letter a provider's fake names
+        kind, _, letter = attribute.rpartition('_')
+        names = [n for n, cls in self.__dict__.get('classes', {}).items() if cls.LETTER == letter]
+        if kind not in ('provider', 'zone', 'env') or not names:
+            raise AttributeError(attribute)
+        name = names[0]
+        if kind == 'env':
+            return lambda state_dir: self.env_of(name, state_dir)
+        return (self.fakes if kind == 'provider' else self.zones)[name]
 
     def env_of(self, provider, state_dir):
         """The DDNS_* environment that points a tool of this provider at the sandbox."""
@@ -70,8 +107,13 @@ class Sandbox:
         self.doh.names[(RECORD, 'A')] = ['81.2.69.1']
 
     def stop(self):
-        for server in self.servers:
-            server.stop()
+        """Stop every server started, together: each waits for its serving loop's next turn."""
+        import threading
+        stopping = [threading.Thread(target=server.stop) for server in self.servers]
+        for thread in stopping:
+            thread.start()
+        for thread in stopping:
+            thread.join()
 
 
 # the tools start as the project starts them: isolated, site-less Python (python3 -I -S)

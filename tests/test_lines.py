@@ -68,7 +68,7 @@ class Home:
         self.lab, self.provider = lab, provider
         lab.link('wan0', list(addresses))
         with netns.inside(lab.host):
-            self.box = Sandbox()
+            self.box = Sandbox(every=True)
         self.adapter = ADAPTERS[provider]
         self.adapter.needs()
         self.fake = self.box.fakes[provider]

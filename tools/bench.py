@@ -281,7 +281,7 @@ class Bench:
         self.tmp = tempfile.mkdtemp(prefix='ddkit-bench-')
         TMPDIR[0] = self.tmp
         self.record = RECORD
-        self.box = Sandbox()
+        self.box = Sandbox(every=True)
         from fakes.healthcheck import HealthCheck
         self.healthcheck = HealthCheck().start()   # the ping of the 'notify' rows
         self.servers = list(self.box.servers) + [self.healthcheck]

@@ -77,7 +77,7 @@ def add(bench, b):
     from sandbox import Sandbox
     from providers import SEEDS as PROVIDERS
     certs = bench.tls_certs = Certs(bench.tmp)   # the peer rows (tools/bench_peers.py) use the same CA set
-    box = None if certs.why else Sandbox(tls_cert=certs)
+    box = None if certs.why else Sandbox(tls_cert=certs, every=True)
     if box:
         bench.servers += box.servers
         bench.stoppers.append(box.stop)

@@ -162,8 +162,8 @@ def add(bench, b):
     from sandbox import Sandbox
     certs = getattr(bench, 'tls_certs', None)
     # sandboxes of their own: the zone holds only these rows' records, as an account would
-    plain = Sandbox()
-    tls = Sandbox(tls_cert=certs) if certs is not None and not certs.why else None
+    plain = Sandbox(every=True)
+    tls = Sandbox(tls_cert=certs, every=True) if certs is not None and not certs.why else None
     for box in (plain, tls):
         if box:
             prepare_fake(box.provider_a)
