@@ -15,6 +15,9 @@ from conftest import RECORD, ROOT, ZONE, run_tool
 from openwrt_env import quoted
 from providers import PROVIDERS, SEEDS
 
+sys.path.insert(0, os.path.join(ROOT, 'lib'))
+from ddkit import updater  # noqa: E402
+
 OLD, NEW, NEWER = '81.2.69.1', '81.2.69.10', '81.2.69.20'
 
 
@@ -123,13 +126,31 @@ def test_a_record_without_a_known_provider_is_refused_before_any_request(box, tm
     assert [s.calls() for s in box.servers] == [[] for _ in box.servers]
 
 
-def test_help_names_every_provider_and_marks_their_settings():
+def test_help_lists_the_providers_and_a_providers_help_shows_its_settings_alone():
+    """ddkit --help: the common settings and each provider a line; ddkit --provider NAME --help: the
+    common settings and that provider's alone, each with the default it has there."""
+    import re
     done = run_tool('ddkit', ['--help'])
-    assert done.returncode == 0
-    assert '--provider' in done.stdout
-    for adapter in PROVIDERS:   # each provider's settings, marked with its name
+    assert done.returncode == 0 and '--provider' in done.stdout and '--zone-name' in done.stdout
+    listed = done.stdout.split('\nproviders (', 1)[1]
+    common = {s.name for s in updater.COMMON}
+    for adapter in PROVIDERS:
+        assert re.search(r'^  %s +%s' % (adapter.provider, re.escape(adapter.module().SUMMARY.split()[0])),
+                         listed, re.M), adapter
+        for s in adapter.module().SETTINGS:   # no provider's own flag in the overview
+            if s.name not in common:
+                assert '--%s ' % s.name.replace('_', '-') not in done.stdout.split('\nproviders (')[0], s.name
+    for adapter in PROVIDERS:
+        own = run_tool('ddkit', ['--provider', adapter.provider, '--help'])
+        assert own.returncode == 0 and 'providers (' not in own.stdout
+        text = ' '.join(own.stdout.split())   # the help's lines joined: a default may wrap
         for s in adapter.module().SETTINGS:
-            assert '(%s) %s' % (adapter.provider, s.help.split()[0]) in done.stdout, s.name
+            assert '--%s' % s.name.replace('_', '-') in own.stdout, (adapter, s.name)
+            if s.default:
+                assert '(default: %s)' % s.default in text, (adapter, s.name)
+        others = {t.name for other in PROVIDERS if other is not adapter for t in other.module().SETTINGS}
+        for name in others - {t.name for t in adapter.module().SETTINGS} - common:
+            assert '--%s ' % name.replace('_', '-') not in own.stdout, (adapter, name)
 
 
 def test_the_single_file_holds_every_provider_and_runs_from_its_unpacked_copy(box, tmp_path):
@@ -179,8 +200,9 @@ def test_a_provider_not_installed_is_named_with_its_package(box, tmp_path):
         OTHER.provider, OTHER.provider) in done.stderr and 'Traceback' not in done.stderr, done.stderr
     assert [s.calls() for s in box.servers] == [[] for _ in box.servers]
     shown = run_tool(str(tool), ['--help'])
-    assert shown.returncode == 0 and '(%s)' % FIRST.provider in shown.stdout
-    assert '(%s)' % OTHER.provider not in shown.stdout
+    assert shown.returncode == 0 and '  %s ' % FIRST.provider in shown.stdout
+    assert '  %s ' % OTHER.provider in shown.stdout   # listed, and said to be missing
+    assert 'not installed here: install the package ddkit-%s' % OTHER.provider in ' '.join(shown.stdout.split())
 
 
 @pytest.mark.parametrize('where', ['uci', 'config'])
@@ -207,8 +229,8 @@ def test_a_section_of_a_provider_not_installed_names_its_package_not_its_options
 
 def test_a_run_loads_only_the_providers_it_names(tmp_path):
     """choice.named: the providers named on the command line, in the environment, in the --config file
-    or the UCI file, so that a run imports those alone; None (every provider) when it names none, or
-    one not registered, or asks for --help."""
+    or the UCI file, so that a run imports those alone (--help too: that provider's help); None
+    (every provider) when it names none, or one not registered."""
     sys.path.insert(0, os.path.join(ROOT, 'lib'))
     from ddkit import choice, registry
     first, last = registry.PROVIDERS[0], registry.PROVIDERS[-1]
@@ -223,4 +245,4 @@ def test_a_run_loads_only_the_providers_it_names(tmp_path):
     assert choice.named(['--all'], {'DDNS_UCI_FILE': str(uci)}, 'ddkit') == [first, last]
     assert choice.named([], {}, 'ddkit') is None
     assert choice.named(['--provider', 'nope'], {}, 'ddkit') is None
-    assert choice.named(['--provider', last, '--help'], {}, 'ddkit') is None
+    assert choice.named(['--provider', last, '--help'], {}, 'ddkit') == [last]

@@ -25,11 +25,11 @@ def test_help_is_long_only_and_exits_0():
     (['--record-name', '../../etc/passwd'], {}, 'bad value for record_name'),
     (['--zone-name'], {}, 'option --zone-name needs a value'),
     (['--config', '/nonexistent/ddns.conf'], {}, 'cannot read config file /nonexistent/ddns.conf'),
-    ([], {'DDNS_ZONE_NAME': ''}, 'missing setting zone_name'),
+    ([], {'DDNS_RECORD_NAME': ''}, 'missing setting record_name'),
     ([], {'DDNS_AUTH_KEY': ''}, 'missing setting auth_key: give it as --auth-key'),
     # every missing setting in one line, and where to look next
     ([], {'DDNS_ZONE_NAME': '', 'DDNS_RECORD_NAME': '', 'DDNS_AUTH_EMAIL': '', 'DDNS_AUTH_KEY': ''},
-     'missing settings zone_name, record_name, auth_email and auth_key (or api_token): give each'),
+     'missing settings record_name, auth_email and auth_key (or api_token): give each'),
     ([], {'DDNS_AUTH_KEY': ''}, '--check shows the whole set-up'),
     (['--zone-nam', 'x'], {}, 'unknown option --zone-nam; did you mean --zone-name?'),
     (['--zone_name', 'x'], {}, 'unknown option --zone_name; did you mean --zone-name?'),

@@ -48,7 +48,7 @@ def run(job):
                       'file does not claim it')
         return report.finish()
     report.step('credentials accepted', lambda: provider.login(job), lambda said: 'credentials accepted' + said)
-    zone = report.step('zone found', lambda: provider.choose_zone(job, provider.list_zones(job)), describe_zone)
+    zone = report.step('zone found', lambda: find_zone(job), describe_zone)
     what = '%s %s %s' % (cfg.record_type, provider.NOUN, job.name)
     record = report.step('record found', lambda: provider.find_record(job, zone.id, strict=True),
                          lambda r: '%s found (id %s)' % (what, r.id) if r else
@@ -58,10 +58,23 @@ def run(job):
     return report.finish()
 
 
+def find_zone(job):
+    """The record's zone, as a run finds it: zone_name, or the longest of the account's zones that
+    record_name is in (ddkit.reconcile.zone_of)."""
+    from ddkit.provider import zone_of
+    zone_of(job)
+    zone = job.provider.choose_zone(job, job.provider.list_zones(job))
+    zone.found = job.zone_found
+    return zone
+
+
 def describe_zone(zone):
-    """The ok line of the zone check: which zone was taken, and which loose matches were not."""
-    return 'zone %s found (id %s)%s' % (zone.name, zone.id, '; also listed (a loose match, not taken): %s'
-                                        % ', '.join(zone.others) if zone.others else '')
+    """The ok line of the zone check: which zone was taken (and that it was found in the account's
+    zones, zone_name not given), and which loose matches were not."""
+    return 'zone %s found (id %s)%s%s' % (
+        zone.name, zone.id, ' among the account\'s zones: the longest one record_name is in (zone_name not set)'
+        if getattr(zone, 'found', False) else '',
+        '; also listed (a loose match, not taken): %s' % ', '.join(zone.others) if zone.others else '')
 
 
 class Report:

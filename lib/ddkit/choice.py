@@ -37,10 +37,12 @@ SERVICE = [
 
 def every_table(common, names=None):
     """The command line's settings: provider, the own settings of every installed provider, or of
-    those named (each setting once, its help marked with its provider; a name several providers use
-    shows each one's help), the common ones."""
+    those named (each setting once, its help marked with its provider when several are named; a name
+    several providers use shows each one's help, the default of the first), the common ones."""
     table, seen, own = [PROVIDER], {s.name for s in common}, {}
-    for name in registry.PROVIDERS if names is None else names:
+    names = registry.PROVIDERS if names is None else names
+    marked = len(names) > 1
+    for name in names:
         try:
             provider = registry.provider(name)
         except UsageError:   # not installed here: a record naming it says so when it loads
@@ -50,8 +52,8 @@ def every_table(common, names=None):
                 own[s.name].help += '; (%s) %s' % (name, s.help)
                 own[s.name].secret = own[s.name].secret or s.secret   # a secret to any, masked for all
             elif s.name not in seen:
-                own[s.name] = Setting(s.name, s.default, '(%s) %s' % (name, s.help), s.secret, s.short, s.check,
-                                      s.repeat, s.metavar)
+                own[s.name] = Setting(s.name, s.default, '(%s) %s' % (name, s.help) if marked else s.help,
+                                      s.secret, s.short, s.check, s.repeat, s.metavar, choices=s.choices)
                 table.append(own[s.name])
     return table + common
 
@@ -76,7 +78,7 @@ def named(argv, environ, tool):
             config = word.partition('=')[2]
         elif word in ('--uci', '--all') or word.startswith('--uci='):
             uci = True
-        elif word in ('--help', '--version'):
+        elif word == '--version':
             return None
     if config:
         found += config_providers(config)
@@ -111,6 +113,18 @@ def uci_providers(path):
         return []
     return [options.get(PROVIDER.name) for _, _, options in sections
             if isinstance(options.get(PROVIDER.name), str)]
+
+
+def overview(common):
+    """--help of the ddkit command naming no provider: the common settings, and the providers a line
+    each (ddkit --provider NAME --help shows one's own settings)."""
+    rows = []
+    for name in registry.PROVIDERS:
+        try:
+            rows.append((name, registry.provider(name).SUMMARY))
+        except UsageError:
+            rows.append((name, 'not installed here: install the package ddkit-%s' % name))
+    return [PROVIDER] + common, ('providers (ddkit --provider NAME --help shows the settings of one):', rows)
 
 
 def table_of(provider, common):

@@ -12,11 +12,13 @@ def option_lines(flag, text, width=80):
 
 
 def usage(prog, summary, settings, switches, uci_name=None, words='[options]', arguments=(),
-          epilog=None):
+          epilog=None, listed=None):
     """The --help text, built from the settings table so it never disagrees with the code.
 
-    summary: paragraphs (blank-line separated; one with line breaks of its own is kept as written); arguments: (name, help) of the bare words; epilog:
-    the closing paragraph (by default, where settings come from and the exit statuses)."""
+    summary: paragraphs (blank-line separated; one with line breaks of its own is kept as written);
+    arguments: (name, help) of the bare words; listed: (heading, [(name, text)]) after the options
+    (the ddkit command's providers); epilog: the closing paragraph (by default, where settings come
+    from and the exit statuses)."""
     import textwrap
     lines = ['usage: %s %s' % (prog, words), '']
     for paragraph in summary.split('\n\n'):
@@ -41,6 +43,10 @@ def usage(prog, summary, settings, switches, uci_name=None, words='[options]', a
         default = getattr(item, 'default', None)
         extra = ' (default: %s)' % default if default not in (None, '') else ''
         lines += option_lines(flag, item.help + extra)
+    if listed:
+        lines += ['', listed[0]]
+        for name, text in listed[1]:
+            lines += option_lines(name, text)
     if epilog is None:
         epilog = ('Every setting can also come from the environment as DDNS_<NAME> (e.g. DDNS_ZONE_NAME), '
                   'from a UCI section (--uci) or from the --config file as name=value; a flag wins over '

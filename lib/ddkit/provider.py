@@ -90,6 +90,7 @@ class Job:
         self.outcome = self.old_ip = self.new_ip = None   # outcome: set by changed(), then by the loop
         self.failure = None   # the Failure of a failed run: its fields are what the hook and status tell
         self.fresh = False    # True: stored ids were stale, so what the run looked up may be too
+        self.zone_found = False   # True: zone_name was found in the account's zones, not given
         # the operator line this job's record is on ('default', 'ct', 'cm', 'cu': a provider's LINES
         # names it), or None: a record without lines, the one record of its name and type;
         # line_plan: that ddkit.lines.Line (where its address comes from)
@@ -189,8 +190,51 @@ def missing(provider, cfg):
 
 def required(provider):
     """The settings a record of this provider cannot do without (its credentials aside, when several
-    forms of them may do): the names every updater needs, then the provider's REQUIRED."""
-    return (('record_name',) if told(provider) else ('zone_name', 'record_name')) + tuple(provider.REQUIRED)
+    forms of them may do): the names every updater needs, then the provider's REQUIRED. zone_name
+    only where the zone cannot be found: a provider only told the IP has none, and one that lists the
+    account's zones (account_zones) finds the record's (ddkit.reconcile.zone_of)."""
+    finds = told(provider) or hasattr(provider, 'account_zones')
+    return (('record_name',) if finds else ('zone_name', 'record_name')) + tuple(provider.REQUIRED)
+
+
+def account_zones(fetch, step='find zone'):
+    """[Zone] of every zone an account's listing gives, page by page (fetch(page): (the page's
+    Zones, the number of pages or None)); an account of more than PAGES pages is a Failure: its
+    records name their zone_name."""
+    zones = whole_zone(fetch)
+    if zones is None:
+        raise Failure.at(step, 'the account has too many zones to search for the record\'s', kind='unexpected',
+                         fix='set zone_name to the zone the record is in')
+    return [zone for zone in zones if zone.id and zone.name]
+
+
+def zone_of(job, fresh=False):
+    """A record without zone_name at a provider that lists the account's zones: its zone_name is the
+    longest zone record_name is in, kept as the third line of the ids file (a run with ids asks
+    nothing), else found in the account's zones, listed once a run (fresh: the kept one was stale)."""
+    cfg, provider = job.cfg, job.provider
+    if not hasattr(provider, 'account_zones') or cfg.zone_name and not job.zone_found:
+        return
+    from ddkit import state
+    if not fresh:
+        kept = state.read_lines(job.ids_file)[2:3]
+        if kept and zone_holding(cfg.record_name, [Zone(None, kept[0])]):
+            cfg.zone_name, job.zone_found = kept[0], True
+            return
+    zones = job.shared(('account zones', provider.account(cfg)), lambda: provider.account_zones(job))
+    zone = zone_holding(cfg.record_name, zones)
+    if zone is None:
+        shown = ', '.join(sorted(z.name for z in zones)[:10]) or 'none'
+        raise Failure.at('find zone', 'no zone of this account holds %s (its zones: %s)' % (cfg.record_name, shown),
+                         kind='not found', fix='set zone_name to the zone the record is in, or use credentials '
+                         'that can see that zone')
+    cfg.zone_name, job.zone_found = zone.name, True
+
+
+def zone_holding(name, zones):
+    """The zone of zones that name is in (equal to it or ending with '.' + it), the longest; None."""
+    found = [z for z in zones if z.name and (name == z.name or name.endswith('.' + z.name))]
+    return max(found, key=lambda z: len(z.name)) if found else None
 
 
 def told(provider):

@@ -267,6 +267,8 @@ def find_ids(job, fresh=False, held=False):
     """(zone id, Record or None): the stored ids when the provider still knows them, else looked up;
     held: the Record says what the provider holds (read, where a provider updates unread)."""
     job.fresh = fresh
+    from ddkit.provider import zone_of
+    zone_of(job, fresh)
     ids = None if fresh else read_ids(job)
     if ids:
         try:
@@ -285,11 +287,12 @@ def find_zone(job):
 
 
 def read_ids(job):
-    """The ids file: exactly two lines (zone id, record id), else None."""
+    """The ids file: two lines (zone id, record id), and a third, the zone's name, when it was found
+    (zone_of); the two ids, else None."""
     from ddkit.provider import safe_id
     lines = state.read_lines(job.ids_file)
-    if len(lines) == 2 and all(safe_id(x) for x in lines):
-        return lines
+    if (len(lines) == 2 or len(lines) == 3 and job.zone_found) and all(safe_id(x) for x in lines[:2]):
+        return lines[:2]
     return None
 
 
@@ -348,8 +351,8 @@ def forget_ip(job):
 def record_ip(job, ids, ip, sent=True):
     """Remember the ids and the IP the provider now holds, and say so (a dry run only says it changed
     nothing); the ip file's time says when the provider confirmed it. ids None: it has none."""
-    if ids is not None:
-        job.save(job.ids_file, ids)
+    if ids is not None:   # a zone found, not given, is kept with them (zone_of)
+        job.save(job.ids_file, ids + ([job.cfg.zone_name] if job.zone_found else []))
     if job.cfg.dry_run:
         job.log.info('Dry run: nothing was changed.')
         return

@@ -11,7 +11,8 @@ from ddkit.ipcheck import OPERATORS
 from ddkit.settings import Setting, Switch
 
 COMMON = [
-    Setting('zone_name', help='root domain of the zone, e.g. example.com', short='-z',
+    Setting('zone_name', help='root domain of the zone, e.g. example.com; where the provider lists the '
+            'account\'s zones it may be left out: the longest zone record_name is in', short='-z',
             check=settings.check_name),
     Setting('record_name', help='the record to keep updated, e.g. home.example.com (an internationalized '
             'name is sent in its xn-- form; a wildcard as *.example.com). -h is this setting, as in the '
@@ -93,7 +94,7 @@ def main(provider=None, argv=None, tool=None, choice=None):
         print('%s: %s' % (tool, e), file=sys.stderr)
         return e.exit_status
     if args is None or 'version' in args.on:
-        return about(tool, provider or choice, table, switches, args)
+        return about(tool, provider or choice, table, switches, args, overview=choice is not None and not names)
     if 'providers' in args.on:
         return choice.show_providers(COMMON, 'json' in args.on)
     if 'json' in args.on and 'status' not in args.on:
@@ -169,15 +170,19 @@ def shared_base(bases, provider, args, table, environ, shared):
     return bases[provider]
 
 
-def about(tool, provider, table, switches, args):
-    """--help or --version: printed, exit 0."""
+def about(tool, provider, table, switches, args, overview=False):
+    """--help or --version: printed, exit 0. overview: the ddkit command's help naming no provider
+    (the common settings, and the providers a line each)."""
     from ddkit import VERSION
     from ddkit.log import say
     if args is not None:
         say('%s %s' % (tool, VERSION))
         return 0
     from ddkit import helptext
-    say(helptext.usage(settings.prog(tool), provider.SUMMARY, table, switches, uci_name=tool))
+    listed = None
+    if overview:
+        table, listed = provider.overview(COMMON)
+    say(helptext.usage(settings.prog(tool), provider.SUMMARY, table, switches, uci_name=tool, listed=listed))
     return 0
 
 

@@ -108,7 +108,15 @@ class ProviderA(FakeServer):
 
     def list_zones(self, req):
         name = req.query.get('name', req.query.get('name.exact'))
-        return envelope([z for z in self.zones.values() if name is None or z['name'] == name])
+        found = [z for z in self.zones.values() if name is None or z['name'] == name]
+        # pages as the API makes them: per_page 5 to 50 (default 20), page from 1
+        per_page, page = int(req.query.get('per_page', 20)), int(req.query.get('page', 1))
+        if not 5 <= per_page <= 50 or page < 1:
+            return failure(400, (1001, 'Invalid request: per_page must be between 5 and 50'))
+        shown = found[(page - 1) * per_page:page * per_page]
+        return Reply(200, {'success': True, 'errors': [], 'messages': [], 'result': shown, 'result_info': {
+            'page': page, 'per_page': per_page, 'count': len(shown), 'total_count': len(found),
+            'total_pages': -(-len(found) // per_page)}})
 
     def list_records(self, req, zone_id):
         q = req.query

@@ -314,8 +314,12 @@ class ProviderB(FakeServer):
         # the name filter matches loosely: "example.com" finds "myexample.com." and "example.com.cn."
         name = req.query.get('name', '').rstrip('.')
         zones = [z for z in self.zones.values() if name in z['name']]
-        return Reply(200, {'links': {'self': '%s/v2/zones?name=%s' % (self.url, name)}, 'zones': zones,
-                           'metadata': {'total_count': len(zones)}})
+        # pages as the API makes them: limit 0 to 500 (default 500), offset from 0
+        limit, offset = int(req.query.get('limit', 500)), int(req.query.get('offset', 0))
+        if not 0 <= limit <= 500 or offset < 0:
+            return dns_error(400, 'DNS.0001', 'Invalid parameter: limit must be 0 to 500, offset 0 or more.')
+        return Reply(200, {'links': {'self': '%s/v2/zones?name=%s' % (self.url, name)},
+                           'zones': zones[offset:offset + limit], 'metadata': {'total_count': len(zones)}})
 
     def list_records(self, req, zone_id):
         unknown = self._unknown_query(req, RECORDSETS_QUERY)

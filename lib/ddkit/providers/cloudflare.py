@@ -8,7 +8,7 @@ Bearer. API reference: https://developers.cloudflare.com/api/resources/dns/subre
 
 from ddkit import Failure, decimal
 from ddkit.ipcheck import OPERATORS, first_group
-from ddkit.provider import PAGE, Record, Stale, Zone, listing, safe_id, whole_zone
+from ddkit.provider import PAGE, Record, Stale, Zone, account_zones as every_zone, listing, safe_id, whole_zone
 from ddkit.settings import Setting, check_header, check_url
 
 NAME = 'cloudflare'
@@ -87,6 +87,21 @@ def list_zones(job):
     return job.shared(('zones', account(cfg), cfg.zone_name), lambda: [
         z for z in listing(call(job, 'GET', '/zones?name=%s' % cfg.zone_name, 'find zone'), 'result', 'find zone')
         if safe_id(z.get('id'))])
+
+
+ZONES_PAGE = 50   # zones a page: the most the API gives
+
+
+def account_zones(job):
+    """Every zone the credentials see, for a record without zone_name (List Zones, page by page):
+    https://developers.cloudflare.com/api/resources/zones/methods/list/"""
+    def page(number):
+        data = call(job, 'GET', '/zones?per_page=%d&page=%d' % (ZONES_PAGE, number), 'find zone')
+        info = data.get('result_info') if isinstance(data.get('result_info'), dict) else {}
+        pages = info.get('total_pages')
+        return [Zone(safe_id(z.get('id')), str(z.get('name', '')).lower().rstrip('.'))
+                for z in listing(data, 'result', 'find zone')], pages
+    return every_zone(page)
 
 
 def choose_zone(job, zones):

@@ -15,7 +15,8 @@ https://support.huaweicloud.com/intl/en-us/devg-apisign/api-sign-algorithm-002.h
 import time
 
 from ddkit import Failure, decimal
-from ddkit.provider import PAGE, Absent, Exists, ProviderSession, Record, Stale, Zone, listing, safe_id, whole_zone
+from ddkit.provider import (PAGE, Absent, Exists, ProviderSession, Record, Stale, Zone, account_zones as every_zone,
+                            listing, safe_id, whole_zone)
 from ddkit.settings import Setting, check_header, check_text, check_url
 
 NAME = 'huaweicloud'
@@ -122,6 +123,19 @@ def list_zones(job):
         z for z in listing(call(job, 'GET', '/v2/zones?name=%s' % cfg.zone_name, 'find zone', zones=True), 'zones',
                            'find zone')
         if safe_id(z.get('id'))])
+
+
+def account_zones(job):
+    """Every public zone the credentials see, for a record without zone_name (ListPublicZones, PAGE
+    a page by offset): https://support.huaweicloud.com/intl/en-us/api-dns/dns_api_62003.html"""
+    def page(number):
+        data = call(job, 'GET', '/v2/zones?type=public&limit=%d&offset=%d' % (PAGE, (number - 1) * PAGE),
+                    'find zone', zones=True)
+        total = total_count(data)
+        pages = -(-total // PAGE) if isinstance(total, int) and not isinstance(total, bool) and total >= 0 else None
+        return [Zone(safe_id(z.get('id')), str(z.get('name', '')).lower().rstrip('.'))
+                for z in listing(data, 'zones', 'find zone')], pages
+    return every_zone(page)
 
 
 def choose_zone(job, zones):
