@@ -47,7 +47,7 @@ def run(job):
             report.ok('the provider is only told the IP, never read: the next update sends it when the ip '
                       'file does not claim it')
         return report.finish()
-    report.step('credentials accepted', lambda: provider.login(job), lambda said: 'credentials accepted' + said)
+    report.step('credentials accepted', lambda: logged_in(job), lambda said: 'credentials accepted' + said)
     zone = report.step('zone found', lambda: find_zone(job), describe_zone)
     what = '%s %s %s' % (cfg.record_type, provider.NOUN, job.name)
     record = report.step('record found', lambda: provider.find_record(job, zone.id, strict=True),
@@ -56,6 +56,14 @@ def run(job):
     report.compare(record is not None, ', '.join(map(str, record.content or ())) if record else None, current)
     report.verification()
     return report.finish()
+
+
+def logged_in(job):
+    """The provider's login (what it says of the credentials), once the record's zone_name is known:
+    a login of some providers reads the zone, found first when not given (ddkit.provider.zone_of)."""
+    from ddkit.provider import zone_of
+    zone_of(job)
+    return job.provider.login(job)
 
 
 def find_zone(job):

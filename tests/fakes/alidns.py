@@ -32,7 +32,7 @@ VERSION = '2015-01-09'
 SKEW = 15 * 60          # how far a request's Timestamp may be from the server's clock
 ACTIONS = {'DescribeSubDomainRecords': 'list_records', 'AddDomainRecord': 'create_record',
            'UpdateDomainRecord': 'update_record', 'DescribeDomainRecordInfo': 'get_record',
-           'DeleteDomainRecord': 'delete_record'}
+           'DeleteDomainRecord': 'delete_record', 'DescribeDomains': 'list_domains'}
 # the primary resolution lines (https://www.alibabacloud.com/help/en/dns/pubz-resolve-line-enumeration)
 LINES = ('default', 'telecom', 'unicom', 'mobile', 'edu', 'drpeng', 'btvn', 'cstnet', 'wexchange', 'founder',
          'topway_video', 'wasu', 'ocn', 'cnix', 'bgctv', 'aliyun', 'search', 'oversea', 'internal')
@@ -284,6 +284,20 @@ class AliDns(FakeServer):
             return error(*LOCKED)
         del self.records[p['RecordId']]
         return answer({'RecordId': p['RecordId']})
+
+    def list_domains(self, req):
+        """DescribeDomains: the account's domains, PageNumber from 1, PageSize 1 to 100 (default 20)."""
+        p = self.params(req)
+        try:
+            page, size = int(p.get('PageNumber', 1)), int(p.get('PageSize', 20))
+        except ValueError:
+            return invalid('PageSize')
+        if not 1 <= size <= 100 or page < 1:
+            return invalid('PageSize')
+        names = sorted(self.domains)
+        shown = [dict(self.domains[n], RecordCount=sum(r['DomainName'] == n for r in self.records.values()))
+                 for n in names[(page - 1) * size:page * size]]
+        return answer({'TotalCount': len(names), 'PageNumber': page, 'PageSize': size, 'Domains': {'Domain': shown}})
 
     def get_record(self, req):
         held, refused = self.named_record(self.params(req))

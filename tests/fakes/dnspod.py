@@ -27,7 +27,8 @@ DOMAIN_TTL = 600     # what a record gets when a create or ModifyDynamicDNS send
 TTL_MIN = 600        # a free plan's shortest TTL
 # the actions the tool calls -> the routes named after the loop's steps
 ROUTES = {'DescribeRecordList': 'list_records', 'CreateRecord': 'create_record',
-          'ModifyDynamicDNS': 'update_record', 'DescribeRecord': 'get_record', 'DeleteRecord': 'delete_record'}
+          'ModifyDynamicDNS': 'update_record', 'DescribeRecord': 'get_record', 'DeleteRecord': 'delete_record',
+          'DescribeDomainList': 'list_domains'}
 # each action's request fields and their types, as the SDK's request models (3.1.130) have them: the
 # copy used when the SDK is not installed (test_dnspod checks it against the models)
 FIELDS = {
@@ -41,11 +42,12 @@ FIELDS = {
                          'RecordLineId': str, 'Value': str, 'Ttl': int, 'TTL': int},
     'DescribeRecord': {'Domain': str, 'RecordId': int, 'DomainId': int},
     'DeleteRecord': {'Domain': str, 'RecordId': int, 'DomainId': int},
+    'DescribeDomainList': {'Type': str, 'Offset': int, 'Limit': int, 'GroupId': int, 'Keyword': str, 'Tags': list},
 }
 # what the API reference marks required (the models do not say)
 REQUIRED = {'DescribeRecordList': ('Domain',), 'CreateRecord': ('Domain', 'RecordType', 'RecordLine', 'Value'),
             'ModifyDynamicDNS': ('Domain', 'RecordId', 'RecordLine', 'Value'),
-            'DescribeRecord': ('Domain', 'RecordId'), 'DeleteRecord': ('Domain', 'RecordId')}
+            'DescribeRecord': ('Domain', 'RecordId'), 'DeleteRecord': ('Domain', 'RecordId'), 'DescribeDomainList': ()}
 AUTHORIZATION = re.compile(r'TC3-HMAC-SHA256 Credential=([^/, ]+)/(\d{4}-\d\d-\d\d)/([a-z]+)/tc3_request, '
                            r'SignedHeaders=([a-z;-]+), Signature=([0-9a-f]{64})$')
 _ids = itertools.count(1)
@@ -79,7 +81,7 @@ def sdk_fields(models, action):
     for name in names:
         doc = getattr(cls, name).__doc__ or ''
         found = re.search(r':rtype: (\w+)', doc)
-        types[name] = {'int': int, 'str': str}.get(found.group(1)) if found else None
+        types[name] = {'int': int, 'str': str, 'list': list}.get(found.group(1)) if found else None
     for name in names:
         if types[name] is None:
             types[name] = [types[n] for n in names if n.lower() == name.lower() and types[n]][0]
@@ -221,7 +223,7 @@ class DNSPod(FakeServer):
         if missing:
             return error('MissingParameter', 'The request is missing a required parameter `%s`.' % missing[0])
         req.params = body
-        if body['Domain'] not in self.domains:
+        if 'Domain' in REQUIRED[req.action] and body['Domain'] not in self.domains:
             return error('InvalidParameterValue.DomainNotExists', 'The current domain is incorrect, please go '
                                                                   'back and try again.')
         return None
@@ -266,6 +268,18 @@ class DNSPod(FakeServer):
         return answer(RecordCountInfo={'SubdomainCount': len({r['sub'] for r in found}), 'ListCount': len(shown),
                                        'TotalCount': len(found)},
                       RecordList=[_list_item(r) for r in shown])
+
+    def list_domains(self, req):
+        """DescribeDomainList: the account's domains, Offset from 0, Limit (default 3000)."""
+        p = req.params
+        offset, limit = p.get('Offset', 0), p.get('Limit', 3000)
+        if offset < 0 or limit < 1:
+            return error('InvalidParameter', 'Offset or Limit is not valid.')
+        names = sorted(self.domains)
+        shown = [{'DomainId': self.domains[n]['DomainId'], 'Name': n, 'Status': 'ENABLE', 'TTL': self.domains[n]['TTL'],
+                  'RecordCount': len(self._domain_records(n))} for n in names[offset:offset + limit]]
+        return answer(DomainCountInfo={'AllTotal': len(names), 'DomainTotal': len(names), 'MineTotal': len(names)},
+                      DomainList=shown)
 
     def get_record(self, req):
         record = self._record(req.params)

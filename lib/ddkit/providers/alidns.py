@@ -15,7 +15,7 @@ import os
 import time
 
 from ddkit import Failure
-from ddkit.provider import Exists, Record, Stale, Zone, safe_id
+from ddkit.provider import Exists, Record, Stale, Zone, account_zones as every_zone, listing, safe_id
 from ddkit.settings import Setting, check_url
 
 NAME = 'alidns'
@@ -108,6 +108,24 @@ def list_zones(job):
     this account's (IncorrectDomainUser otherwise)."""
     listed(job, job.cfg.zone_name, 'find zone')
     return [job.cfg.zone_name]
+
+
+def account_zones(job):
+    """Every domain of the account, for a record without zone_name (its name is its id),
+    DOMAINS_PAGE a page: DescribeDomains (the RAM user needs alidns:DescribeDomains),
+    https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-describedomains"""
+    def page(number):
+        data = call(job, 'DescribeDomains', {'PageNumber': str(number), 'PageSize': str(DOMAINS_PAGE)}, 'find zone')
+        holder = data.get('Domains') if isinstance(data.get('Domains'), dict) else {}
+        total = data.get('TotalCount')
+        pages = -(-total // DOMAINS_PAGE) if isinstance(total, int) and not isinstance(total, bool) and total >= 0 \
+            else None
+        names = [str(d.get('DomainName', '')).lower().rstrip('.') for d in listing(holder, 'Domain', 'find zone')]
+        return [Zone(name, name) for name in names if name], pages
+    return every_zone(page)
+
+
+DOMAINS_PAGE = 100   # domains a page: the most DescribeDomains gives
 
 
 def choose_zone(job, zones):

@@ -16,7 +16,7 @@ https://cloud.tencent.com/document/api/1427/56192 (error codes)
 import time
 
 from ddkit import Failure, decimal
-from ddkit.provider import PAGE, PAGES, Exists, Record, Stale, Zone, listing, whole_zone
+from ddkit.provider import PAGE, PAGES, Exists, Record, Stale, Zone, account_zones as every_zone, listing, whole_zone
 from ddkit.settings import Setting, check_header, check_url
 
 NAME = 'dnspod'
@@ -101,6 +101,19 @@ def list_zones(job):
     reads then: the zone is found by it); a domain the account does not have is a Failure."""
     records(job, 'find zone')
     return [job.cfg.zone_name]
+
+
+def account_zones(job):
+    """Every domain of the account, for a record without zone_name (its name is its id), PAGE a page:
+    DescribeDomainList, https://cloud.tencent.com/document/api/1427/56172"""
+    def page(number):
+        data = call(job, 'DescribeDomainList', {'Offset': (number - 1) * PAGE, 'Limit': PAGE}, 'find zone')
+        info = data.get('DomainCountInfo') if isinstance(data.get('DomainCountInfo'), dict) else {}
+        total = info.get('AllTotal')
+        pages = -(-total // PAGE) if isinstance(total, int) and not isinstance(total, bool) and total >= 0 else None
+        names = [str(d.get('Name', '')).lower().rstrip('.') for d in listing(data, 'DomainList', 'find zone')]
+        return [Zone(name, name) for name in names if name], pages
+    return every_zone(page)
 
 
 def choose_zone(job, zones):
