@@ -441,8 +441,8 @@ def test_account_zones_lists_every_zone_of_every_page(box, fake, zid, state, mon
         fake.add_zone(name)
     monkeypatch.setattr(volcengine, 'PAGE', 2)
     zones = volcengine.account_zones(job_of(box, state))
-    assert [(z.id, z.name) for z in zones] == [(zid, ZONE), (str(int(zid) + 1), 'example.net'),
-                                                (str(int(zid) + 2), 'b.example.org'), (str(int(zid) + 3), 'c.example.org')]
+    names = [ZONE, 'example.net', 'b.example.org', 'c.example.org']
+    assert [(z.id, z.name) for z in zones] == [(str(int(zid) + n), name) for n, name in enumerate(names)]
     assert fake.calls() == ['list_zones'] * 2
     assert [sent(r)['PageNumber'] for r in fake.requests] == [1, 2] and 'Key' not in sent(fake.requests[0])
 

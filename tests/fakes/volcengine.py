@@ -54,7 +54,8 @@ FIELDS = {
     'DeleteRecord': {'ProjectName': str, 'RecordID': str},
 }
 # what the SDK's models refuse to be None (their setters' client-side validation)
-REQUIRED = {'ListZones': (), 'ListRecords': ('ZID',), 'QueryRecord': (), 'CreateRecord': ('Host', 'Type', 'Value', 'ZID'),
+REQUIRED = {'ListZones': (), 'ListRecords': ('ZID',), 'QueryRecord': (),
+            'CreateRecord': ('Host', 'Type', 'Value', 'ZID'),
             'UpdateRecord': ('Host', 'Line', 'RecordID'), 'DeleteRecord': ('RecordID',)}
 AUTHORIZATION = re.compile(r'HMAC-SHA256 Credential=([^/, ]+)/(\d{8})/([a-z0-9-]+)/([a-z_]+)/request, '
                            r'SignedHeaders=([a-z0-9;-]+), Signature=([0-9a-f]{64})$')
