@@ -136,7 +136,38 @@ WEBHOOK = Adapter('ddkit', 'webhook', None, 'record', {'ip_file': '.webhook-ip_%
                   lambda ip: ip, 'records',
                   calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
                   stem='ddkit_webhook', failure=('update record', 'refused'))
-PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK]
+VOLCENGINE = Adapter('ddkit', 'volcengine', None, 'record', {'ip_file': '.volcengine-ip_%s.txt',
+                                                             'ids_file': '.volcengine-id_%s.txt'},
+                     {'DDNS_ACCESS_KEY_ID': 'AKLTexampleAccessKeyId01', 'DDNS_SECRET_ACCESS_KEY': 'example-secret-0123456789'},
+                     lambda ip: ip, 'records',
+                     # the zone's ZID by its name (ListZones), then the name's records; an update sends back
+                     # the record's TTL, weight and remark, so one by stored ids is read first
+                     calls={'created': ['list_zones', 'list_records', 'create_record'],
+                            'updated': ['list_zones', 'list_records', 'update_record'],
+                            'updated with stored ids': ['get_record', 'update_record'],
+                            'unchanged': [],
+                            'verified': ['get_record'],
+                            'drift healed': ['get_record', 'update_record'],
+                            'failed: no such zone': ['list_zones']},
+                     stem='ddkit_volcengine')
+BAIDUCLOUD = Adapter('ddkit', 'baiducloud', None, 'record', {'ip_file': '.baiducloud-ip_%s.txt',
+                                                             'ids_file': '.baiducloud-id_%s.txt'},
+                     {'DDNS_ACCESS_KEY_ID': 'example0access0key0id00000000001', 'DDNS_SECRET_ACCESS_KEY': 'example-secret-0123456789'},
+                     lambda ip: ip, 'records',
+                     # no zone call: the paths carry the zone's name, and the name's listing proves it is the
+                     # account's (a refused one is explained by the zone listing); an update sends back the
+                     # record's ttl and description, so one by stored ids is read first (the listing by id)
+                     calls={'created': ['list_records', 'create_record'],
+                            'updated': ['list_records', 'update_record'],
+                            'updated with stored ids': ['get_record', 'update_record'],
+                            'unchanged': [],
+                            'verified': ['get_record'],
+                            'drift healed': ['get_record', 'update_record'],
+                            'failed: no such zone': ['list_records', 'list_zones'],
+                            # not a row of the tables: the lookups by name (test_verify)
+                            'found by name': ['list_records']},
+                     stem='ddkit_baiducloud')
+PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, VOLCENGINE, BAIDUCLOUD]
 
 
 class Form(Adapter):

@@ -15,6 +15,8 @@ PROVIDERS = (
     'dnspod',         # DNSPod through Tencent Cloud API 3.0 (TC3-HMAC-SHA256)
     'alidns',         # Alibaba Cloud DNS (Alidns API 2015-01-09, AccessKey-signed RPC calls)
     'webhook',        # any HTTP endpoint, told the IP by a request the user describes
+    'volcengine',     # Volcengine TrafficRoute DNS (OpenAPI 2018-08-01, HMAC-SHA256 signed)
+    'baiducloud',     # Baidu AI Cloud DNS (API v1, bce-auth-v1 signed)
 )
 
 
