@@ -136,7 +136,21 @@ WEBHOOK = Adapter('ddkit', 'webhook', None, 'record', {'ip_file': '.webhook-ip_%
                   lambda ip: ip, 'records',
                   calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
                   stem='ddkit_webhook', failure=('update record', 'refused'))
-PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK]
+NAMECOM = Adapter('ddkit', 'namecom', None, 'record', {'ip_file': '.namecom-ip_%s.txt', 'ids_file': '.namecom-id_%s.txt'},
+                  {'DDNS_USERNAME': 'user', 'DDNS_API_TOKEN': 'namecom-token-0123'}, lambda ip: ip, 'records',
+                  # the domain is the zone: its record listing finds it; an update sends back the
+                  # record's TTL (UpdateRecord overwrites the whole record), so it is read first
+                  calls={'created': ['list_records', 'create_record'],
+                         'updated': ['list_records', 'update_record'],
+                         'updated with stored ids': ['get_record', 'update_record'],
+                         'unchanged': [],
+                         'verified': ['get_record'],
+                         'drift healed': ['get_record', 'update_record'],
+                         'failed: no such zone': ['list_records'],
+                         # not a row of the tables: the lookups by name (test_verify)
+                         'found by name': ['list_records']},
+                  stem='ddkit_namecom')
+PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, NAMECOM]
 
 
 class Form(Adapter):
