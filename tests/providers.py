@@ -150,7 +150,23 @@ NAMECOM = Adapter('ddkit', 'namecom', None, 'record', {'ip_file': '.namecom-ip_%
                          # not a row of the tables: the lookups by name (test_verify)
                          'found by name': ['list_records']},
                   stem='ddkit_namecom')
-PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, NAMECOM]
+SPACESHIP = Adapter('ddkit', 'spaceship', None, 'record', {'ip_file': '.spaceship-ip_%s.txt',
+                                                          'ids_file': '.spaceship-id_%s.txt'},
+                    {'DDNS_API_KEY': 'spaceship-key', 'DDNS_API_SECRET': 'spaceship-secret'}, lambda ip: ip, 'records',
+                    # the domain is the zone, its one listing finds it and reads a record (a record has no
+                    # id: it is its type, name and address); a changed address is the old record deleted
+                    # and the new one saved (PUT), its TTL the old one's
+                    calls={'created': ['list_records', 'save_records'],
+                           'updated': ['list_records', 'delete_records', 'save_records'],
+                           'updated with stored ids': ['list_records', 'delete_records', 'save_records'],
+                           'unchanged': [],
+                           'verified': ['list_records'],
+                           'drift healed': ['list_records', 'delete_records', 'save_records'],
+                           'failed: no such zone': ['list_records'],
+                           # not a row of the tables: the lookups by name (test_verify)
+                           'found by name': ['list_records']},
+                    stem='ddkit_spaceship')
+PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, NAMECOM, SPACESHIP]
 
 
 class Form(Adapter):

@@ -139,7 +139,8 @@ def test_a_listing_of_several_pages_is_read_to_its_end(box, fake, state, monkeyp
     rid = fake.add_record(ZONE, RECORD, 'A', OLD)
     found = namecom.find_record(job_of(box, state), ZONE)
     assert (found.id, found.content) == (rid, [OLD])
-    assert [r.query['page'] for r in fake.requests] == ['1', '2', '3'] and {r.query['perPage'] for r in fake.requests} == {'2'}
+    assert [r.query['page'] for r in fake.requests] == ['1', '2', '3']
+    assert {r.query['perPage'] for r in fake.requests} == {'2'}
 
 
 def test_a_zone_larger_than_a_run_reads_is_a_failure(box, fake, state, monkeypatch):

@@ -16,6 +16,7 @@ PROVIDERS = (
     'alidns',         # Alibaba Cloud DNS (Alidns API 2015-01-09, AccessKey-signed RPC calls)
     'webhook',        # any HTTP endpoint, told the IP by a request the user describes
     'namecom',        # Name.com core API (HTTP Basic: user name and API token)
+    'spaceship',      # Spaceship DNS records API (API key and secret headers)
 )
 
 

@@ -20,8 +20,8 @@ NAME = 'namecom'
 STEM = 'ddkit_namecom'                   # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = 'Keep one A or AAAA record at Name.com (core API, user name and API token) equal to this host\'s public IP.'
 SETTINGS = [
-    Setting('username', help='Name.com account user name (the one API tokens are made for; with the test API, '
-            'its name with -test)', check=check_header),
+    Setting('username', help='the Name.com account\'s user name (the one its API tokens are made for; with '
+            'the test API, its name with -test)', check=check_header),
     Setting('api_token', help='its API token (prefer DDNS_API_TOKEN or --config: argv is visible)', secret=True,
             check=check_header),
     Setting('base_url', 'https://api.name.com', help='API base URL, scheme and host (https://api.dev.name.com '
@@ -244,7 +244,8 @@ def call(job, method, path, step, body=None, stale=False, zone=False):
         return data
     data = _json(answer)
     said = ' '.join(str(data[key])[:200] for key in ('message', 'details')
-                    if isinstance(data.get(key), (str, int)) and not isinstance(data.get(key), bool) and data[key] != '')
+                    if isinstance(data.get(key), (str, int)) and not isinstance(data.get(key), bool)
+                    and data[key] != '')
     if said:
         log.error('%s: HTTP %d: %s' % (step, answer.status, said))
     if answer.status == 404 and stale:
