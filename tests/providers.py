@@ -166,7 +166,21 @@ SPACESHIP = Adapter('ddkit', 'spaceship', None, 'record', {'ip_file': '.spaceshi
                            # not a row of the tables: the lookups by name (test_verify)
                            'found by name': ['list_records']},
                     stem='ddkit_spaceship')
-PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, NAMECOM, SPACESHIP]
+DYNV6 = Adapter('ddkit', 'dynv6', None, 'record', {'ip_file': '.dynv6-ip_%s.txt', 'ids_file': '.dynv6-id_%s.txt'},
+                {'DDNS_API_TOKEN': 'dynv6-token-0123'}, lambda ip: ip, 'records',
+                # the zone by its name, then its records; an update by the stored ids reads the record
+                # first (its name and type go with the new data: a record of other ids is never changed)
+                calls={'created': ['zone_by_name', 'list_records', 'create_record'],
+                       'updated': ['zone_by_name', 'list_records', 'update_record'],
+                       'updated with stored ids': ['get_record', 'update_record'],
+                       'unchanged': [],
+                       'verified': ['get_record'],
+                       'drift healed': ['get_record', 'update_record'],
+                       'failed: no such zone': ['zone_by_name'],
+                       # not a row of the tables: the lookups by name (test_verify)
+                       'found by name': ['zone_by_name', 'list_records']},
+                stem='ddkit_dynv6')
+PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, NAMECOM, SPACESHIP, DYNV6]
 
 
 class Form(Adapter):
