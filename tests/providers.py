@@ -167,7 +167,51 @@ BAIDUCLOUD = Adapter('ddkit', 'baiducloud', None, 'record', {'ip_file': '.baiduc
                             # not a row of the tables: the lookups by name (test_verify)
                             'found by name': ['list_records']},
                      stem='ddkit_baiducloud')
-PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, VOLCENGINE, BAIDUCLOUD]
+NAMECOM = Adapter('ddkit', 'namecom', None, 'record', {'ip_file': '.namecom-ip_%s.txt', 'ids_file': '.namecom-id_%s.txt'},
+                  {'DDNS_USERNAME': 'user', 'DDNS_API_TOKEN': 'namecom-token-0123'}, lambda ip: ip, 'records',
+                  # the domain is the zone: its record listing finds it; an update sends back the
+                  # record's TTL (UpdateRecord overwrites the whole record), so it is read first
+                  calls={'created': ['list_records', 'create_record'],
+                         'updated': ['list_records', 'update_record'],
+                         'updated with stored ids': ['get_record', 'update_record'],
+                         'unchanged': [],
+                         'verified': ['get_record'],
+                         'drift healed': ['get_record', 'update_record'],
+                         'failed: no such zone': ['list_records'],
+                         # not a row of the tables: the lookups by name (test_verify)
+                         'found by name': ['list_records']},
+                  stem='ddkit_namecom')
+SPACESHIP = Adapter('ddkit', 'spaceship', None, 'record', {'ip_file': '.spaceship-ip_%s.txt',
+                                                          'ids_file': '.spaceship-id_%s.txt'},
+                    {'DDNS_API_KEY': 'spaceship-key', 'DDNS_API_SECRET': 'spaceship-secret'}, lambda ip: ip, 'records',
+                    # the domain is the zone, its one listing finds it and reads a record (a record has no
+                    # id: it is its type, name and address); a changed address is the old record deleted
+                    # and the new one saved (PUT), its TTL the old one's
+                    calls={'created': ['list_records', 'save_records'],
+                           'updated': ['list_records', 'delete_records', 'save_records'],
+                           'updated with stored ids': ['list_records', 'delete_records', 'save_records'],
+                           'unchanged': [],
+                           'verified': ['list_records'],
+                           'drift healed': ['list_records', 'delete_records', 'save_records'],
+                           'failed: no such zone': ['list_records'],
+                           # not a row of the tables: the lookups by name (test_verify)
+                           'found by name': ['list_records']},
+                    stem='ddkit_spaceship')
+DYNV6 = Adapter('ddkit', 'dynv6', None, 'record', {'ip_file': '.dynv6-ip_%s.txt', 'ids_file': '.dynv6-id_%s.txt'},
+                {'DDNS_API_TOKEN': 'dynv6-token-0123'}, lambda ip: ip, 'records',
+                # the zone by its name, then its records; an update by the stored ids reads the record
+                # first (its name and type go with the new data: a record of other ids is never changed)
+                calls={'created': ['zone_by_name', 'list_records', 'create_record'],
+                       'updated': ['zone_by_name', 'list_records', 'update_record'],
+                       'updated with stored ids': ['get_record', 'update_record'],
+                       'unchanged': [],
+                       'verified': ['get_record'],
+                       'drift healed': ['get_record', 'update_record'],
+                       'failed: no such zone': ['zone_by_name'],
+                       # not a row of the tables: the lookups by name (test_verify)
+                       'found by name': ['zone_by_name', 'list_records']},
+                stem='ddkit_dynv6')
+PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, VOLCENGINE, BAIDUCLOUD, NAMECOM, SPACESHIP, DYNV6]
 
 
 class Form(Adapter):

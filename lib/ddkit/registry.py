@@ -17,6 +17,9 @@ PROVIDERS = (
     'webhook',        # any HTTP endpoint, told the IP by a request the user describes
     'volcengine',     # Volcengine TrafficRoute DNS (OpenAPI 2018-08-01, HMAC-SHA256 signed)
     'baiducloud',     # Baidu AI Cloud DNS (API v1, bce-auth-v1 signed)
+    'namecom',        # Name.com core API (HTTP Basic: user name and API token)
+    'spaceship',      # Spaceship DNS records API (API key and secret headers)
+    'dynv6',          # dynv6 REST API v2 (HTTP token; the zone's own address is the zone's)
 )
 
 

@@ -1,0 +1,287 @@
+"""Name.com (the core API, v1): keep one A or AAAA record equal to this host's public IP.
+
+A provider module of the shared update loop (ddkit.reconcile; the contract: docs/design.md): its
+settings, files, error fixes and API calls, registered as `namecom`. Every call carries HTTP Basic
+authentication, the account's user name and an API token. The domain is the zone: its records are
+listed by its name (no zone call), each record by its id. Name.com has no resolution lines but holds
+several records of a name: a line's record is one of them (SEVERAL).
+API reference: https://www.name.com/api-docs (authentication, rate limits),
+https://www.name.com/api-docs/DNS (records: ListRecords, GetRecord, CreateRecord, UpdateRecord,
+DeleteRecord, at /core/v1/domains/{domainName}/records as name.com's Core API 1.7.0 OpenAPI
+document names them; ListDomains at /core/v1/domains)
+"""
+
+from ddkit import Failure
+from ddkit.ipcheck import OPERATORS, first_group
+from ddkit.provider import PAGE, Record, Stale, Zone, listing, safe_id
+from ddkit.settings import Setting, check_header, check_url
+
+NAME = 'namecom'
+STEM = 'ddkit_namecom'                   # its lock and log files' prefix (no seed tool runs it)
+SUMMARY = 'Keep one A or AAAA record at Name.com (core API, user name and API token) equal to this host\'s public IP.'
+SETTINGS = [
+    Setting('username', help='the Name.com account\'s user name (the one its API tokens are made for; with '
+            'the test API, its name with -test)', check=check_header),
+    Setting('api_token', help='its API token (prefer DDNS_API_TOKEN or --config: argv is visible)', secret=True,
+            check=check_header),
+    Setting('base_url', 'https://api.name.com', help='API base URL, scheme and host (https://api.dev.name.com '
+            'is the test API)', check=lambda v: base_url(v)),
+]
+FILES = {'ip_file': '.namecom-ip_%s.txt', 'ids_file': '.namecom-id_%s.txt'}
+REQUIRED = ('username', 'api_token')
+URLS = ('base_url',)
+NOUN = 'record'
+SEVERAL = True                           # no resolution lines: each line's address is a record of the name
+API_PATH = '/core/v1'
+TTL_MIN, TTL_MAX = 300, 2 ** 31 - 1      # "name.com allows a minimum TTL of 300"; a TTL read back outside is not sent
+MAX_PAGES = 20                           # of PAGE records each: a zone listed past them is refused, not half read
+ZONE_PAGES = 10                          # of ZONES_PAGE domains each, for account_zones
+ZONES_PAGE = 1000                        # ListDomains' own default and largest page
+ID_MAX = 2 ** 31                         # record ids are 32-bit integers
+TOKEN_FIX = ('username must be the Name.com account user name and api_token an API token made for it '
+             '(Account, Settings, API Tokens: a production token; a test token works with '
+             'https://api.dev.name.com and the user name with -test); an account with two-step '
+             'verification needs Name.com API Access switched on in its security settings')
+FIXES = {   # what to do about the API's answers users meet, by HTTP status (docs/providers.md)
+    400: 'the request was refused as invalid (see the provider\'s details): check record_name, record_type and '
+         'that the record\'s TTL is at least 300',
+    401: TOKEN_FIX,
+    403: 'the domain\'s nameservers are not Name.com\'s, or the domain has expired (records can only be '
+         'changed for a domain that uses Name.com DNS); else the credentials were refused: ' + TOKEN_FIX,
+    404: 'zone_name must be a domain of this Name.com account (the domain itself, e.g. example.com)',
+    415: 'the API refused the request\'s Content-Type (a bug: ddkit sends application/json)',
+    429: 'too many requests (Name.com allows 20 a second and 3000 an hour): run less often',
+}
+
+
+def base_url(value):
+    """The API's base URL: the API path, as the reference writes the URLs, is taken off (calls add it)."""
+    value = check_url(value)
+    return value[:-len(API_PATH)] if value.endswith(API_PATH) else value
+
+
+def account(cfg):
+    """Whose domains and records a lookup sees: the key of what several records of a run share."""
+    return cfg.base_url, cfg.username, cfg.api_token
+
+
+def login(job):
+    """--check: the credentials are accepted when Hello answers with the account's user name (a read
+    call that needs nothing but them).
+    https://www.name.com/api-docs (Hello: GET /core/v1/hello)"""
+    data = call(job, 'GET', '/hello', 'login')
+    user = data.get('username')
+    return ' (user %s)' % (str(user)[:80] if isinstance(user, str) and user else job.cfg.username)
+
+
+def list_zones(job):
+    """The domain is the zone: [zone_name] once its records could be listed (the listing find_record
+    reads then, shared); a domain the account does not have is a Failure of 'find zone'."""
+    records(job, 'find zone')
+    return [job.cfg.zone_name]
+
+
+def choose_zone(job, zones):
+    """The domain named zone_name: its name is its id."""
+    return Zone(zones[0], zones[0])
+
+
+def account_zones(job):
+    """Every domain of the account, for a record without zone_name: ListDomains, page by page (at most
+    ZONE_PAGES pages, then a Failure: set zone_name).
+    https://www.name.com/api-docs (ListDomains: GET /core/v1/domains)"""
+    found, page = [], 1
+    while True:
+        data = call(job, 'GET', '/domains?perPage=%d&page=%d' % (ZONES_PAGE, page), 'find zone')
+        for domain in listing(data, 'domains', 'find zone'):
+            name = domain.get('domainName')
+            if isinstance(name, str) and safe_id(name.rstrip('.')):
+                found.append(Zone(name.rstrip('.').lower(), name.rstrip('.').lower()))
+        following = number(data.get('nextPage'))
+        if not following or following <= page:
+            return found
+        if following > ZONE_PAGES:
+            raise Failure.at('find zone', 'the account has more than %d domains: set zone_name' % (
+                ZONE_PAGES * ZONES_PAGE), kind='unexpected', fix='set zone_name')
+        page = following
+
+
+def host(cfg):
+    """The record's host as Name.com names it: record_name without the zone, '' for the zone itself."""
+    return '' if cfg.record_name == cfg.zone_name else cfg.record_name[:-len(cfg.zone_name) - 1]
+
+
+def find_record(job, zone_id, strict=False):
+    """The record of this name and type (of the job's line: one holding an address of its operator),
+    or None; strict: a fresh listing (the one shared with list_zones may be older)."""
+    return first(records(job, 'find record', fresh=strict), job)
+
+
+def records(job, step, fresh=False):
+    """Every record of the zone, listed once a run (the records of a run share it), page by page.
+    https://www.name.com/api-docs/DNS (ListRecords: GET /core/v1/domains/{domainName}/records)"""
+    cfg = job.cfg
+
+    def fetch():
+        found, page = [], 1
+        while True:
+            data = call(job, 'GET', '/domains/%s/records?perPage=%d&page=%d' % (cfg.zone_name, PAGE, page), step,
+                        zone=True)
+            found += listing(data, 'records', step)
+            following = number(data.get('nextPage'))
+            if not following or following <= page:
+                return found
+            if following > MAX_PAGES:
+                raise Failure.at(step, 'the zone has more than %d records: more than a run reads' % (
+                    MAX_PAGES * PAGE), kind='unexpected')
+            page = following
+    return job.shared(None if fresh else ('records', account(cfg), cfg.zone_name), fetch)
+
+
+def named(found, cfg):
+    """True when a record of an answer is of this name and type: by its host (absent, '' or '@' for
+    the apex) or, given one, its fqdn (with or without the trailing dot)."""
+    if found.get('type') != cfg.record_type or not record_id(found.get('id')):
+        return False
+    fqdn = found.get('fqdn')
+    if isinstance(fqdn, str) and fqdn:
+        return fqdn.rstrip('.').lower() == cfg.record_name
+    held = found.get('host') or ''
+    held = '' if held == '@' else held
+    return isinstance(held, str) and held.lower() == host(cfg)
+
+
+def first(found, job):
+    """The first listed record of this name and type; of a line: one that holds an address of the
+    line's operator (Name.com keeps no comment to tell a line's record by)."""
+    cfg, line = job.cfg, job.line
+    found = [r for r in found if named(r, cfg)]
+    if line is not None:
+        found = [r for r in found if OPERATORS.get(line) and first_group(str(r.get('answer'))) == OPERATORS[line]]
+    return as_record(found[0]) if found else None
+
+
+def as_record(found):
+    return Record(record_id(found['id']), [found.get('answer')], found)
+
+
+def read_record(job, zone_id, record_id_text, held=False):
+    """The record the stored ids name, as Name.com holds it now (an update sends its TTL back); Stale
+    when it is gone, or is another name's or type's.
+    https://www.name.com/api-docs/DNS (GetRecord: GET /core/v1/domains/{domainName}/records/{id})"""
+    cfg = job.cfg
+    if zone_id != cfg.zone_name or not record_id(record_id_text):
+        raise Stale()   # ids of another zone_name, or not Name.com's
+    data = call(job, 'GET', '/domains/%s/records/%s' % (zone_id, record_id_text), 'read record', stale=True)
+    if not named(data, cfg) or record_id(data.get('id')) != record_id_text:
+        raise Stale()   # ids of another record: find ours again
+    return as_record(data)
+
+
+def create_record(job, zone_id, ip):
+    """The new record's id; its TTL is the API's default (300).
+    https://www.name.com/api-docs/DNS (CreateRecord: POST /core/v1/domains/{domainName}/records)"""
+    cfg = job.cfg
+    data = call(job, 'POST', '/domains/%s/records' % zone_id, 'create record',
+                {'host': host(cfg), 'type': cfg.record_type, 'answer': ip}, stale=True)
+    found = record_id(data.get('id'))
+    if not found:
+        raise Failure.at('create record', 'the answer has no usable record id', kind='unexpected')
+    return found
+
+
+def update_record(job, zone_id, record, ip):
+    """UpdateRecord replaces the whole record: its host, type and the TTL read are sent with the new
+    address (a TTL not sent would not be kept).
+    https://www.name.com/api-docs/DNS (UpdateRecord: PUT /core/v1/domains/{domainName}/records/{id})"""
+    cfg = job.cfg
+    body = {'host': host(cfg), 'type': cfg.record_type, 'answer': ip}
+    ttl = record.raw.get('ttl')
+    if isinstance(ttl, int) and not isinstance(ttl, bool) and TTL_MIN <= ttl <= TTL_MAX:
+        body['ttl'] = ttl
+    data = call(job, 'PUT', '/domains/%s/records/%s' % (zone_id, record.id), 'update record', body, stale=True)
+    return record_id(data.get('id')) or record.id
+
+
+def delete_record(job, zone_id, record):
+    """A line's record, its line without an address; one gone already (HTTP 404) is success.
+    https://www.name.com/api-docs/DNS (DeleteRecord: DELETE /core/v1/domains/{domainName}/records/{id})"""
+    try:
+        call(job, 'DELETE', '/domains/%s/records/%s' % (zone_id, record.id), 'delete record', stale=True)
+    except Stale:
+        return None
+
+
+def authorization(cfg):
+    """The Basic authorization header of the user name and the API token."""
+    import binascii
+    pair = ('%s:%s' % (cfg.username, cfg.api_token)).encode('utf-8')
+    return 'Basic ' + binascii.b2a_base64(pair, newline=False).decode('ascii')
+
+
+def call(job, method, path, step, body=None, stale=False, zone=False):
+    """One API call, its answer checked: the JSON object of a 2xx answer ({} for none). stale: a 404
+    (the record or the domain is gone) raises Stale, so the loop looks the ids up again; zone: a 404
+    is a domain the account does not have, a Failure of 'find zone'."""
+    from ddkit import http  # only on a request: a run that sends none loads none of it
+    cfg, log = job.cfg, job.log
+    headers = {'Authorization': authorization(cfg)}
+    if body is not None:
+        headers['Content-Type'] = 'application/json'   # else the API answers 415
+    answer = http.request(method, cfg.base_url + API_PATH + path, step, headers=headers, json_body=body,
+                          timeout=cfg.timeout, ca_file=cfg.ca_file, repeatable=method != 'POST')
+    if 200 <= answer.status < 300:
+        if not answer.body.strip():
+            if method == 'DELETE':
+                return {}
+            raise Failure.at(step, 'empty answer (HTTP %d): the request timed out; check connectivity'
+                             % answer.status, url=answer.where, status=answer.status, kind='unexpected',
+                             fix='check connectivity')
+        data = answer.json()
+        if not isinstance(data, dict):
+            raise Failure.at(step, 'unexpected answer: %s' % http.snippet(answer.text), url=answer.where,
+                             status=answer.status, kind='unexpected')
+        return data
+    data = _json(answer)
+    said = ' '.join(str(data[key])[:200] for key in ('message', 'details')
+                    if isinstance(data.get(key), (str, int)) and not isinstance(data.get(key), bool)
+                    and data[key] != '')
+    if said:
+        log.error('%s: HTTP %d: %s' % (step, answer.status, said))
+    if answer.status == 404 and stale:
+        raise Stale()
+    fix = FIXES.get(answer.status)
+    what = said or http.snippet(answer.text) or 'no details'
+    if answer.status == 404 and zone:
+        raise Failure.at('find zone', 'no domain %s in this account (HTTP 404: %s); %s' % (cfg.zone_name, what, fix),
+                         url=answer.where, status=404, kind='not found', provider_message=said or None, fix=fix)
+    raise Failure.at(step, 'the provider refused the request (HTTP %d: %s)%s' % (
+        answer.status, what, '; ' + fix if fix else ''), url=answer.where, status=answer.status,
+        provider_message=said or None, fix=fix,
+        kind='server error' if answer.status >= 500 else 'refused' if answer.status >= 400 else 'unexpected')
+
+
+def record_id(value):
+    """A record id from an answer or the ids file, as text: a positive 32-bit integer, else None."""
+    if isinstance(value, str):
+        value = number(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value < ID_MAX:
+        return str(value)
+    return None
+
+
+def number(value):
+    """A whole number of an answer (a page number), else None."""
+    from ddkit import decimal
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return decimal(value) if isinstance(value, str) and len(value) <= 10 else None
+
+
+def _json(answer):
+    """An error answer's JSON object, or {} (an HTML error page, nothing)."""
+    try:
+        data = answer.json()
+    except Failure:
+        return {}
+    return data if isinstance(data, dict) else {}
