@@ -390,8 +390,10 @@ def assemble(name, version, digest, docstring, code, modules, sources, packed):
              '`standalone.py --show` prints all.\n'
              % (name, version, digest, ', compressed' if packed else ''))
     docstring = docstring[:-3].rstrip() + about + '"""' if docstring else '"""%s"""' % about.strip()
-    # a provider's module is what the tool does: plain text a user reads, never packed
-    plain = [m for m in modules if packed and provider_of(m)]
+    # the provider a tool is fixed to (updater_a's) is what it does: plain text a user reads, never
+    # packed; the providers the ddkit command reaches through the registry are packed with the library
+    fixed = {'ddkit.' + n for n in names_in(code) if provider_of(n)}
+    plain = [m for m in modules if packed and m in fixed]
     modules = [m for m in modules if m not in plain] + plain
     table, at = [], 0
     for m in modules:
