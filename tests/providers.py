@@ -136,7 +136,21 @@ WEBHOOK = Adapter('ddkit', 'webhook', None, 'record', {'ip_file': '.webhook-ip_%
                   lambda ip: ip, 'records',
                   calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
                   stem='ddkit_webhook', failure=('update record', 'refused'))
-PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK]
+CLOUDNS = Adapter('ddkit', 'cloudns', None, 'record', {'ip_file': '.cloudns-ip_%s.txt', 'ids_file': '.cloudns-id_%s.txt'},
+                  {'DDNS_AUTH_ID': '8625', 'DDNS_AUTH_PASSWORD': 'example-password'}, lambda ip: ip, 'records',
+                  # the domain name is the zone (the record listing finds it); an update sends back the
+                  # record's host and TTL, so the record is read first
+                  calls={'created': ['list_records', 'create_record'],
+                         'updated': ['list_records', 'update_record'],
+                         'updated with stored ids': ['get_record', 'update_record'],
+                         'unchanged': [],
+                         'verified': ['get_record'],
+                         'drift healed': ['get_record', 'update_record'],
+                         'failed: no such zone': ['list_records'],
+                         # not a row of the tables: the lookups by name (test_verify)
+                         'found by name': ['list_records']},
+                  stem='ddkit_cloudns')
+PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, CLOUDNS]
 
 
 class Form(Adapter):
