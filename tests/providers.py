@@ -150,7 +150,21 @@ CLOUDNS = Adapter('ddkit', 'cloudns', None, 'record', {'ip_file': '.cloudns-ip_%
                          # not a row of the tables: the lookups by name (test_verify)
                          'found by name': ['list_records']},
                   stem='ddkit_cloudns')
-PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, CLOUDNS]
+GCORE = Adapter('ddkit', 'gcore', None, 'record', {'ip_file': '.gcore-ip_%s.txt', 'ids_file': '.gcore-id_%s.txt'},
+                {'DDNS_API_TOKEN': '29841$example-token'}, lambda ip: [ip], 'rrsets',
+                # the zone read by its name; the record is the RRset of its name and type, read whole
+                # before a PUT sends back what it holds (its TTL, meta, pickers); a PUT that makes it
+                # is create_record
+                calls={'created': ['get_zone', 'get_record', 'create_record'],
+                       'updated': ['get_zone', 'get_record', 'update_record'],
+                       'updated with stored ids': ['get_record', 'update_record'],
+                       'unchanged': [],
+                       'verified': ['get_record'],
+                       'drift healed': ['get_record', 'update_record'],
+                       'failed: no such zone': ['get_zone'],
+                       'found by name': ['get_zone', 'get_record']},
+                stem='ddkit_gcore')
+PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, CLOUDNS, GCORE]
 
 
 class Form(Adapter):

@@ -16,6 +16,7 @@ PROVIDERS = (
     'alidns',         # Alibaba Cloud DNS (Alidns API 2015-01-09, AccessKey-signed RPC calls)
     'webhook',        # any HTTP endpoint, told the IP by a request the user describes
     'cloudns',        # ClouDNS HTTP API (auth-id or a sub-user, and its password)
+    'gcore',          # Gcore DNS API v2 (RRsets), a permanent API token
 )
 
 
