@@ -164,7 +164,21 @@ GCORE = Adapter('ddkit', 'gcore', None, 'record', {'ip_file': '.gcore-ip_%s.txt'
                        'failed: no such zone': ['get_zone'],
                        'found by name': ['get_zone', 'get_record']},
                 stem='ddkit_gcore')
-PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, CLOUDNS, GCORE]
+DESEC = Adapter('ddkit', 'desec', None, 'record', {'ip_file': '.desec-ip_%s.txt', 'ids_file': '.desec-id_%s.txt'},
+                {'DDNS_API_TOKEN': 'example-desec-token'}, lambda ip: [ip], 'rrsets',
+                # the domain read by its name (its minimum TTL); the record is the RRset of its subname
+                # and type, which a PATCH changes keeping what it does not send (its TTL): with stored
+                # ids an update needs no read; a new RRset is a bulk PATCH of the domain's rrsets/
+                calls={'created': ['get_zone', 'get_record', 'create_record'],
+                       'updated': ['get_zone', 'get_record', 'update_record'],
+                       'updated with stored ids': ['update_record'],
+                       'unchanged': [],
+                       'verified': ['get_record'],
+                       'drift healed': ['get_record', 'update_record'],
+                       'failed: no such zone': ['get_zone'],
+                       'found by name': ['get_zone', 'get_record']},
+                stem='ddkit_desec')
+PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, CLOUDNS, GCORE, DESEC]
 
 
 class Form(Adapter):

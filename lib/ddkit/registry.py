@@ -17,6 +17,7 @@ PROVIDERS = (
     'webhook',        # any HTTP endpoint, told the IP by a request the user describes
     'cloudns',        # ClouDNS HTTP API (auth-id or a sub-user, and its password)
     'gcore',          # Gcore DNS API v2 (RRsets), a permanent API token
+    'desec',          # deSEC API v1 (RRsets), a token
 )
 
 
