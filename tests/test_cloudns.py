@@ -290,6 +290,14 @@ def test_account_zones_lists_every_page(box, fake, state):
     assert [fake.params(r)['page'] for r in fake.requests] == ['1', '2']
 
 
+def test_account_zones_are_the_master_zones(box, fake, state):
+    """A slave or parked zone holds no record the API may change: it is never the record's zone."""
+    for name, kind in (('example.net', 'slave'), ('home.example.com', 'parked'), ('example.org', 'master')):
+        fake.add_zone(name)
+        fake.zones[name]['type'] = kind
+    assert sorted(z.name for z in module().account_zones(job_of(box, state))) == ['example.com', 'example.org']
+
+
 def test_account_zones_of_a_sub_user_are_its_delegated_ones(box, fake, state):
     fake.add_zone('example.net')
     fake.add_subuser(20821, 'ddns', 'sub-Pa55word', zones=['example.net'])

@@ -64,6 +64,7 @@ TTLS = (60, 300, 900, 1800, 3600, 21600, 43200, 86400, 172800, 259200, 604800, 1
 NEW_TTL = 300
 ROWS = 100        # zones a page of list-zones (10, 20, 30, 50 or 100)
 ZONE_PAGES = 20   # more pages of zones than this: zone_name must be given
+NOT_MASTER = ('slave', 'parked')   # zone types whose records the API does not change
 AUTH = 'Invalid authentication, incorrect auth-id or auth-password.'
 SUB_AUTH = 'Invalid authentication, incorrect sub-auth-id, sub-auth-user or auth-password.'
 NO_ZONE = 'Missing domain-name'          # a zone the account (or sub-user) does not have
@@ -106,8 +107,9 @@ def choose_zone(job, zones):
 
 
 def account_zones(job):
-    """Every zone the credentials see, page by page (list-zones); more than ZONE_PAGES pages is a
-    Failure asking for zone_name. https://www.cloudns.net/wiki/article/50/"""
+    """Every zone the credentials see whose records the API can change, page by page (list-zones):
+    a slave or parked zone is none (records.json serves master zones alone); more than ZONE_PAGES
+    pages is a Failure asking for zone_name. https://www.cloudns.net/wiki/article/50/"""
     found = []
     for page in range(1, ZONE_PAGES + 1):
         data = call(job, 'dns/list-zones.json', {'page': str(page), 'rows-per-page': str(ROWS)}, 'find zone')
@@ -116,7 +118,7 @@ def account_zones(job):
             raise Failure.at('find zone', 'unexpected answer: the zone list is not a list', kind='unexpected')
         for zone in zones:
             name = str(zone.get('name') or '').lower().rstrip('.')
-            if name and safe_id(name):
+            if name and safe_id(name) and zone.get('type') not in NOT_MASTER:
                 found.append(Zone(name, name))
         if len(zones) < ROWS:
             return found
