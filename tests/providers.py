@@ -171,6 +171,10 @@ NAMECOM = Adapter('ddkit', 'namecom', None, 'record', {'ip_file': '.namecom-ip_%
                   {'DDNS_USERNAME': 'user', 'DDNS_API_TOKEN': 'namecom-token-0123'}, lambda ip: ip, 'records',
                   # the domain is the zone: its record listing finds it; an update sends back the
                   # record's TTL (UpdateRecord overwrites the whole record), so it is read first
+CLOUDNS = Adapter('ddkit', 'cloudns', None, 'record', {'ip_file': '.cloudns-ip_%s.txt', 'ids_file': '.cloudns-id_%s.txt'},
+                  {'DDNS_AUTH_ID': '8625', 'DDNS_AUTH_PASSWORD': 'example-password'}, lambda ip: ip, 'records',
+                  # the domain name is the zone (the record listing finds it); an update sends back the
+                  # record's host and TTL, so the record is read first
                   calls={'created': ['list_records', 'create_record'],
                          'updated': ['list_records', 'update_record'],
                          'updated with stored ids': ['get_record', 'update_record'],
@@ -203,6 +207,14 @@ DYNV6 = Adapter('ddkit', 'dynv6', None, 'record', {'ip_file': '.dynv6-ip_%s.txt'
                 # first (its name and type go with the new data: a record of other ids is never changed)
                 calls={'created': ['zone_by_name', 'list_records', 'create_record'],
                        'updated': ['zone_by_name', 'list_records', 'update_record'],
+                  stem='ddkit_cloudns')
+GCORE = Adapter('ddkit', 'gcore', None, 'record', {'ip_file': '.gcore-ip_%s.txt', 'ids_file': '.gcore-id_%s.txt'},
+                {'DDNS_API_TOKEN': '29841$example-token'}, lambda ip: [ip], 'rrsets',
+                # the zone read by its name; the record is the RRset of its name and type, read whole
+                # before a PUT sends back what it holds (its TTL, meta, pickers); a PUT that makes it
+                # is create_record
+                calls={'created': ['get_zone', 'get_record', 'create_record'],
+                       'updated': ['get_zone', 'get_record', 'update_record'],
                        'updated with stored ids': ['get_record', 'update_record'],
                        'unchanged': [],
                        'verified': ['get_record'],
@@ -211,7 +223,24 @@ DYNV6 = Adapter('ddkit', 'dynv6', None, 'record', {'ip_file': '.dynv6-ip_%s.txt'
                        # not a row of the tables: the lookups by name (test_verify)
                        'found by name': ['zone_by_name', 'list_records']},
                 stem='ddkit_dynv6')
-PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, VOLCENGINE, BAIDUCLOUD, NAMECOM, SPACESHIP, DYNV6]
+                       'failed: no such zone': ['get_zone'],
+                       'found by name': ['get_zone', 'get_record']},
+                stem='ddkit_gcore')
+DESEC = Adapter('ddkit', 'desec', None, 'record', {'ip_file': '.desec-ip_%s.txt', 'ids_file': '.desec-id_%s.txt'},
+                {'DDNS_API_TOKEN': 'example-desec-token'}, lambda ip: [ip], 'rrsets',
+                # the domain read by its name (its minimum TTL); the record is the RRset of its subname
+                # and type, which a PATCH changes keeping what it does not send (its TTL): with stored
+                # ids an update needs no read; a new RRset is a bulk PATCH of the domain's rrsets/
+                calls={'created': ['get_zone', 'get_record', 'create_record'],
+                       'updated': ['get_zone', 'get_record', 'update_record'],
+                       'updated with stored ids': ['update_record'],
+                       'unchanged': [],
+                       'verified': ['get_record'],
+                       'drift healed': ['get_record', 'update_record'],
+                       'failed: no such zone': ['get_zone'],
+                       'found by name': ['get_zone', 'get_record']},
+                stem='ddkit_desec')
+PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, VOLCENGINE, BAIDUCLOUD, NAMECOM, SPACESHIP, DYNV6, CLOUDNS, GCORE, DESEC]
 
 
 class Form(Adapter):

@@ -20,6 +20,9 @@ PROVIDERS = (
     'namecom',        # Name.com core API (HTTP Basic: user name and API token)
     'spaceship',      # Spaceship DNS records API (API key and secret headers)
     'dynv6',          # dynv6 REST API v2 (HTTP token; the zone's own address is the zone's)
+    'cloudns',        # ClouDNS HTTP API (auth-id or a sub-user, and its password)
+    'gcore',          # Gcore DNS API v2 (RRsets), a permanent API token
+    'desec',          # deSEC API v1 (RRsets), a token
 )
 
 
