@@ -136,7 +136,34 @@ WEBHOOK = Adapter('ddkit', 'webhook', None, 'record', {'ip_file': '.webhook-ip_%
                   lambda ip: ip, 'records',
                   calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
                   stem='ddkit_webhook', failure=('update record', 'refused'))
-PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK]
+
+
+def teo_sdk():
+    """The EdgeOne fake checks each signature with the Tencent Cloud SDK's signer and each request
+    against its teo models: the tests of the adapter need the SDK."""
+    try:
+        import tencentcloud.teo.v20220901.models  # noqa: F401
+    except ImportError:
+        import needs
+        needs.missing('tencentcloud-sdk-python-common and tencentcloud-sdk-python-teo are not installed (pip '
+                      'install -r tests/requirements.txt): the fake checks each signature with the SDK')
+
+
+EDGEONE = Adapter('ddkit', 'edgeone', None, 'record',
+                  {'ip_file': '.edgeone-ip_%s.txt', 'ids_file': '.edgeone-id_%s.txt'},
+                  {'DDNS_SECRET_ID': 'AKID' + 'e' * 32, 'DDNS_SECRET_KEY': 'k' * 32}, lambda ip: ip, 'records',
+                  # the site is found by name (its ZoneId kept); an update sends back the record's TTL,
+                  # weight and priority, so a record of stored ids is read first (by its id)
+                  calls={'created': ['list_zones', 'list_records', 'create_record'],
+                         'updated': ['list_zones', 'list_records', 'update_record'],
+                         'updated with stored ids': ['get_record', 'update_record'],
+                         'unchanged': [],
+                         'verified': ['get_record'],
+                         'drift healed': ['get_record', 'update_record'],
+                         'failed: no such zone': ['list_zones']},
+                  stem='ddkit_edgeone')
+EDGEONE.needs = teo_sdk
+PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, EDGEONE]
 
 
 class Form(Adapter):
