@@ -163,7 +163,36 @@ EDGEONE = Adapter('ddkit', 'edgeone', None, 'record',
                          'failed: no such zone': ['list_zones']},
                   stem='ddkit_edgeone')
 EDGEONE.needs = teo_sdk
-PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, EDGEONE]
+
+
+def esa_sdk():
+    """The ESA fake checks each signature with alibabacloud-tea-openapi's signer and each request
+    against alibabacloud-esa20240910's models: the tests of the adapter need both."""
+    try:
+        import alibabacloud_esa20240910.models  # noqa: F401
+        import alibabacloud_tea_openapi.utils  # noqa: F401
+    except ImportError:
+        import needs
+        needs.missing('alibabacloud-tea-openapi and alibabacloud-esa20240910 are not installed (pip install -r '
+                      'tests/requirements.txt): the fake checks each signature with the SDK')
+
+
+ALIESA = Adapter('ddkit', 'aliesa', None, 'record',
+                 {'ip_file': '.aliesa-ip_%s.txt', 'ids_file': '.aliesa-id_%s.txt'},
+                 {'DDNS_ACCESS_KEY_ID': 'LTAI5tEXAMPLEesaKey01', 'DDNS_ACCESS_KEY_SECRET': 'example-esa-secret-0123'},
+                 lambda ip: ip, 'records',
+                 # the site is found by name (its SiteId kept); an update sends back the record's TTL,
+                 # proxying and comment, so a record of stored ids is read first
+                 calls={'created': ['list_zones', 'list_records', 'create_record'],
+                        'updated': ['list_zones', 'list_records', 'update_record'],
+                        'updated with stored ids': ['get_record', 'update_record'],
+                        'unchanged': [],
+                        'verified': ['get_record'],
+                        'drift healed': ['get_record', 'update_record'],
+                        'failed: no such zone': ['list_zones']},
+                 stem='ddkit_aliesa')
+ALIESA.needs = esa_sdk
+PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, EDGEONE, ALIESA]
 
 
 class Form(Adapter):

@@ -16,6 +16,7 @@ PROVIDERS = (
     'alidns',         # Alibaba Cloud DNS (Alidns API 2015-01-09, AccessKey-signed RPC calls)
     'webhook',        # any HTTP endpoint, told the IP by a request the user describes
     'edgeone',        # Tencent Cloud EdgeOne DNS records (TEO API 3.0, TC3-HMAC-SHA256)
+    'aliesa',         # Alibaba Cloud ESA DNS records (API 2024-09-10, ACS3-HMAC-SHA256)
 )
 
 
