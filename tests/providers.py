@@ -171,10 +171,6 @@ NAMECOM = Adapter('ddkit', 'namecom', None, 'record', {'ip_file': '.namecom-ip_%
                   {'DDNS_USERNAME': 'user', 'DDNS_API_TOKEN': 'namecom-token-0123'}, lambda ip: ip, 'records',
                   # the domain is the zone: its record listing finds it; an update sends back the
                   # record's TTL (UpdateRecord overwrites the whole record), so it is read first
-CLOUDNS = Adapter('ddkit', 'cloudns', None, 'record', {'ip_file': '.cloudns-ip_%s.txt', 'ids_file': '.cloudns-id_%s.txt'},
-                  {'DDNS_AUTH_ID': '8625', 'DDNS_AUTH_PASSWORD': 'example-password'}, lambda ip: ip, 'records',
-                  # the domain name is the zone (the record listing finds it); an update sends back the
-                  # record's host and TTL, so the record is read first
                   calls={'created': ['list_records', 'create_record'],
                          'updated': ['list_records', 'update_record'],
                          'updated with stored ids': ['get_record', 'update_record'],
@@ -207,6 +203,27 @@ DYNV6 = Adapter('ddkit', 'dynv6', None, 'record', {'ip_file': '.dynv6-ip_%s.txt'
                 # first (its name and type go with the new data: a record of other ids is never changed)
                 calls={'created': ['zone_by_name', 'list_records', 'create_record'],
                        'updated': ['zone_by_name', 'list_records', 'update_record'],
+                       'updated with stored ids': ['get_record', 'update_record'],
+                       'unchanged': [],
+                       'verified': ['get_record'],
+                       'drift healed': ['get_record', 'update_record'],
+                       'failed: no such zone': ['zone_by_name'],
+                       # not a row of the tables: the lookups by name (test_verify)
+                       'found by name': ['zone_by_name', 'list_records']},
+                stem='ddkit_dynv6')
+CLOUDNS = Adapter('ddkit', 'cloudns', None, 'record', {'ip_file': '.cloudns-ip_%s.txt', 'ids_file': '.cloudns-id_%s.txt'},
+                  {'DDNS_AUTH_ID': '8625', 'DDNS_AUTH_PASSWORD': 'example-password'}, lambda ip: ip, 'records',
+                  # the domain name is the zone (the record listing finds it); an update sends back the
+                  # record's host and TTL, so the record is read first
+                  calls={'created': ['list_records', 'create_record'],
+                         'updated': ['list_records', 'update_record'],
+                         'updated with stored ids': ['get_record', 'update_record'],
+                         'unchanged': [],
+                         'verified': ['get_record'],
+                         'drift healed': ['get_record', 'update_record'],
+                         'failed: no such zone': ['list_records'],
+                         # not a row of the tables: the lookups by name (test_verify)
+                         'found by name': ['list_records']},
                   stem='ddkit_cloudns')
 GCORE = Adapter('ddkit', 'gcore', None, 'record', {'ip_file': '.gcore-ip_%s.txt', 'ids_file': '.gcore-id_%s.txt'},
                 {'DDNS_API_TOKEN': '29841$example-token'}, lambda ip: [ip], 'rrsets',
@@ -219,10 +236,6 @@ GCORE = Adapter('ddkit', 'gcore', None, 'record', {'ip_file': '.gcore-ip_%s.txt'
                        'unchanged': [],
                        'verified': ['get_record'],
                        'drift healed': ['get_record', 'update_record'],
-                       'failed: no such zone': ['zone_by_name'],
-                       # not a row of the tables: the lookups by name (test_verify)
-                       'found by name': ['zone_by_name', 'list_records']},
-                stem='ddkit_dynv6')
                        'failed: no such zone': ['get_zone'],
                        'found by name': ['get_zone', 'get_record']},
                 stem='ddkit_gcore')
@@ -240,7 +253,64 @@ DESEC = Adapter('ddkit', 'desec', None, 'record', {'ip_file': '.desec-ip_%s.txt'
                        'failed: no such zone': ['get_zone'],
                        'found by name': ['get_zone', 'get_record']},
                 stem='ddkit_desec')
-PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, VOLCENGINE, BAIDUCLOUD, NAMECOM, SPACESHIP, DYNV6, CLOUDNS, GCORE, DESEC]
+
+
+def teo_sdk():
+    """The EdgeOne fake checks each signature with the Tencent Cloud SDK's signer and each request
+    against its teo models: the tests of the adapter need the SDK."""
+    try:
+        import tencentcloud.teo.v20220901.models  # noqa: F401
+    except ImportError:
+        import needs
+        needs.missing('tencentcloud-sdk-python-common and tencentcloud-sdk-python-teo are not installed (pip '
+                      'install -r tests/requirements.txt): the fake checks each signature with the SDK')
+
+
+EDGEONE = Adapter('ddkit', 'edgeone', None, 'record',
+                  {'ip_file': '.edgeone-ip_%s.txt', 'ids_file': '.edgeone-id_%s.txt'},
+                  {'DDNS_SECRET_ID': 'AKID' + 'e' * 32, 'DDNS_SECRET_KEY': 'k' * 32}, lambda ip: ip, 'records',
+                  # the site is found by name (its ZoneId kept); an update sends back the record's TTL,
+                  # weight and priority, so a record of stored ids is read first (by its id)
+                  calls={'created': ['list_zones', 'list_records', 'create_record'],
+                         'updated': ['list_zones', 'list_records', 'update_record'],
+                         'updated with stored ids': ['get_record', 'update_record'],
+                         'unchanged': [],
+                         'verified': ['get_record'],
+                         'drift healed': ['get_record', 'update_record'],
+                         'failed: no such zone': ['list_zones']},
+                  stem='ddkit_edgeone')
+EDGEONE.needs = teo_sdk
+
+
+def esa_sdk():
+    """The ESA fake checks each signature with alibabacloud-tea-openapi's signer and each request
+    against alibabacloud-esa20240910's models: the tests of the adapter need both."""
+    try:
+        import alibabacloud_esa20240910.models  # noqa: F401
+        import alibabacloud_tea_openapi.utils  # noqa: F401
+    except ImportError:
+        import needs
+        needs.missing('alibabacloud-tea-openapi and alibabacloud-esa20240910 are not installed (pip install -r '
+                      'tests/requirements.txt): the fake checks each signature with the SDK')
+
+
+ALIESA = Adapter('ddkit', 'aliesa', None, 'record',
+                 {'ip_file': '.aliesa-ip_%s.txt', 'ids_file': '.aliesa-id_%s.txt'},
+                 {'DDNS_ACCESS_KEY_ID': 'LTAI5tEXAMPLEesaKey01', 'DDNS_ACCESS_KEY_SECRET': 'example-esa-secret-0123'},
+                 lambda ip: ip, 'records',
+                 # the site is found by name (its SiteId kept); an update sends back the record's TTL,
+                 # proxying and comment, so a record of stored ids is read first
+                 calls={'created': ['list_zones', 'list_records', 'create_record'],
+                        'updated': ['list_zones', 'list_records', 'update_record'],
+                        'updated with stored ids': ['get_record', 'update_record'],
+                        'unchanged': [],
+                        'verified': ['get_record'],
+                        'drift healed': ['get_record', 'update_record'],
+                        'failed: no such zone': ['list_zones']},
+                 stem='ddkit_aliesa')
+ALIESA.needs = esa_sdk
+PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, VOLCENGINE, BAIDUCLOUD, NAMECOM, SPACESHIP,
+             DYNV6, CLOUDNS, GCORE, DESEC, EDGEONE, ALIESA]
 
 
 class Form(Adapter):

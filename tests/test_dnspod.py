@@ -21,10 +21,16 @@ from fakes.base import Reply
 
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
 from ddkit import jsontext  # noqa: E402
+from ddkit import provider  # noqa: E402
 from ddkit.providers import dnspod  # noqa: E402
 
 OLD, NEW = '81.2.69.1', '81.2.69.10'
 SDK_PACKAGES = 'tencentcloud-sdk-python-common==3.1.195 tencentcloud-sdk-python-dnspod==3.1.130'
+
+
+def sign(secret_id, secret_key, host, action, payload, timestamp):
+    """The headers of a call as the provider signs it (ddkit.provider.tc3, for DNSPod)."""
+    return provider.tc3(secret_id, secret_key, dnspod.SERVICE, dnspod.VERSION, host, action, payload, timestamp)
 
 
 def oracle():
@@ -71,7 +77,7 @@ def test_the_signature_is_the_one_the_sdk_makes(host, params):
     client, request, _, _ = oracle()
     payload = jsontext.dumps(params).encode()
     stamp = 1767225599   # 2025-12-31 23:59:59 UTC: the scope's date is the UTC one
-    headers = dnspod.sign('AKIDexample', 'secret-key', host, 'DescribeRecordList', payload, stamp)
+    headers = sign('AKIDexample', 'secret-key', host, 'DescribeRecordList', payload, stamp)
     req = request(host, 'POST', '/', header={'Content-Type': headers['Content-Type'], 'Host': host,
                                              'X-TC-Timestamp': headers['X-TC-Timestamp']}, data=payload)
     expected = client._get_tc3_signature(None, None, req, '2025-12-31', 'dnspod', 'secret-key')
@@ -82,18 +88,18 @@ def test_the_signature_is_the_one_the_sdk_makes(host, params):
 
 def test_the_host_signed_is_the_host_header_sent():
     """The default port is not in the Host header ddkit.wire sends, so not in what is signed."""
-    assert dnspod.host_header('https://dnspod.tencentcloudapi.com:443/') == 'dnspod.tencentcloudapi.com'
-    assert dnspod.host_header('http://127.0.0.1:8080/') == '127.0.0.1:8080'
-    assert dnspod.host_header('https://[::1]:8443/') == '[::1]:8443'
+    assert provider.host_header('https://dnspod.tencentcloudapi.com:443/') == 'dnspod.tencentcloudapi.com'
+    assert provider.host_header('http://127.0.0.1:8080/') == '127.0.0.1:8080'
+    assert provider.host_header('https://[::1]:8443/') == '[::1]:8443'
 
 
 def test_signing_costs_under_a_millisecond():
     payload = jsontext.dumps({'Domain': 'example.com', 'SubDomain': 'home', 'RecordLine': dnspod.LINES['default'],
                               'RecordType': 'A'}).encode()
-    dnspod.sign('AKIDexample', 'k' * 32, 'dnspod.tencentcloudapi.com', 'DescribeRecordList', payload, 1)
+    sign('AKIDexample', 'k' * 32, 'dnspod.tencentcloudapi.com', 'DescribeRecordList', payload, 1)
     started = time.perf_counter()
     for stamp in range(1000):
-        dnspod.sign('AKIDexample', 'k' * 32, 'dnspod.tencentcloudapi.com', 'DescribeRecordList', payload, stamp)
+        sign('AKIDexample', 'k' * 32, 'dnspod.tencentcloudapi.com', 'DescribeRecordList', payload, stamp)
     assert (time.perf_counter() - started) / 1000 < 0.001
 
 
@@ -133,7 +139,7 @@ def post(server, action, params, secret_key=None):
     import urllib.request
     payload = jsontext.dumps(params).encode()
     host = '127.0.0.1:%d' % server.port
-    headers = dnspod.sign(server.secret_id, secret_key or server.secret_key, host, action, payload, int(time.time()))
+    headers = sign(server.secret_id, secret_key or server.secret_key, host, action, payload, int(time.time()))
     request = urllib.request.Request(server.url + '/', payload, headers, method='POST')
     with urllib.request.urlopen(request, timeout=10) as answer:
         return json.loads(answer.read())['Response']

@@ -1,6 +1,7 @@
 """What a DNS provider module works with (docs/design.md, "The provider contract"): the record's run
 (Job), the run of several records (Run), the values the shared loop reads (Zone, Record), the
-outcomes a provider raises (Stale, Exists) and small helpers for its answers.
+outcomes a provider raises (Stale, Exists), small helpers for its answers, and the parts of request
+signing that several providers' APIs share (Tencent Cloud's TC3, Alibaba Cloud's canonical query).
 
 A provider module supplies only its API; ddkit.reconcile drives it, ddkit.check diagnoses through it.
 """
@@ -281,3 +282,45 @@ def safe_id(value):
     value = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ''
     # a hostile or broken answer must not steer a request ("../", "?", "#") or the ids file
     return value if value and set(value) <= ID_CHARS and not value.startswith('.') else None
+
+
+# --- request signing that several providers' APIs share -------------------------------------------
+
+def host_header(url):
+    """The Host header ddkit.wire sends for url (a signature covers it): its host, and its port when
+    it is not the scheme's own."""
+    from ddkit.urls import split_url
+    scheme, name, port, _ = split_url(url)
+    name = '[%s]' % name if ':' in name else name
+    return name if port == (443 if scheme == 'https' else 80) else '%s:%d' % (name, port)
+
+
+def canonical_query(params):
+    """The query of these parameters, sorted by name, each name and value percent-encoded (RFC 3986's
+    unreserved characters stay): what Alibaba Cloud's signatures cover, and what is sent."""
+    from ddkit import UNRESERVED
+    from ddkit.urls import quote
+    return '&'.join('%s=%s' % (k if UNRESERVED.issuperset(k) else quote(k), v if UNRESERVED.issuperset(v) else quote(v))
+                    for k, v in sorted(params.items()))
+
+
+def tc3(secret_id, secret_key, service, version, host, action, payload, timestamp, path='/'):
+    """The headers of one Tencent Cloud API 3.0 call: a POST of the JSON payload (bytes) to host at
+    timestamp, naming its action and version, signed TC3-HMAC-SHA256 for service (the credential
+    scope); the signed headers are content-type and host, as the official SDKs sign them.
+    https://cloud.tencent.com/document/api/1427/56189"""
+    import hashlib
+    import hmac
+    date = time.strftime('%Y-%m-%d', time.gmtime(timestamp))
+    canonical = 'POST\n%s\n\ncontent-type:application/json\nhost:%s\n\ncontent-type;host\n%s' % (
+        path, host, hashlib.sha256(payload).hexdigest())
+    scope = '%s/%s/tc3_request' % (date, service)
+    to_sign = 'TC3-HMAC-SHA256\n%d\n%s\n%s' % (timestamp, scope, hashlib.sha256(canonical.encode()).hexdigest())
+    key = ('TC3' + secret_key).encode()
+    for part in (date, service, 'tc3_request'):
+        key = hmac.new(key, part.encode(), 'sha256').digest()
+    signature = hmac.new(key, to_sign.encode(), 'sha256').hexdigest()
+    return {'Content-Type': 'application/json', 'X-TC-Action': action, 'X-TC-Version': version,
+            'X-TC-Timestamp': str(timestamp),
+            'Authorization': 'TC3-HMAC-SHA256 Credential=%s/%s, SignedHeaders=content-type;host, Signature=%s'
+                             % (secret_id, scope, signature)}

@@ -23,6 +23,8 @@ PROVIDERS = (
     'cloudns',        # ClouDNS HTTP API (auth-id or a sub-user, and its password)
     'gcore',          # Gcore DNS API v2 (RRsets), a permanent API token
     'desec',          # deSEC API v1 (RRsets), a token
+    'edgeone',        # Tencent Cloud EdgeOne DNS records (TEO API 3.0, TC3-HMAC-SHA256)
+    'aliesa',         # Alibaba Cloud ESA DNS records (API 2024-09-10, ACS3-HMAC-SHA256)
 )
 
 

@@ -15,7 +15,7 @@ import os
 import time
 
 from ddkit import Failure
-from ddkit.provider import Exists, Record, Stale, Zone, account_zones as every_zone, listing, safe_id
+from ddkit.provider import Exists, Record, Stale, Zone, account_zones as every_zone, canonical_query, listing, safe_id
 from ddkit.settings import Setting, check_url
 
 NAME = 'alidns'
@@ -239,18 +239,9 @@ def delete_record(job, zone_id, record):
     call(job, 'DeleteDomainRecord', {'RecordId': record.id}, 'delete record', gone=DELETED)
 
 
-def canonical(params):
-    """The query of these parameters, sorted by name, each name and value percent-encoded (RFC 3986's
-    unreserved characters stay): what is signed, and what is sent."""
-    from ddkit import UNRESERVED
-    from ddkit.urls import quote
-    return '&'.join('%s=%s' % (k if UNRESERVED.issuperset(k) else quote(k), v if UNRESERVED.issuperset(v) else quote(v))
-                    for k, v in sorted(params.items()))
-
-
 def signature(secret, method, params):
     """The RPC style's signature of these parameters (Signature itself not among them)."""
-    return sign(secret, method, canonical(params))
+    return sign(secret, method, canonical_query(params))
 
 
 def sign(secret, method, query):
@@ -268,9 +259,10 @@ def signed_query(cfg, action, params):
     """The query of one request: its parameters, the common ones (a new nonce and the time) and
     their signature, encoded."""
     from ddkit.urls import quote
-    query = canonical(dict(params, Action=action, Version=VERSION, Format='JSON', AccessKeyId=cfg.access_key_id,
-                           SignatureMethod='HMAC-SHA1', SignatureVersion='1.0', SignatureNonce=os.urandom(16).hex(),
-                           Timestamp=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())))
+    query = canonical_query(dict(params, Action=action, Version=VERSION, Format='JSON',
+                                 AccessKeyId=cfg.access_key_id, SignatureMethod='HMAC-SHA1', SignatureVersion='1.0',
+                                 SignatureNonce=os.urandom(16).hex(),
+                                 Timestamp=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())))
     return query + '&Signature=' + quote(sign(cfg.access_key_secret, METHOD, query))
 
 

@@ -4,9 +4,9 @@ public IP.
 A provider module of the shared update loop (ddkit.reconcile; the contract: docs/design.md): its
 settings, files, error fixes and API calls, registered as `dnspod` (ddkit.registry). Every call is a
 POST of a JSON body to the endpoint, named by its X-TC-Action header and signed TC3-HMAC-SHA256 with
-a SecretId and SecretKey. The zone is the domain itself (zone_name: no zone id to look up); a record
-is its host (SubDomain: record_name without the zone, '@' for the apex) and type, on its job's
-resolution line (LINES; the default line for a record without lines).
+a SecretId and SecretKey (ddkit.provider.tc3). The zone is the domain itself (zone_name: no zone id
+to look up); a record is its host (SubDomain: record_name without the zone, '@' for the apex) and
+type, on its job's resolution line (LINES; the default line for a record without lines).
 API reference: https://cloud.tencent.com/document/api/1427/56166 (records),
 https://cloud.tencent.com/document/api/1427/56167 (resolution lines),
 https://cloud.tencent.com/document/api/1427/56189 (signing),
@@ -16,7 +16,8 @@ https://cloud.tencent.com/document/api/1427/56192 (error codes)
 import time
 
 from ddkit import Failure, decimal
-from ddkit.provider import PAGE, PAGES, Exists, Record, Stale, Zone, account_zones as every_zone, listing, whole_zone
+from ddkit.provider import (PAGE, PAGES, Exists, Record, Stale, Zone, account_zones as every_zone, host_header, listing,
+                            tc3, whole_zone)
 from ddkit.settings import Setting, check_header, check_url
 
 NAME = 'dnspod'
@@ -260,35 +261,6 @@ def record_id(value):
     return None
 
 
-def host_header(url):
-    """The Host header ddkit.wire sends for url: its host, and its port when not the scheme's own."""
-    from ddkit.urls import split_url
-    scheme, name, port, _ = split_url(url)
-    name = '[%s]' % name if ':' in name else name
-    return name if port == (443 if scheme == 'https' else 80) else '%s:%d' % (name, port)
-
-
-def sign(secret_id, secret_key, host, action, payload, timestamp, path='/'):
-    """The headers of one TC3-HMAC-SHA256 signed POST of payload (bytes) to host at timestamp; the
-    signed headers are content-type and host, as the official SDKs sign them.
-    https://cloud.tencent.com/document/api/1427/56189"""
-    import hashlib
-    import hmac
-    date = time.strftime('%Y-%m-%d', time.gmtime(timestamp))
-    canonical = 'POST\n%s\n\ncontent-type:application/json\nhost:%s\n\ncontent-type;host\n%s' % (
-        path, host, hashlib.sha256(payload).hexdigest())
-    scope = '%s/%s/tc3_request' % (date, SERVICE)
-    to_sign = 'TC3-HMAC-SHA256\n%d\n%s\n%s' % (timestamp, scope, hashlib.sha256(canonical.encode()).hexdigest())
-    key = ('TC3' + secret_key).encode()
-    for part in (date, SERVICE, 'tc3_request'):
-        key = hmac.new(key, part.encode(), 'sha256').digest()
-    signature = hmac.new(key, to_sign.encode(), 'sha256').hexdigest()
-    return {'Content-Type': 'application/json', 'X-TC-Action': action, 'X-TC-Version': VERSION,
-            'X-TC-Timestamp': str(timestamp),
-            'Authorization': 'TC3-HMAC-SHA256 Credential=%s/%s, SignedHeaders=content-type;host, Signature=%s'
-                             % (secret_id, scope, signature)}
-
-
 def call(job, action, params, step, gone=(), exists=None, empty=()):
     """One signed API call; its Response, checked. An error whose code is in gone raises Stale (the
     record or the domain of the stored ids is gone), the code exists raises Exists, a code in empty
@@ -299,8 +271,8 @@ def call(job, action, params, step, gone=(), exists=None, empty=()):
     cfg, log = job.cfg, job.log
     url = cfg.base_url + '/'
     payload = jsontext.dumps(params).encode('utf-8')   # what http.request sends for json_body=params
-    headers = sign(cfg.secret_id, cfg.secret_key, host_header(url), action, payload, int(time.time()),
-                   '/' + split_url(url)[3])
+    headers = tc3(cfg.secret_id, cfg.secret_key, SERVICE, VERSION, host_header(url), action, payload,
+                  int(time.time()), '/' + split_url(url)[3])
     # a read, or an update that sets what it sets, may be sent again; a create only when surely unsent
     answer = http.request('POST', url, step, headers=headers, json_body=params,
                           timeout=cfg.timeout, ca_file=cfg.ca_file, repeatable=action != 'CreateRecord')

@@ -1,0 +1,279 @@
+"""Tencent Cloud EdgeOne (TEO, Tencent Cloud API 3.0, version 2022-09-01): keep one A or AAAA record
+of a site's DNS records equal to this host's public IP.
+
+A provider module of the shared update loop (ddkit.reconcile; the contract: docs/design.md): its
+settings, files, error fixes and API calls, registered as `edgeone` (ddkit.registry). Every call is
+a POST of a JSON body to the endpoint, named by its X-TC-Action header and signed TC3-HMAC-SHA256
+with a SecretId and SecretKey for the service teo (ddkit.provider.tc3). The zone is an EdgeOne site
+(its ZoneId, zone-...), found by its name; a record is its full name and type on the default
+resolution line (Location Default). The operator lines' Location codes could not be confirmed, so
+`lines` is refused here.
+API reference: https://cloud.tencent.com/document/api/1552/80716 (DescribeDnsRecords),
+https://cloud.tencent.com/document/product/1552/80720 (CreateDnsRecord),
+https://cloud.tencent.com/document/product/1552/114252 (ModifyDnsRecords),
+https://cloud.tencent.com/document/api/1552/80713 (DescribeZones),
+https://cloud.tencent.com/document/product/1552/80729 (error codes)
+"""
+
+import time
+
+from ddkit import Failure
+from ddkit.provider import Exists, Record, Stale, Zone, host_header, listing, safe_id, tc3
+from ddkit.settings import Setting, check_header, check_url
+
+NAME = 'edgeone'
+STEM = 'ddkit_edgeone'                   # its lock and log files' prefix (no seed tool)
+SUMMARY = 'Keep one A or AAAA record of a Tencent Cloud EdgeOne site (TEO API 3.0) equal to this host\'s public IP.'
+SETTINGS = [
+    Setting('secret_id', help='SecretId of a Tencent Cloud API key (AKID...)', check=check_header),
+    Setting('secret_key', help='SecretKey of that API key (prefer DDNS_SECRET_KEY or --config: argv is visible)',
+            secret=True, check=check_header),
+    Setting('base_url', 'https://teo.tencentcloudapi.com', help='Tencent Cloud API endpoint of EdgeOne (the '
+            'international site: https://teo.intl.tencentcloudapi.com)', check=check_url),
+]
+FILES = {'ip_file': '.edgeone-ip_%s.txt', 'ids_file': '.edgeone-id_%s.txt'}
+REQUIRED = ('secret_id', 'secret_key')
+URLS = ('base_url',)
+NOUN = 'record'
+VERSION = '2022-09-01'
+SERVICE = 'teo'                          # the signature's credential scope names the service
+LOCATION = 'Default'                     # the default resolution line, which every record here is on
+TTL_RANGE = (60, 86400)                  # what the API takes: a TTL read back outside it is not sent
+WEIGHT_RANGE = (-1, 100)
+PRIORITY_RANGE = (0, 50)
+ZONES_PAGE = 100                         # DescribeZones' largest page
+ZONES_PAGES = 20                         # an account of more sites than that names its zone_name
+RECORDS_PAGE = 1000                      # DescribeDnsRecords' largest page: the records of one name fit
+# the site is not (any more) the account's: the error codes name it several ways, and which action
+# answers which is not documented, so each of them means it
+ZONE_GONE = {'InvalidParameter.ZoneNotFound', 'InvalidParameterValue.ZoneNotFound', 'ResourceNotFound.ZoneNotFound',
+             'ResourceUnavailable.ZoneNotFound'}
+NOTHING = 'ResourceNotFound'             # a listing or a record that is not there
+# the refusals that say nothing about the record (credentials, permission, rate): no second look
+NOT_ABOUT_THE_RECORD = ('AuthFailure', 'UnauthorizedOperation', 'RequestLimitExceeded', 'InternalError')
+PERMISSION = ('grant the key\'s CAM user access to the site\'s DNS records (a policy allowing teo:DescribeZones, '
+              'teo:DescribeDnsRecords, teo:CreateDnsRecord and teo:ModifyDnsRecords)')
+SITE = ('check zone_name (the site as EdgeOne lists it, e.g. example.com) and that the key belongs to the '
+        'site\'s account')
+FIXES = {   # what to do about the API's error codes users meet (docs/providers.md)
+    'AuthFailure.SecretIdNotFound': 'no such SecretId, or the key is disabled: check secret_id in the console '
+                                    '(API keys), without spaces around it',
+    'AuthFailure.InvalidSecretId': 'secret_id is not a Tencent Cloud API key: use a SecretId (AKID...)',
+    'AuthFailure.SignatureFailure': 'secret_key does not match secret_id: copy the SecretKey of this key again',
+    'AuthFailure.SignatureExpire': 'this host\'s clock is more than 5 minutes off: set the time (NTP)',
+    'AuthFailure.InvalidAuthorization': 'check secret_id: printable, no spaces',
+    'AuthFailure.UnauthorizedOperation': PERMISSION,
+    'UnauthorizedOperation': PERMISSION,
+    'UnauthorizedOperation.CamUnauthorized': PERMISSION,
+    'UnauthorizedOperation.NoPermission': PERMISSION,
+    'InvalidParameter.ZoneNotFound': SITE,
+    'InvalidParameterValue.ZoneNotFound': SITE,
+    'ResourceNotFound.ZoneNotFound': SITE,
+    'ResourceUnavailable.ZoneNotFound': SITE,
+    'InvalidParameterValue.ZonePaused': 'the site is disabled in EdgeOne: enable it in the console',
+    'InvalidParameterValue.InvalidDNSName': 'check record_name: a name inside zone_name',
+    'InvalidParameterValue.InvalidDNSContent': 'check record_type (A for IPv4, AAAA for IPv6)',
+    'InvalidParameterValue.ConflictRecord': 'another record of this name (e.g. a CNAME) conflicts: remove it in '
+                                            'the EdgeOne console, or choose another record_name',
+    'InvalidParameterValue.ConflictWithNSRecord': 'an NS record delegates this name elsewhere: remove it, or '
+                                                  'choose another record_name',
+    'InvalidParameterValue.ConflictWithDNSSEC': 'the record conflicts with the site\'s DNSSEC: see the EdgeOne '
+                                                'console',
+    'OperationDenied.RecordIsForbidden': 'EdgeOne does not allow this record: DNS records need a site connected '
+                                         'in NS mode',
+    'RequestLimitExceeded': 'too many requests: run less often',
+}
+
+
+def account(cfg):
+    """Whose sites and records a lookup sees: the key of what several records of a run share."""
+    return cfg.base_url, cfg.secret_id, cfg.secret_key
+
+
+def login(job):
+    """--check: the credentials are accepted when the site lookup passes (a read call, the one the
+    zone check then uses)."""
+    list_zones(job)
+    return ' (SecretId %s...)' % job.cfg.secret_id[:8]
+
+
+def list_zones(job):
+    """The sites listed for zone_name (DescribeZones' zone-name filter, exact), once a run.
+    https://cloud.tencent.com/document/api/1552/80713"""
+    cfg = job.cfg
+    return job.shared(('zones', account(cfg), cfg.zone_name), lambda: zones_page(
+        job, 'find zone', [{'Name': 'zone-name', 'Values': [cfg.zone_name]}], 0)[0])
+
+
+def zones_page(job, step, filters, offset):
+    """(sites, how many there are or None) of one page of DescribeZones."""
+    params = {'Offset': offset, 'Limit': ZONES_PAGE}
+    if filters:
+        params['Filters'] = filters
+    data = call(job, 'DescribeZones', params, step)
+    total = data.get('TotalCount')
+    return listing(data, 'Zones', step), total if isinstance(total, int) and not isinstance(total, bool) else None
+
+
+def choose_zone(job, zones):
+    """The site named zone_name."""
+    cfg = job.cfg
+    found = [z for z in zones if safe_id(z.get('ZoneId')) and str(z.get('ZoneName', '')).lower().rstrip('.')
+             == cfg.zone_name]
+    if not found:
+        raise Failure.at('find zone', 'no EdgeOne site %s in this account; %s' % (cfg.zone_name, SITE),
+                         kind='not found', fix=SITE)
+    return Zone(safe_id(found[0]['ZoneId']), cfg.zone_name)
+
+
+def account_zones(job):
+    """Every site the credentials see, as [Zone] (names lower-case, no trailing dot), page by page;
+    an account of more than ZONES_PAGES pages is a Failure naming zone_name as the fix.
+    https://cloud.tencent.com/document/api/1552/80713"""
+    found = []
+    for page in range(ZONES_PAGES):
+        zones, total = zones_page(job, 'find zone', None, page * ZONES_PAGE)
+        found += [Zone(safe_id(z['ZoneId']), str(z.get('ZoneName', '')).lower().rstrip('.')) for z in zones
+                  if safe_id(z.get('ZoneId')) and z.get('ZoneName')]
+        if len(zones) < ZONES_PAGE or (total is not None and (page + 1) * ZONES_PAGE >= total):
+            return found
+    raise Failure.at('find zone', 'the account has more than %d sites' % (ZONES_PAGES * ZONES_PAGE),
+                     kind='unexpected', fix='set zone_name')
+
+
+def find_record(job, zone_id, strict=False):
+    """The record of this name and type on the default line, or None; strict: a fresh listing (a
+    create was refused because the record exists)."""
+    return first(records(job, zone_id, 'find record', fresh=strict), job)
+
+
+def records(job, zone_id, step, fresh=False):
+    """The records of the record's name, listed once a run: of its type for a lone record, of both
+    families when the run has several records (each takes its own from the one listing).
+    https://cloud.tencent.com/document/api/1552/80716"""
+    cfg = job.cfg
+    filters = [{'Name': 'name', 'Values': [cfg.record_name]}]
+    if not job.run.several:
+        filters.append({'Name': 'type', 'Values': [cfg.record_type]})
+    key = None if fresh else ('records', account(cfg), zone_id, cfg.record_name, len(filters))
+
+    def fetch():
+        data = call(job, 'DescribeDnsRecords', {'ZoneId': zone_id, 'Filters': filters, 'Limit': RECORDS_PAGE},
+                    step, empty={NOTHING})
+        return [] if data is None else listing(data, 'DnsRecords', step)
+    return job.shared(key, fetch)
+
+
+def full_name(name, zone):
+    """A record's name from an answer as a full name, lower-case ('@' and a host without the zone
+    are taken as the zone's)."""
+    name = str(name or '').lower().rstrip('.')
+    if name == '@':
+        return zone
+    return name if name == zone or name.endswith('.' + zone) else '%s.%s' % (name, zone)
+
+
+def first(found, job):
+    """The first listed record of this name and type on the default line, or None."""
+    cfg = job.cfg
+    for r in found:
+        if safe_id(r.get('RecordId')) and full_name(r.get('Name'), cfg.zone_name) == cfg.record_name \
+                and r.get('Type') == cfg.record_type and str(r.get('Location') or LOCATION).lower() == 'default':
+            return Record(safe_id(r['RecordId']), [r.get('Content')], r)
+    return None
+
+
+def read_record(job, zone_id, record_id, held=False):
+    """The record the stored ids name, as EdgeOne holds it now (its TTL, weight and priority are sent
+    back with an update): DescribeDnsRecords by its id. Stale when it is gone, is no longer this
+    name's record on the default line, or the site is gone.
+    https://cloud.tencent.com/document/api/1552/80716"""
+    data = call(job, 'DescribeDnsRecords', {'ZoneId': zone_id, 'Filters': [{'Name': 'id', 'Values': [record_id]}]},
+                'read record', gone=ZONE_GONE | {NOTHING})
+    record = first([r for r in listing(data, 'DnsRecords', 'read record') if r.get('RecordId') == record_id], job)
+    if record is None:
+        raise Stale()   # gone, or ids of another record: find ours again
+    return record
+
+
+def create_record(job, zone_id, ip):
+    """CreateDnsRecord on the default line, with the API's default TTL (300). A refusal other than of
+    the credentials is looked at again: when the record exists after all (made meanwhile; which code
+    a duplicate gets is not documented), Exists, and the loop updates it.
+    https://cloud.tencent.com/document/product/1552/80720"""
+    cfg = job.cfg
+    body = {'ZoneId': zone_id, 'Name': cfg.record_name, 'Type': cfg.record_type, 'Content': ip, 'Location': LOCATION}
+    try:
+        data = call(job, 'CreateDnsRecord', body, 'create record', gone=ZONE_GONE)
+    except Failure as e:
+        if e.code is None or e.code.startswith(NOT_ABOUT_THE_RECORD) or find_record(job, zone_id, strict=True) is None:
+            raise
+        job.log.info('create record: %s; the record exists, so it is updated.' % e.code)
+        raise Exists()
+    found = safe_id(data.get('RecordId'))
+    if not found:
+        raise Failure.at('create record', 'the answer has no usable record id', kind='unexpected')
+    return found
+
+
+def update_record(job, zone_id, record, ip):
+    """ModifyDnsRecords of the one record: its name, type and line, the new address, and the TTL,
+    weight and priority read (what is not sent may be reset: the reference does not say).
+    https://cloud.tencent.com/document/product/1552/114252"""
+    cfg, held = job.cfg, record.raw
+    changed = {'RecordId': record.id, 'Name': cfg.record_name, 'Type': cfg.record_type, 'Content': ip,
+               'Location': str(held.get('Location') or LOCATION)}
+    for key, (low, high) in (('TTL', TTL_RANGE), ('Weight', WEIGHT_RANGE), ('Priority', PRIORITY_RANGE)):
+        value = held.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+            changed[key] = value
+    call(job, 'ModifyDnsRecords', {'ZoneId': zone_id, 'DnsRecords': [changed]}, 'update record',
+         gone=ZONE_GONE | {NOTHING})
+    return record.id
+
+
+def call(job, action, params, step, gone=(), empty=()):
+    """One signed API call; its Response, checked. An error whose code is in gone raises Stale (the
+    site or the record of the stored ids is gone), one in empty gives None (a listing of nothing);
+    a site the account does not have is a Failure of 'find zone'; any other error a Failure of step."""
+    from ddkit import http, jsontext  # only on a request: a run that sends none loads none of it
+    from ddkit.urls import split_url
+    cfg, log = job.cfg, job.log
+    url = cfg.base_url + '/'
+    payload = jsontext.dumps(params).encode('utf-8')   # what http.request sends for json_body=params
+    headers = tc3(cfg.secret_id, cfg.secret_key, SERVICE, VERSION, host_header(url), action, payload,
+                  int(time.time()), '/' + split_url(url)[3])
+    # a read, or an update that sets what it sets, may be sent again; a create only when surely unsent
+    answer = http.request('POST', url, step, headers=headers, json_body=params, timeout=cfg.timeout,
+                          ca_file=cfg.ca_file, repeatable=action != 'CreateDnsRecord')
+    if not answer.body.strip():
+        raise Failure.at(step, 'empty answer (HTTP %d): the request timed out; check connectivity' % answer.status,
+                         url=answer.where, status=answer.status, kind='unexpected', fix='check connectivity')
+    data = answer.json()
+    response = data.get('Response') if isinstance(data, dict) else None
+    if not isinstance(response, dict):
+        raise Failure.at(step, 'unexpected answer (HTTP %d): %s' % (answer.status, http.snippet(answer.text)),
+                         url=answer.where, status=answer.status,
+                         kind='server error' if answer.status >= 500 else 'unexpected')
+    error = response.get('Error')
+    if error is None and answer.status < 300:
+        return response
+    error = error if isinstance(error, dict) else {}
+    code = str(error['Code'])[:80] if isinstance(error.get('Code'), (str, int)) else None
+    message = str(error['Message'])[:300] if isinstance(error.get('Message'), (str, int)) else None
+    if code is not None and (code in gone or code in empty):
+        log.info('%s: %s (%s)' % (step, code, message))
+        if code in empty:
+            return None
+        raise Stale()
+    log.error('%s: error %s: %s' % (step, code, message))
+    fix = FIXES.get(code)
+    if code in ZONE_GONE:
+        raise Failure.at('find zone', 'no EdgeOne site %s in this account (%s); %s' % (cfg.zone_name, code, fix),
+                         url=answer.where, status=answer.status, kind='not found', code=code,
+                         provider_message=message, fix=fix)
+    raise Failure.at(step, 'the provider refused the request (%s%s)%s' % (
+        'HTTP %d, ' % answer.status if answer.status != 200 else '', 'code %s' % code if code else 'no error code',
+        '; ' + fix if fix else ''), url=answer.where, status=answer.status, code=code, provider_message=message,
+        fix=fix, kind='server error' if answer.status >= 500 or (code or '').startswith('InternalError')
+        else 'refused')
