@@ -136,7 +136,21 @@ WEBHOOK = Adapter('ddkit', 'webhook', None, 'record', {'ip_file': '.webhook-ip_%
                   lambda ip: ip, 'records',
                   calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
                   stem='ddkit_webhook', failure=('update record', 'refused'))
-PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK]
+WESTCN = Adapter('ddkit', 'westcn', None, 'record', {'ip_file': '.westcn-ip_%s.txt', 'ids_file': '.westcn-id_%s.txt'},
+                 {'DDNS_USERNAME': 'ddkituser', 'DDNS_API_PASSWORD': 'example-api-password'}, lambda ip: ip, 'records',
+                 # no zone call: the domain is the zone, and the record's listing proves it is the
+                 # account's; no call reads a record by id: the stored ids are checked in the name's listing
+                 calls={'created': ['list_records', 'create_record'],
+                        'updated': ['list_records', 'update_record'],
+                        'updated with stored ids': ['list_records', 'update_record'],
+                        'unchanged': [],
+                        'verified': ['list_records'],
+                        'drift healed': ['list_records', 'update_record'],
+                        'failed: no such zone': ['list_records'],
+                        # not a row of the tables: the lookups by name (test_verify)
+                        'found by name': ['list_records']},
+                 stem='ddkit_westcn')
+PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, WESTCN]
 
 
 class Form(Adapter):

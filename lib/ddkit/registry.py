@@ -15,6 +15,7 @@ PROVIDERS = (
     'dnspod',         # DNSPod through Tencent Cloud API 3.0 (TC3-HMAC-SHA256)
     'alidns',         # Alibaba Cloud DNS (Alidns API 2015-01-09, AccessKey-signed RPC calls)
     'webhook',        # any HTTP endpoint, told the IP by a request the user describes
+    'westcn',         # West.cn 西部数码 domain DNS (API v2, md5 token of the API password)
 )
 
 
