@@ -150,7 +150,22 @@ WESTCN = Adapter('ddkit', 'westcn', None, 'record', {'ip_file': '.westcn-ip_%s.t
                         # not a row of the tables: the lookups by name (test_verify)
                         'found by name': ['list_records']},
                  stem='ddkit_westcn')
-PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, WESTCN]
+NAMESILO = Adapter('ddkit', 'namesilo', None, 'record',
+                   {'ip_file': '.namesilo-ip_%s.txt', 'ids_file': '.namesilo-id_%s.txt'},
+                   {'DDNS_API_KEY': 'example0api0key0namesilo'}, lambda ip: ip, 'records',
+                   # the domain is the zone, its whole listing proves it is the account's; the stored
+                   # ids are checked in that listing (no call reads one record)
+                   calls={'created': ['list_records', 'create_record'],
+                          'updated': ['list_records', 'update_record'],
+                          'updated with stored ids': ['list_records', 'update_record'],
+                          'unchanged': [],
+                          'verified': ['list_records'],
+                          'drift healed': ['list_records', 'update_record'],
+                          'failed: no such zone': ['list_records'],
+                          # not a row of the tables: the lookups by name (test_verify)
+                          'found by name': ['list_records']},
+                   stem='ddkit_namesilo')
+PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, WESTCN, NAMESILO]
 
 
 class Form(Adapter):

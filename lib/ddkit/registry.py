@@ -16,6 +16,7 @@ PROVIDERS = (
     'alidns',         # Alibaba Cloud DNS (Alidns API 2015-01-09, AccessKey-signed RPC calls)
     'webhook',        # any HTTP endpoint, told the IP by a request the user describes
     'westcn',         # West.cn 西部数码 domain DNS (API v2, md5 token of the API password)
+    'namesilo',       # NameSilo API (an API key in the query string)
 )
 
 
