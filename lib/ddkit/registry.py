@@ -17,6 +17,7 @@ PROVIDERS = (
     'webhook',        # any HTTP endpoint, told the IP by a request the user describes
     'westcn',         # West.cn 西部数码 domain DNS (API v2, md5 token of the API password)
     'namesilo',       # NameSilo API (an API key in the query string)
+    'porkbun',        # Porkbun API v3 (API key and secret in a JSON body)
 )
 
 
