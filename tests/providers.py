@@ -165,7 +165,8 @@ NAMESILO = Adapter('ddkit', 'namesilo', None, 'record',
                           # not a row of the tables: the lookups by name (test_verify)
                           'found by name': ['list_records']},
                    stem='ddkit_namesilo')
-PORKBUN = Adapter('ddkit', 'porkbun', None, 'record', {'ip_file': '.porkbun-ip_%s.txt', 'ids_file': '.porkbun-id_%s.txt'},
+PORKBUN = Adapter('ddkit', 'porkbun', None, 'record',
+                  {'ip_file': '.porkbun-ip_%s.txt', 'ids_file': '.porkbun-id_%s.txt'},
                   {'DDNS_API_KEY': 'pk1_example', 'DDNS_SECRET_API_KEY': 'sk1_example'}, lambda ip: ip, 'records',
                   # the domain is the zone, the record's listing proves it; an edit replaces the record,
                   # so its TTL and notes are read first

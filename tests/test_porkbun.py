@@ -279,14 +279,14 @@ def test_account_zones_of_an_account_too_large_say_set_zone_name(box, fake, stat
 def test_a_lines_record_is_made_with_its_note_and_found_by_it_after_its_address_changed(box, fake, state):
     from ddkit.provider import Run, Stale
     shared = Run(several=True)
-    ct, cm = job(box, state, 'ct', shared, DDNS_RECORD_TYPE='AAAA'), job(box, state, 'cm', shared, DDNS_RECORD_TYPE='AAAA')
+    ct, cm = (job(box, state, line, shared, DDNS_RECORD_TYPE='AAAA') for line in ('ct', 'cm'))
     assert porkbun.find_record(ct, ZONE) is None and porkbun.find_record(cm, ZONE) is None
     ct_id = porkbun.create_record(ct, ZONE, '240e:1::10')
     cm_id = porkbun.create_record(cm, ZONE, '2409:8a00::10')
     assert {r['notes'] for r in fake.find(RECORD, 'AAAA')} == {'ddkit line ct', 'ddkit line cm'}
     fake.records[ct_id]['content'] = '2409:8a00::99'   # changed elsewhere to another operator's address
     later = Run(several=True)
-    ct, cm = job(box, state, 'ct', later, DDNS_RECORD_TYPE='AAAA'), job(box, state, 'cm', later, DDNS_RECORD_TYPE='AAAA')
+    ct, cm = (job(box, state, line, later, DDNS_RECORD_TYPE='AAAA') for line in ('ct', 'cm'))
     assert (porkbun.find_record(ct, ZONE).id, porkbun.find_record(cm, ZONE).id) == (ct_id, cm_id)
     with pytest.raises(Stale):
         porkbun.read_record(ct, ZONE, cm_id)   # another line's record is not this line's

@@ -415,7 +415,8 @@ def test_a_lines_record_is_made_found_read_updated_and_deleted_on_its_line_alone
 def test_every_line_of_a_name_shares_one_listing(box, fake, state):
     """A run of several records (or lines) lists the zone once: each line's job takes its own record."""
     from ddkit.provider import Run
-    ids = {code: fake.add_record(ZONE, RECORD, 'A', '81.2.69.%d' % n, line=code) for n, (_, code) in enumerate(LINES, 1)}
+    ids = {code: fake.add_record(ZONE, RECORD, 'A', '81.2.69.%d' % n, line=code)
+           for n, (_, code) in enumerate(LINES, 1)}
     fake.add_record(ZONE, RECORD, 'A', '81.2.69.99', line='LFOR')   # a line no job is on
     shared = Run(several=True)
     jobs = [job(box, state, line, shared) for line, _ in LINES]
@@ -453,3 +454,11 @@ def test_an_unknown_line_is_refused_by_the_fake(box, fake, state):
         westcn.call(made, 'adddnsrecord', {'domain': ZONE, 'host': 'home', 'type': 'A', 'value': OLD, 'ttl': '600',
                                            'level': '10', 'line': 'telecom'}, 'create record')
     assert fake.records == {}
+
+
+def test_a_user_name_or_password_not_in_printable_ascii_is_refused_before_anything_is_sent(box, fake, state):
+    """The token hashes them and the form sends the name: ASCII makes both the same in every encoding."""
+    for setting, value in (('DDNS_API_PASSWORD', '密码pass'), ('DDNS_USERNAME', 'user name')):
+        done = run_tool('ddkit', [], env=dict(env_of(box, state), **{setting: value}))
+        assert done.returncode == 2 and 'printable ASCII' in done.stderr, done.stdout + done.stderr
+    assert fake.calls() == []

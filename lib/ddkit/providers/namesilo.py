@@ -236,8 +236,8 @@ def call(job, operation, params, step, repeatable=True):
     reply = data.get('reply') if isinstance(data, dict) else None
     code = number(reply.get('code')) if isinstance(reply, dict) else None
     if code is None:
-        raise Failure.at(step, 'unexpected answer (HTTP %d): %s' % (answer.status, scrub(http.snippet(answer.text), cfg)),
-                         url=answer.where, status=answer.status,
+        raise Failure.at(step, 'unexpected answer (HTTP %d): %s' % (
+            answer.status, scrub(http.snippet(answer.text), cfg)), url=answer.where, status=answer.status,
                          kind='server error' if answer.status >= 500 else 'unexpected')
     if code == OK and answer.status < 300:
         return reply

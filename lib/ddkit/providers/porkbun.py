@@ -132,8 +132,8 @@ def records(job, step, fresh=False):
 def first(listed, cfg, line=None):
     """The first listed record of this name and type, or None; of a line: the one made for it (its
     notes), else one that holds an address of the line's operator and was made for no other line."""
-    listed = [r for r in listed if safe_id(r.get('id')) and str(r.get('name', '')).lower().rstrip('.') == cfg.record_name
-              and str(r.get('type', '')).upper() == cfg.record_type]
+    listed = [r for r in listed if safe_id(r.get('id')) and str(r.get('type', '')).upper() == cfg.record_type
+              and str(r.get('name', '')).lower().rstrip('.') == cfg.record_name]
     if line is not None:
         tags = {LINE_NOTE % code for code in OPERATORS}
         listed = [r for r in listed if r.get('notes') == LINE_NOTE % line] or [

@@ -16,15 +16,15 @@ import time
 
 from ddkit import Failure, decimal
 from ddkit.provider import PAGES, Exists, Record, Stale, Zone, safe_id, whole_zone
-from ddkit.settings import Setting, check_header, check_url
+from ddkit.settings import Setting, check_url
 
 NAME = 'westcn'
 STEM = 'ddkit_westcn'                    # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = 'Keep one A or AAAA record at West.cn 西部数码 (API v2, API password) equal to this host\'s public IP.'
 SETTINGS = [
-    Setting('username', help='user name (member ID) of the West.cn account', check=check_header),
+    Setting('username', help='user name (member ID) of the West.cn account', check=lambda v: check_ascii(v)),
     Setting('api_password', help='the API password set in the account\'s API settings, not the login password '
-            '(prefer DDNS_API_PASSWORD or --config: argv is visible)', secret=True, check=check_header),
+            '(prefer DDNS_API_PASSWORD or --config: argv is visible)', secret=True, check=lambda v: check_ascii(v)),
     Setting('base_url', 'https://api.west.cn', help='API base URL, scheme and host (a trailing /api/v2, as the '
             'provider\'s documents write it, is taken off: the tool adds it)', check=lambda v: base_url(v)),
 ]
@@ -66,6 +66,14 @@ FIXES = {   # what to do about the API's error codes users meet (docs/providers.
     20118: 'an identical record (host, type, line and value) exists already: remove the duplicate at West.cn',
     20120: 'the record is gone at the provider: the ids are looked up again and the record created',
 }
+
+
+def check_ascii(value):
+    """A user name or API password: printable ASCII, no spaces (what the token hashes and the form
+    sends is then the same in every encoding)."""
+    if not value or any(not 32 < ord(c) < 127 for c in value):
+        raise ValueError('must be printable ASCII with no spaces, as the account\'s API settings show it')
+    return value
 
 
 def base_url(value):
