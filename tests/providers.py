@@ -309,8 +309,52 @@ ALIESA = Adapter('ddkit', 'aliesa', None, 'record',
                         'failed: no such zone': ['list_zones']},
                  stem='ddkit_aliesa')
 ALIESA.needs = esa_sdk
+WESTCN = Adapter('ddkit', 'westcn', None, 'record', {'ip_file': '.westcn-ip_%s.txt', 'ids_file': '.westcn-id_%s.txt'},
+                 {'DDNS_USERNAME': 'ddkituser', 'DDNS_API_PASSWORD': 'example-api-password'}, lambda ip: ip, 'records',
+                 # no zone call: the domain is the zone, and the record's listing proves it is the
+                 # account's; no call reads a record by id: the stored ids are checked in the name's listing
+                 calls={'created': ['list_records', 'create_record'],
+                        'updated': ['list_records', 'update_record'],
+                        'updated with stored ids': ['list_records', 'update_record'],
+                        'unchanged': [],
+                        'verified': ['list_records'],
+                        'drift healed': ['list_records', 'update_record'],
+                        'failed: no such zone': ['list_records'],
+                        # not a row of the tables: the lookups by name (test_verify)
+                        'found by name': ['list_records']},
+                 stem='ddkit_westcn')
+NAMESILO = Adapter('ddkit', 'namesilo', None, 'record',
+                   {'ip_file': '.namesilo-ip_%s.txt', 'ids_file': '.namesilo-id_%s.txt'},
+                   {'DDNS_API_KEY': 'example0api0key0namesilo'}, lambda ip: ip, 'records',
+                   # the domain is the zone, its whole listing proves it is the account's; the stored
+                   # ids are checked in that listing (no call reads one record)
+                   calls={'created': ['list_records', 'create_record'],
+                          'updated': ['list_records', 'update_record'],
+                          'updated with stored ids': ['list_records', 'update_record'],
+                          'unchanged': [],
+                          'verified': ['list_records'],
+                          'drift healed': ['list_records', 'update_record'],
+                          'failed: no such zone': ['list_records'],
+                          # not a row of the tables: the lookups by name (test_verify)
+                          'found by name': ['list_records']},
+                   stem='ddkit_namesilo')
+PORKBUN = Adapter('ddkit', 'porkbun', None, 'record',
+                  {'ip_file': '.porkbun-ip_%s.txt', 'ids_file': '.porkbun-id_%s.txt'},
+                  {'DDNS_API_KEY': 'pk1_example', 'DDNS_SECRET_API_KEY': 'sk1_example'}, lambda ip: ip, 'records',
+                  # the domain is the zone, the record's listing proves it; an edit replaces the record,
+                  # so its TTL and notes are read first
+                  calls={'created': ['list_records', 'create_record'],
+                         'updated': ['list_records', 'update_record'],
+                         'updated with stored ids': ['get_record', 'update_record'],
+                         'unchanged': [],
+                         'verified': ['get_record'],
+                         'drift healed': ['get_record', 'update_record'],
+                         'failed: no such zone': ['list_records'],
+                         # not a row of the tables: the lookups by name (test_verify)
+                         'found by name': ['list_records']},
+                  stem='ddkit_porkbun')
 PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, VOLCENGINE, BAIDUCLOUD, NAMECOM, SPACESHIP,
-             DYNV6, CLOUDNS, GCORE, DESEC, EDGEONE, ALIESA]
+             DYNV6, CLOUDNS, GCORE, DESEC, EDGEONE, ALIESA, WESTCN, NAMESILO, PORKBUN]
 
 
 class Form(Adapter):

@@ -71,7 +71,8 @@ def test_due_and_holding_the_ip_one_read_and_the_file_is_touched_not_written(p, 
     done = run(p, box, state)
     assert done.returncode == 0, done.stdout + done.stderr
     assert 'verifying the %s at the provider' % p.noun in done.stdout and 'already holds %s; nothing sent.' % NEW in done.stdout
-    assert p.fake(box).calls() == p.calls['verified']    # one request: the cached ids (B: and token)
+    # one request: the cached ids (B: and token) read; where no call reads a record by id, its name's listing
+    assert p.fake(box).calls() == p.calls['verified']
     assert verified(p, state) < 60 and os.stat(str(state / p.ip_file(RECORD))).st_ino == inode
     again = run(p, box, state)
     assert again.returncode == 0 and p.fake(box).calls() == p.calls['verified']   # then not due again

@@ -25,6 +25,9 @@ PROVIDERS = (
     'desec',          # deSEC API v1 (RRsets), a token
     'edgeone',        # Tencent Cloud EdgeOne DNS records (TEO API 3.0, TC3-HMAC-SHA256)
     'aliesa',         # Alibaba Cloud ESA DNS records (API 2024-09-10, ACS3-HMAC-SHA256)
+    'westcn',         # West.cn 西部数码 domain DNS (API v2, md5 token of the API password)
+    'namesilo',       # NameSilo API (an API key in the query string)
+    'porkbun',        # Porkbun API v3 (API key and secret in a JSON body)
 )
 
 

@@ -1,0 +1,255 @@
+"""NameSilo (API version 1): keep one A or AAAA record equal to this host's public IP.
+
+A provider module of the shared update loop (ddkit.reconcile; the contract: docs/design.md): its
+settings, files, error fixes and API calls, registered as `namesilo`. Every call is a GET of
+<base_url>/api/<operation>?version=1&type=json&key=<API key>&...: the key travels in the query string,
+so no URL this module logs, shows or puts in a Failure has its query, and an answer's text is
+scrubbed of the key before it is shown. The domain is the zone (no zone id to look up); its records
+are listed whole (dnsListRecords, hosts as full names) and a record is found there by name and type,
+also when read by its stored id (no call reads one record). Every successful update gives the record
+a new id, which is the one kept. NameSilo has no resolution lines and keeps no note on a record that
+would tell one line's record from another's, so `lines` is refused.
+API reference: https://www.namesilo.com/api-reference (operations, answers and response codes)
+"""
+
+from ddkit import Failure, decimal
+from ddkit.provider import Record, Stale, Zone, safe_id
+from ddkit.settings import Setting, check_header, check_url
+
+NAME = 'namesilo'
+STEM = 'ddkit_namesilo'                  # its lock and log files' prefix (no seed tool runs it)
+SUMMARY = 'Keep one A or AAAA record at NameSilo (API key) equal to this host\'s public IP.'
+SETTINGS = [
+    Setting('api_key', help='API key from the API Manager of the NameSilo account (prefer DDNS_API_KEY or '
+            '--config: argv is visible)', secret=True, check=check_header),
+    Setting('base_url', 'https://www.namesilo.com', help='API base URL, scheme and host (a trailing /api, as '
+            'the provider\'s documents write it, is taken off: the tool adds it)', check=lambda v: base_url(v)),
+]
+FILES = {'ip_file': '.namesilo-ip_%s.txt', 'ids_file': '.namesilo-id_%s.txt'}
+REQUIRED = ('api_key',)
+URLS = ('base_url',)
+NOUN = 'record'
+API_PATH = '/api'
+VERSION = '1'
+OK = 300                                 # the reply code of a successful operation
+ZONE_GONE = 200                          # the domain is not active, or not this account's
+TTL_MIN, TTL_MAX = 3600, 2592000         # a TTL read back outside these is not sent (an update below 3600 fails)
+PAGE_SIZE = 100                          # domains a page of listDomains asks for
+ZONE_PAGES = 20                          # pages of the account's domains read at most (2,000 domains)
+FIXES = {   # what to do about the API's reply codes users meet (docs/providers.md)
+    110: 'api_key is not a valid NameSilo API key: copy it again from the API Manager (Account, API Manager), '
+         'or generate a new one',
+    112: 'the API is not available to sub-accounts: use an API key of the main account',
+    113: 'the API key may not be used from this host\'s IP: allow it in the API Manager (IP restriction), or '
+         'remove the restriction',
+    200: 'zone_name must be an active domain of this NameSilo account (the registered domain, e.g. example.com)',
+    201: 'NameSilo had an internal error (usually transient): the next run retries',
+    210: 'NameSilo refused the request: see its detail in the log line before this one',
+    280: 'NameSilo refused the DNS change: see its detail in the log line before this one (a TTL below 3600 is '
+         'refused)',
+}
+
+
+def base_url(value):
+    """The API's base URL: the provider's documents write it with the API path, which calls add."""
+    value = check_url(value)
+    return value[:-len(API_PATH)] if value.lower().endswith(API_PATH) else value
+
+
+def account(cfg):
+    """Whose domains and records a lookup sees: the key of what several records of a run share."""
+    return cfg.base_url, cfg.api_key
+
+
+def login(job):
+    """--check: the key is accepted when the API answers the domain's listing, or says the domain
+    is not this account's (the zone check says that one)."""
+    try:
+        listed(job, 'login')
+    except Failure as e:
+        if e.code != str(ZONE_GONE):
+            raise
+    return ' (API key)'
+
+
+def list_zones(job):
+    """[zone_name] once the API lists its records. NameSilo names a zone by its domain, so no zone call
+    is made: the listing find_record reads anyway (the same request, shared) proves the domain is this
+    account's (code 200 otherwise)."""
+    listed(job, 'find zone')
+    return [job.cfg.zone_name]
+
+
+def choose_zone(job, zones):
+    """The zone: its id is its domain name."""
+    return Zone(zones[0], zones[0])
+
+
+def account_zones(job):
+    """Every domain of the account, as Zones named in lower case: the zone a record without
+    zone_name belongs to is the longest that record_name ends with.
+    API: listDomains (https://www.namesilo.com/api-reference)"""
+    found, page = {}, 1
+    while True:
+        reply = call(job, 'listDomains', {'page': str(page), 'pageSize': str(PAGE_SIZE)}, 'find zone')
+        names = domain_names(reply.get('domains'))
+        for name in names:
+            found[name] = Zone(name, name)
+        pager = reply.get('pager') if isinstance(reply.get('pager'), dict) else {}
+        total, size = number(pager.get('total')), number(pager.get('pageSize'))
+        if not names or total is None or not size or page * size >= total:
+            return list(found.values())
+        if page >= ZONE_PAGES:
+            raise Failure.at('find zone', 'the account has more than %d domains (%d): set zone_name' % (
+                page * size, total), kind='unexpected', fix='set zone_name')
+        page += 1
+
+
+def domain_names(domains):
+    """The domain names of listDomains' `domains`, however the answer's JSON holds them (a list of
+    objects with `domain`, of names, or an object whose `domain` is one or a list), lower case."""
+    if isinstance(domains, dict):
+        domains = domains.get('domain', [])
+    if not isinstance(domains, list):
+        domains = [domains]
+    names = []
+    for item in domains:
+        name = item.get('domain') if isinstance(item, dict) else item
+        name = str(name).lower().rstrip('.') if isinstance(name, str) else ''
+        if name and safe_id(name):
+            names.append(name)
+    return names
+
+
+def host(cfg):
+    """The record's rrhost: record_name without the zone, '' for the zone itself."""
+    return '' if cfg.record_name == cfg.zone_name else cfg.record_name[:-len(cfg.zone_name) - 1]
+
+
+def find_record(job, zone_id, strict=False):
+    """The record of this name and type, or None; strict: a fresh listing."""
+    return first(listed(job, 'find record', fresh=strict), job.cfg)
+
+
+def listed(job, step, fresh=False):
+    """dnsListRecords: every record of the domain, listed once a run for all its names.
+    API: https://www.namesilo.com/api-reference#dns/dns-list-records"""
+    cfg = job.cfg
+
+    def fetch():
+        records = call(job, 'dnsListRecords', {'domain': cfg.zone_name}, step).get('resource_record', [])
+        if isinstance(records, dict):   # one record, as an XML answer turned into JSON may hold it
+            records = [records]
+        if not isinstance(records, list):
+            raise Failure.at(step, 'unexpected answer: "resource_record" is not a list', kind='unexpected')
+        return [r for r in records if isinstance(r, dict)]
+    return job.shared(None if fresh else ('records', account(cfg), cfg.zone_name), fetch)
+
+
+def first(records, cfg):
+    """The first listed record of this name (`host` is the full name) and type, or None."""
+    for r in records:
+        if safe_id(r.get('record_id')) and str(r.get('host', '')).lower().rstrip('.') == cfg.record_name \
+                and str(r.get('type', '')).upper() == cfg.record_type:
+            return Record(safe_id(r['record_id']), [r.get('value')], r)
+    return None
+
+
+def read_record(job, zone_id, record_id, held=False):
+    """The record the stored ids name, from the domain's listing (no call reads one record): an update
+    sends back its TTL; Stale when the listing has no record of that id, name and type (an update
+    elsewhere gave it a new id, or it is gone)."""
+    cfg = job.cfg
+    if zone_id != cfg.zone_name:
+        raise Stale()   # ids of another domain (zone_name changed)
+    found = first([r for r in listed(job, 'read record') if safe_id(r.get('record_id')) == record_id], cfg)
+    if found is None:
+        raise Stale()
+    return found
+
+
+def create_record(job, zone_id, ip):
+    """dnsAddRecord, with NameSilo's default TTL (7207); the new record's id. Sent once: a create is
+    not repeated after a lost answer (the next run finds the record by name).
+    API: https://www.namesilo.com/api-reference#dns/dns-add-record"""
+    cfg = job.cfg
+    reply = call(job, 'dnsAddRecord', {'domain': zone_id, 'rrtype': cfg.record_type, 'rrhost': host(cfg),
+                                       'rrvalue': ip}, 'create record', repeatable=False)
+    found = safe_id(reply.get('record_id'))
+    if not found:
+        raise Failure.at('create record', 'the answer has no usable record id', kind='unexpected')
+    return found
+
+
+def update_record(job, zone_id, record, ip):
+    """dnsUpdateRecord: the address, with the record's own TTL sent back (without it the TTL becomes
+    7207); the record's NEW id, which every successful update gives it. Sent once: the id it names is
+    gone once it took effect (the next run finds the record by name).
+    API: https://www.namesilo.com/api-reference#dns/dns-update-record"""
+    cfg = job.cfg
+    params = {'domain': zone_id, 'rrid': record.id, 'rrhost': host(cfg), 'rrvalue': ip}
+    ttl = number(record.raw.get('ttl'))
+    if ttl is not None and TTL_MIN <= ttl <= TTL_MAX:
+        params['rrttl'] = str(ttl)
+    reply = call(job, 'dnsUpdateRecord', params, 'update record', repeatable=False)
+    found = safe_id(reply.get('record_id'))
+    if not found:
+        job.log.info('update record: the answer has no record id; the next run looks the record up by name.')
+    return found or record.id
+
+
+def number(value):
+    """A code, count or TTL from an answer (an int, or a string of digits), else None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value if 0 <= value < 10 ** 12 else None
+    text = value if isinstance(value, str) else ''
+    return decimal(text) if len(text) <= 12 else None
+
+
+def scrub(text, cfg):
+    """text without the API key, as it is or percent-encoded (a server may echo the request line)."""
+    from ddkit.urls import quote
+    for form in (cfg.api_key, quote(cfg.api_key)):
+        text = text.replace(form, '***') if form else text
+    return text
+
+
+def call(job, operation, params, step, repeatable=True):
+    """One call; its `reply`, checked. A domain the account does not have is a Failure of 'find zone';
+    any other code but 300 a Failure of step. The URL of a Failure is the one without its query."""
+    from ddkit import http  # only on a request: a run that sends none loads none of it
+    from ddkit.urls import quote
+    cfg, log = job.cfg, job.log
+    query = dict(params, version=VERSION, type='json', key=cfg.api_key)
+    url = '%s%s/%s?%s' % (cfg.base_url, API_PATH, operation, '&'.join(
+        '%s=%s' % (quote(k), quote(v)) for k, v in query.items()))
+    answer = http.request('GET', url, step, timeout=cfg.timeout, ca_file=cfg.ca_file, repeatable=repeatable)
+    if not answer.body.strip():
+        raise Failure.at(step, 'empty answer (HTTP %d): the request timed out; check connectivity' % answer.status,
+                         url=answer.where, status=answer.status, kind='unexpected', fix='check connectivity')
+    try:
+        data = answer.json()
+    except http.NotJson:
+        raise http.NotJson.at(step, '%s answered HTTP %d with no JSON: %s' % (
+            answer.where, answer.status, scrub(http.snippet(answer.text), cfg)), url=answer.where,
+            status=answer.status, kind='server error' if answer.status >= 500 else 'not json')
+    reply = data.get('reply') if isinstance(data, dict) else None
+    code = number(reply.get('code')) if isinstance(reply, dict) else None
+    if code is None:
+        raise Failure.at(step, 'unexpected answer (HTTP %d): %s' % (
+            answer.status, scrub(http.snippet(answer.text), cfg)), url=answer.where, status=answer.status,
+                         kind='server error' if answer.status >= 500 else 'unexpected')
+    if code == OK and answer.status < 300:
+        return reply
+    detail = reply.get('detail')
+    message = scrub(str(detail)[:300], cfg) if isinstance(detail, (str, int)) and not isinstance(detail, bool) else None
+    log.error('%s: error %s: %s' % (step, code, message))
+    fix = FIXES.get(code)
+    if code == ZONE_GONE:
+        raise Failure.at('find zone', 'no active domain %s in this account (code %d); %s' % (cfg.zone_name, code, fix),
+                         url=answer.where, status=answer.status, kind='not found', code=str(code),
+                         provider_message=message, fix=fix)
+    raise Failure.at(step, 'the provider refused the request (%scode %d)%s' % (
+        'HTTP %d, ' % answer.status if answer.status != 200 else '', code, '; ' + fix if fix else ''),
+        url=answer.where, status=answer.status, code=str(code), provider_message=message, fix=fix,
+        kind='server error' if answer.status >= 500 or code == 201 else 'refused')

@@ -1,0 +1,254 @@
+"""Porkbun (API v3): keep one A or AAAA record equal to this host's public IP.
+
+A provider module of the shared update loop (ddkit.reconcile; the contract: docs/design.md): its
+settings, files, error fixes and API calls, registered as `porkbun`. Every call is a POST to
+<base_url>/api/json/v3/... of a JSON body holding the API key and its secret (apikey, secretapikey).
+The domain is the zone (no zone id to look up); a listing names each record in full
+(home.example.com), while a create or an edit takes the subdomain alone ('' for the apex: a full name
+would move the record). An edit replaces the whole record: the record's TTL, priority and notes are
+sent back. Porkbun has no resolution lines but holds several records of a name: each line's record
+is one of them, made with a note naming its line (SEVERAL).
+API reference: https://porkbun.com/api/json/v3/documentation (also https://porkbun.com/llms/dns and
+the OpenAPI document https://porkbun.com/api/json/v3/spec)
+"""
+
+from ddkit import Failure, decimal
+from ddkit.ipcheck import OPERATORS, first_group
+from ddkit.provider import Record, Stale, Zone, listing, safe_id
+from ddkit.settings import Setting, check_header, check_url
+
+NAME = 'porkbun'
+STEM = 'ddkit_porkbun'                   # its lock and log files' prefix (no seed tool runs it)
+SUMMARY = 'Keep one A or AAAA record at Porkbun (API v3, API key and secret) equal to this host\'s public IP.'
+SETTINGS = [
+    Setting('api_key', help='API key (pk1_...) of the Porkbun account (prefer DDNS_API_KEY or --config: argv is '
+            'visible)', secret=True, check=check_header),
+    Setting('secret_api_key', help='its secret API key (sk1_...; prefer DDNS_SECRET_API_KEY or --config)',
+            secret=True, check=check_header),
+    Setting('base_url', 'https://api.porkbun.com', help='API base URL, scheme and host (a trailing /api/json/v3, '
+            'as the provider\'s documents write it, is taken off: the tool adds it)', check=lambda v: base_url(v)),
+]
+FILES = {'ip_file': '.porkbun-ip_%s.txt', 'ids_file': '.porkbun-id_%s.txt'}
+REQUIRED = ('api_key', 'secret_api_key')
+URLS = ('base_url',)
+NOUN = 'record'
+SEVERAL = True                           # no resolution lines: each line's address is a record of the name
+LINE_NOTE = 'ddkit line %s'              # the notes a line's record is made with: how it is found again
+API_PATH = '/api/json/v3'
+TTL_MIN, TTL_MAX = 600, 2 ** 31 - 1      # a TTL read back outside these is not sent (600: the API's minimum)
+CHUNK_PAGES = 10                         # chunks of the account's domains read at most (10,000 domains)
+INVALID_DOMAIN = 'Invalid domain.'
+NOT_OPTED_IN = 'Domain is not opted in to API access.'
+CREDENTIALS = ('Invalid API key. (001)', 'Invalid API key. (002)', 'All API requests require an API key.')
+OPT_IN = ('switch on API ACCESS for the domain at Porkbun (Domain Management, the domain\'s Details), '
+          'or opt in all domains under Account, API Access')
+FIXES = {   # what to do about the API's messages users meet (it sends no codes; docs/providers.md)
+    'Invalid API key. (001)': 'api_key is not a Porkbun API key: copy it (pk1_...) from Account, API Access, or '
+                              'create a new key there',
+    'Invalid API key. (002)': 'secret_api_key is not the secret of api_key: copy the secret (sk1_...) shown '
+                              'with that key, or create a new key',
+    'All API requests require an API key.': 'set api_key and secret_api_key',
+    INVALID_DOMAIN: 'zone_name must be a domain of this Porkbun account (the registered domain, e.g. example.com, '
+                    'not a subdomain)',
+    NOT_OPTED_IN: OPT_IN,
+    'Edit error: We were unable to edit the DNS record.': 'Porkbun could not change the record (changed or '
+                                                          'deleted meanwhile?): the next run looks it up again',
+}
+
+
+def base_url(value):
+    """The API's base URL: the provider's documents write it with the API path, which calls add."""
+    value = check_url(value)
+    return value[:-len(API_PATH)] if value.lower().endswith(API_PATH) else value
+
+
+def account(cfg):
+    """Whose domains and records a lookup sees: the key of what several records of a run share."""
+    return cfg.base_url, cfg.api_key, cfg.secret_api_key
+
+
+def login(job):
+    """--check: /ping, a read-only call that answers only to an accepted key and secret.
+    API: https://porkbun.com/api/json/v3/documentation#Authentication"""
+    call(job, '/ping', 'login')
+    return ' (API key and secret)'
+
+
+def list_zones(job):
+    """[zone_name] once the API lists the record's name in it. Porkbun names a zone by its domain, so
+    no zone call is made: the listing find_record reads anyway (the same request, shared) proves the
+    domain is this account's and open to the API."""
+    records(job, 'find zone')
+    return [job.cfg.zone_name]
+
+
+def choose_zone(job, zones):
+    """The zone: its id is its domain name."""
+    return Zone(zones[0], zones[0])
+
+
+def account_zones(job):
+    """Every domain of the account, as Zones named in lower case (chunks of up to 1000, read until one
+    is empty): the zone a record without zone_name belongs to is the longest that record_name ends with.
+    API: https://porkbun.com/api/json/v3/documentation#Domain%20List%20All"""
+    found, start = {}, 0
+    for _ in range(CHUNK_PAGES):
+        data = call(job, '/domain/listAll', 'find zone', {'start': str(start)})
+        domains = listing(data, 'domains', 'find zone')
+        if not domains:
+            return list(found.values())
+        for item in domains:
+            name = str(item.get('domain') or '').lower().rstrip('.')
+            if name and safe_id(name):
+                found[name] = Zone(name, name)
+        start += len(domains)
+    raise Failure.at('find zone', 'the account has more than %d domains: set zone_name' % start,
+                     kind='unexpected', fix='set zone_name')
+
+
+def subdomain(cfg):
+    """The record's name as a create or an edit takes it: without the zone, '' for the zone itself."""
+    return '' if cfg.record_name == cfg.zone_name else cfg.record_name[:-len(cfg.zone_name) - 1]
+
+
+def find_record(job, zone_id, strict=False):
+    """The record of this name and type (of the job's line), or None; strict: a fresh listing."""
+    return first(records(job, 'find record', fresh=strict), job.cfg, job.line)
+
+
+def records(job, step, fresh=False):
+    """The records listed for this name: by name and type for a lone record; the whole domain when
+    the run has several records or lines (every name and type in one listing)."""
+    cfg = job.cfg
+    if job.run.several:
+        path = '/dns/retrieve/%s' % cfg.zone_name
+    else:   # the apex: no subdomain in the path at all
+        path = '/dns/retrieveByNameType/%s/%s%s' % (cfg.zone_name, cfg.record_type,
+                                                    '/' + subdomain(cfg) if subdomain(cfg) else '')
+    return job.shared(None if fresh else ('records', account(cfg), path), lambda: listing(
+        call(job, path, step), 'records', step))
+
+
+def first(listed, cfg, line=None):
+    """The first listed record of this name and type, or None; of a line: the one made for it (its
+    notes), else one that holds an address of the line's operator and was made for no other line."""
+    listed = [r for r in listed if safe_id(r.get('id')) and str(r.get('type', '')).upper() == cfg.record_type
+              and str(r.get('name', '')).lower().rstrip('.') == cfg.record_name]
+    if line is not None:
+        tags = {LINE_NOTE % code for code in OPERATORS}
+        listed = [r for r in listed if r.get('notes') == LINE_NOTE % line] or [
+            r for r in listed if r.get('notes') not in tags and OPERATORS.get(line)
+            and first_group(str(r.get('content'))) == OPERATORS[line]]
+    return Record(safe_id(listed[0]['id']), [listed[0].get('content')], listed[0]) if listed else None
+
+
+def read_record(job, zone_id, record_id, held=False):
+    """The record the stored ids name, as Porkbun holds it now (an edit sends its TTL, priority and
+    notes back); Stale when it is gone, another record's, or of another line. An answer refusing the
+    read for anything but the credentials is taken as stale too: the lookup that follows says it.
+    API: https://porkbun.com/api/json/v3/documentation#DNS%20Retrieve%20Records%20by%20Domain%20or%20ID"""
+    cfg = job.cfg
+    if zone_id != cfg.zone_name:
+        raise Stale()   # ids of another domain (zone_name changed)
+    data = call(job, '/dns/retrieve/%s/%s' % (zone_id, record_id), 'read record', stale=True)
+    found = first([r for r in listing(data, 'records', 'read record') if safe_id(r.get('id')) == record_id],
+                  cfg, job.line)
+    if found is None:
+        raise Stale()
+    return found
+
+
+def create_record(job, zone_id, ip):
+    """The new record's id, with Porkbun's default TTL (600); a line's record with its note.
+    API: https://porkbun.com/api/json/v3/documentation#DNS%20Create%20Record"""
+    cfg = job.cfg
+    body = {'name': subdomain(cfg), 'type': cfg.record_type, 'content': ip}
+    if job.line:
+        body['notes'] = LINE_NOTE % job.line
+    data = call(job, '/dns/create/%s' % zone_id, 'create record', body, repeatable=False)
+    found = safe_id(data.get('id'))
+    if not found:
+        raise Failure.at('create record', 'the answer has no usable record id', kind='unexpected')
+    return found
+
+
+def update_record(job, zone_id, record, ip):
+    """An edit replaces the record: its subdomain (a full name would move it), type and new address,
+    with its own TTL, priority and notes sent back (left out, they would become 600, none and none).
+    API: https://porkbun.com/api/json/v3/documentation#DNS%20Edit%20Record%20by%20Domain%20and%20ID"""
+    cfg, held = job.cfg, record.raw
+    body = {'name': subdomain(cfg), 'type': cfg.record_type, 'content': ip}
+    ttl, prio = number(held.get('ttl')), number(held.get('prio'))
+    if ttl is not None and TTL_MIN <= ttl <= TTL_MAX:
+        body['ttl'] = str(ttl)
+    if prio is not None and prio < 2 ** 16:
+        body['prio'] = str(prio)
+    if isinstance(held.get('notes'), str) and held['notes']:
+        body['notes'] = held['notes'][:500]
+    call(job, '/dns/edit/%s/%s' % (zone_id, record.id), 'update record', body)
+    return record.id
+
+
+def delete_record(job, zone_id, record):
+    """A line's record, its line without an address; one gone already is success: a refused delete
+    is checked with a read of the id, since the API's words for a record that is gone are not known.
+    API: https://porkbun.com/api/json/v3/documentation#DNS%20Delete%20Record%20by%20Domain%20and%20ID"""
+    try:
+        call(job, '/dns/delete/%s/%s' % (zone_id, record.id), 'delete record')
+    except Failure as refused:
+        if refused.kind != 'refused' or refused.provider_message in CREDENTIALS:
+            raise
+        data = call(job, '/dns/retrieve/%s/%s' % (zone_id, record.id), 'delete record')
+        if any(safe_id(r.get('id')) == record.id for r in listing(data, 'records', 'delete record')):
+            raise refused
+        job.log.info('delete record: the record is gone already.')
+    return None
+
+
+def number(value):
+    """A TTL or priority from an answer (an int, or a string of digits), else None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value if 0 <= value < 10 ** 12 else None
+    text = value if isinstance(value, str) else ''
+    return decimal(text) if len(text) <= 12 else None
+
+
+def call(job, path, step, body=None, stale=False, repeatable=True):
+    """One call: POST path with the credentials in the JSON body; its answer, checked. stale: an error
+    answer (but one about the credentials) raises Stale, so the loop looks the ids up again. A domain
+    that is not this account's, or not open to the API, is a Failure of 'find zone'."""
+    from ddkit import http  # only on a request: a run that sends none loads none of it
+    cfg, log = job.cfg, job.log
+    sent = dict(body or {}, apikey=cfg.api_key, secretapikey=cfg.secret_api_key)
+    answer = http.request('POST', cfg.base_url + API_PATH + path, step, json_body=sent, timeout=cfg.timeout,
+                          ca_file=cfg.ca_file, repeatable=repeatable)
+    if not answer.body.strip():
+        raise Failure.at(step, 'empty answer (HTTP %d): the request timed out; check connectivity' % answer.status,
+                         url=answer.where, status=answer.status, kind='unexpected', fix='check connectivity')
+    data = answer.json()
+    outcome = data.get('status') if isinstance(data, dict) else None
+    if outcome == 'SUCCESS' and answer.status < 300:
+        if isinstance(data.get('warnings'), str) and data['warnings']:   # the domain's DNS is served elsewhere
+            log.info('%s: Porkbun warns: %s' % (step, data['warnings'][:300]))
+        return data
+    if outcome != 'ERROR':
+        raise Failure.at(step, 'unexpected answer (HTTP %d): %s' % (answer.status, http.snippet(answer.text)),
+                         url=answer.where, status=answer.status,
+                         kind='server error' if answer.status >= 500 else 'unexpected')
+    message = str(data['message']).strip()[:300] if isinstance(data.get('message'), (str, int)) else None
+    if stale and message not in CREDENTIALS:
+        log.info('%s: %s' % (step, message))
+        raise Stale()
+    log.error('%s: error: %s' % (step, message))
+    fix = FIXES.get(message)
+    # the key's two halves are told apart by the number the message ends with: its only code
+    code = message[-4:-1] if message and message.endswith(')') and decimal(message[-4:-1]) is not None else None
+    if message in (INVALID_DOMAIN, NOT_OPTED_IN):
+        raise Failure.at('find zone', ('no domain %s in this account (%s); %s' if message == INVALID_DOMAIN else
+                                       'the API is not switched on for domain %s (%s); %s') % (
+            cfg.zone_name, message, fix), url=answer.where, status=answer.status,
+            kind='not found' if message == INVALID_DOMAIN else 'refused', provider_message=message, fix=fix)
+    raise Failure.at(step, 'the provider refused the request (HTTP %d%s)%s' % (
+        answer.status, ', code %s' % code if code else '', '; ' + fix if fix else ''), url=answer.where,
+        status=answer.status, code=code, provider_message=message, fix=fix,
+        kind='server error' if answer.status >= 500 else 'refused')
