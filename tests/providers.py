@@ -157,7 +157,16 @@ NOIP = Adapter('ddkit', 'noip', None, 'host', {'ip_file': '.noip-ip_%s.txt', 'ho
                {'DDNS_USERNAME': 'owner@example.com', 'DDNS_PASSWORD': 'pw-secret'}, lambda ip: ip, 'hosts',
                calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
                stem='ddkit_noip', failure=('update record', 'refused'))
-PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, NOIP]
+DYNU = Adapter('ddkit', 'dynu', None, 'host', {'ip_file': '.dynu-ip_%s.txt', 'hold_file': '.dynu-hold_%s.txt'},
+               {'DDNS_USERNAME': 'dynu-user', 'DDNS_PASSWORD': 'pw-secret'}, lambda ip: ip, 'hosts',
+               calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
+               stem='ddkit_dynu', failure=('update record', 'refused'))
+# the user name is the host name itself, the password that record's key
+HE = Adapter('ddkit', 'he', None, 'host', {'ip_file': '.he-ip_%s.txt', 'hold_file': '.he-hold_%s.txt'},
+             {'DDNS_USERNAME': 'home.example.com', 'DDNS_PASSWORD': 'key-secret'}, lambda ip: ip, 'hosts',
+             calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
+             stem='ddkit_he', failure=('update record', 'refused'))
+PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, NOIP, DYNU, HE]
 
 
 class Form(Adapter):

@@ -96,7 +96,7 @@ def test_failed_a_refusal_stops_every_later_send_until_a_setting_changes(adapter
     assert oct(hold.stat().st_mode & 0o777) == '0o600'
     assert env_of(adapter, box, tmp_path)['DDNS_PASSWORD'] not in hold.read_text()
     fake.answer, fake.password = None, 'a-new-password'
-    fake.keys = {name: 'a-new-password' for name in getattr(fake, 'keys', {})}   # a key per record (he)
+    fake.keys = {name: 'a-new-password' for name in getattr(fake, 'keys', {})}   # a service that keys each record
     fixed = run(adapter, box, tmp_path, DDNS_PASSWORD='a-new-password')
     assert fixed.returncode == 0 and adapter.held(box, RECORD) == NEW and not hold.exists(), fixed.stdout
 

@@ -35,6 +35,17 @@ PROVIDERS = (
            FIXES={'badauth': 'the user name or password is wrong: check username (the account\'s e-mail or '
                              'user name, or a DDNS key\'s user name) and password (the account\'s, or that '
                              'DDNS key\'s)'}),
+    # Dynu takes each family in a field of its own, and "no" leaves the other one as it is
+    Preset('dynu', 'dyndns2', 'Tell Dynu this host\'s public IP for one of its host names (dyndns2).',
+           server='https://api.dynu.com', ADDRESS_QUERY={'A': 'myip=%s&myipv6=no', 'AAAA': 'myip=no&myipv6=%s'},
+           FIXES={'badauth': 'the user name or password is wrong: check username (Dynu\'s user name, shown in its '
+                             'control panel) and password (the account\'s, or its IP update password)'}),
+    Preset('he', 'dyndns2', 'Tell Hurricane Electric\'s free DNS (dns.he.net) this host\'s public IP for one '
+           'record (dyndns2).', server='https://dyn.dns.he.net',
+           FIXES={'badauth': 'the host name and key do not match: username is the host name itself (as '
+                             'record_name) and password that record\'s dynamic DNS key (dns.he.net: the '
+                             'record\'s DDNS key)',
+                  'badsys': 'the service refused the request\'s form: report it to the ddkit project'}),
 )
 
 
