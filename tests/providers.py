@@ -166,7 +166,11 @@ HE = Adapter('ddkit', 'he', None, 'host', {'ip_file': '.he-ip_%s.txt', 'hold_fil
              {'DDNS_USERNAME': 'home.example.com', 'DDNS_PASSWORD': 'key-secret'}, lambda ip: ip, 'hosts',
              calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
              stem='ddkit_he', failure=('update record', 'refused'))
-PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, NOIP, DYNU, HE]
+DUCKDNS = Adapter('ddkit', 'duckdns', None, 'domain', {'ip_file': '.duckdns-ip_%s.txt'},
+                  {'DDNS_TOKEN': '9f1c2d3e-0000-4000-8000-0a1b2c3d4e5f'}, lambda ip: ip, 'records',
+                  calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
+                  stem='ddkit_duckdns', failure=('update record', 'refused'))
+PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, NOIP, DYNU, HE, DUCKDNS]
 
 
 class Form(Adapter):

@@ -46,6 +46,7 @@ PROVIDERS = (
                              'record_name) and password that record\'s dynamic DNS key (dns.he.net: the '
                              'record\'s DDNS key)',
                   'badsys': 'the service refused the request\'s form: report it to the ddkit project'}),
+    'duckdns',        # DuckDNS's update URL, told the IP (the account's token in the query string)
 )
 
 
