@@ -170,7 +170,11 @@ DUCKDNS = Adapter('ddkit', 'duckdns', None, 'domain', {'ip_file': '.duckdns-ip_%
                   {'DDNS_TOKEN': '9f1c2d3e-0000-4000-8000-0a1b2c3d4e5f'}, lambda ip: ip, 'records',
                   calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
                   stem='ddkit_duckdns', failure=('update record', 'refused'))
-PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, NOIP, DYNU, HE, DUCKDNS]
+NAMECHEAP = Adapter('ddkit', 'namecheap', None, 'host', {'ip_file': '.namecheap-ip_%s.txt'},
+                    {'DDNS_PASSWORD': '0123456789abcdef0123456789abcdef'}, lambda ip: ip, 'records',
+                    calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
+                    stem='ddkit_namecheap', failure=('update record', 'refused'))
+PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, NOIP, DYNU, HE, DUCKDNS, NAMECHEAP]
 
 
 class Form(Adapter):

@@ -47,6 +47,7 @@ PROVIDERS = (
                              'record\'s DDNS key)',
                   'badsys': 'the service refused the request\'s form: report it to the ddkit project'}),
     'duckdns',        # DuckDNS's update URL, told the IP (the account's token in the query string)
+    'namecheap',      # Namecheap's Dynamic DNS update URL, told the IPv4 address (its password in the query)
 )
 
 
