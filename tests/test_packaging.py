@@ -301,6 +301,8 @@ def test_the_recipe_names_no_provider_but_in_the_depends_of_an_updater_fixed_to_
     recipe = feed_tool.Recipe()
     assert recipe.variables['PROVIDERS'].split() == list(REGISTERED)
     assert recipe.provider_packages() == {'ddkit-' + name: name for name in REGISTERED}
+    from ddkit import registry   # a preset is no package: its protocol's brings it
+    assert set(REGISTERED) == set(registry.modules()) < set(registry.PROVIDERS)
     assert recipe.provider_depends() == {tool: ['ddkit-' + of(tool).provider] if tool in TOOLS else []
                                          for tool in SERVICES}
 

@@ -111,6 +111,17 @@ def test_a_preset_is_its_protocols_module_with_the_changes_it_names(name):
     assert not set(preset.FILES.values()) & set(module.FILES.values())
 
 
+def test_the_tools_read_the_modules_of_the_registry_without_importing_it():
+    """tools/standalone.py reads PROVIDERS with ast (the packages and the feeds need no library):
+    the provider modules, each a package, and none of the presets, which have none."""
+    sys.path.insert(0, os.path.join(ROOT, 'tools'))
+    import standalone
+    assert standalone.registered() == registry.modules()
+    assert [name for name, protocol in standalone.entries()] == list(registry.PROVIDERS)
+    assert {name: protocol for name, protocol in standalone.entries() if protocol} == {
+        name: registry.module_name(name) for name in PRESETS}
+
+
 def test_no_two_providers_share_a_state_file():
     """Each registered provider's files (STEM, FILES) are its own: a record of one provider never
     reads what another was told, presets included."""

@@ -252,11 +252,6 @@ def registered():
     return tuple(name for name, protocol in entries() if protocol is None)
 
 
-def presets():
-    """{preset: the protocol module it runs} of ddkit.registry's PROVIDERS, read as registered() reads."""
-    return {name: protocol for name, protocol in entries() if protocol is not None}
-
-
 def entries():
     """[(name, None for a module or the protocol of a preset)] of ddkit.registry's PROVIDERS, in its
     order: a string is a module's name, a Preset(name, protocol, ...) call a preset."""
