@@ -161,9 +161,9 @@ DYNU = Adapter('ddkit', 'dynu', None, 'host', {'ip_file': '.dynu-ip_%s.txt', 'ho
                {'DDNS_USERNAME': 'dynu-user', 'DDNS_PASSWORD': 'pw-secret'}, lambda ip: ip, 'hosts',
                calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
                stem='ddkit_dynu', failure=('update record', 'refused'))
-# the user name is the host name itself, the password that record's key
+# the password is the record's key; the user name, the host name itself, need not be set
 HE = Adapter('ddkit', 'he', None, 'host', {'ip_file': '.he-ip_%s.txt', 'hold_file': '.he-hold_%s.txt'},
-             {'DDNS_USERNAME': 'home.example.com', 'DDNS_PASSWORD': 'key-secret'}, lambda ip: ip, 'hosts',
+             {'DDNS_PASSWORD': 'key-secret'}, lambda ip: ip, 'hosts',
              calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
              stem='ddkit_he', failure=('update record', 'refused'))
 DUCKDNS = Adapter('ddkit', 'duckdns', None, 'domain', {'ip_file': '.duckdns-ip_%s.txt'},

@@ -1,8 +1,8 @@
 """The he provider (Hurricane Electric's free DNS, dns.he.net), a preset of its protocol's module
 (ddkit.registry.Preset), against tests/fakes/he.py over real HTTP: dyn.dns.he.net by default, no
-account login but a key per record (the user name is the host name itself, the password that
-record's key), myip for either family, and its answers with their fixes. What every preset does
-alike is tests/test_presets.py's."""
+account login but a key per record (the user name is the host name itself, sent when username is not
+set, the password that record's key), myip for either family, and its answers with their fixes.
+What every preset does alike is tests/test_presets.py's."""
 
 import base64
 
@@ -30,11 +30,13 @@ def test_hurricane_electrics_server_is_the_default():
     assert names[names.index('he')].changes['server'] == 'https://dyn.dns.he.net'
 
 
-def test_updated_with_the_host_name_as_user_and_its_key_as_password(box, tmp_path):
+@pytest.mark.parametrize('username', [None, RECORD], ids=['username not set', 'username the host name'])
+def test_updated_with_the_host_name_as_user_and_its_key_as_password(box, tmp_path, username):
     fake = P.fake(box)
     P.add(box, RECORD, 'A', OLD)
     box.lookup.answer = NEW
-    done = run(box, tmp_path)
+    done = run(box, tmp_path, **({'DDNS_USERNAME': username} if username else {}))
+    assert 'DDNS_USERNAME' not in P.env(box, tmp_path)
     assert done.returncode == 0 and 'IP has been updated to: %s' % NEW in done.stdout, done.stdout
     (request,) = fake.calls('update')
     assert request.method == 'GET' and request.query == {'hostname': RECORD, 'myip': NEW}
@@ -60,9 +62,9 @@ def test_each_record_has_its_own_key(box, tmp_path):
     fake.keys[OTHER] = 'the-nas-key'
     P.add(box, OTHER, 'A', OLD)
     box.lookup.answer = NEW
-    wrong = run(box, tmp_path / 'wrong', DDNS_RECORD_NAME=OTHER, DDNS_USERNAME=OTHER)   # the first record's key
+    wrong = run(box, tmp_path / 'wrong', DDNS_RECORD_NAME=OTHER)   # the first record's key
     assert wrong.returncode == 1 and 'the service answered badauth' in wrong.stdout, wrong.stdout
-    right = run(box, tmp_path / 'right', DDNS_RECORD_NAME=OTHER, DDNS_USERNAME=OTHER, DDNS_PASSWORD='the-nas-key')
+    right = run(box, tmp_path / 'right', DDNS_RECORD_NAME=OTHER, DDNS_PASSWORD='the-nas-key')
     assert right.returncode == 0 and fake.find(OTHER)[0]['content'] == NEW, right.stdout
     assert P.held(box, RECORD) == OLD
 
@@ -72,11 +74,11 @@ def test_failed_a_user_name_that_is_not_the_host_name_says_so(box, tmp_path):
     box.lookup.answer = NEW
     done = run(box, tmp_path, DDNS_USERNAME='owner@example.com')
     assert done.returncode == 1 and 'the service answered badauth' in done.stdout, done.stdout
-    assert 'username is the host name itself' in done.stdout and P.held(box, RECORD) == OLD
+    assert 'username, when set, the host name itself' in done.stdout and P.held(box, RECORD) == OLD
 
 
 @pytest.mark.parametrize('code, fix', [
-    ('badauth', 'username is the host name itself (as record_name) and password that record\'s dynamic DNS key'),
+    ('badauth', 'password is that record\'s dynamic DNS key (dns.he.net: the record\'s DDNS key), and username'),
     ('nohost', 'check record_name'),
     ('badsys', 'report it to the ddkit project'),
     ('abuse', 'unblock it at the service'),
@@ -96,5 +98,5 @@ def test_failed_each_answer_he_refuses_with_says_its_fix_and_stops_sending(box, 
 
 def test_failed_a_name_with_no_record_there_is_nohost(box, tmp_path):
     box.lookup.answer = NEW
-    done = run(box, tmp_path, DDNS_RECORD_NAME=OTHER, DDNS_USERNAME=OTHER)
+    done = run(box, tmp_path, DDNS_RECORD_NAME=OTHER)
     assert done.returncode == 1 and 'the service answered nohost' in done.stdout, done.stdout

@@ -40,11 +40,12 @@ PROVIDERS = (
            server='https://api.dynu.com', ADDRESS_QUERY={'A': 'myip=%s&myipv6=no', 'AAAA': 'myip=no&myipv6=%s'},
            FIXES={'badauth': 'the user name or password is wrong: check username (Dynu\'s user name, shown in its '
                              'control panel) and password (the account\'s, or its IP update password)'}),
+    # Hurricane Electric logs a record in as itself: the user name is the host name, so not required
     Preset('he', 'dyndns2', 'Tell Hurricane Electric\'s free DNS (dns.he.net) this host\'s public IP for one '
-           'record (dyndns2).', server='https://dyn.dns.he.net',
-           FIXES={'badauth': 'the host name and key do not match: username is the host name itself (as '
-                             'record_name) and password that record\'s dynamic DNS key (dns.he.net: the '
-                             'record\'s DDNS key)',
+           'record (dyndns2).', server='https://dyn.dns.he.net', REQUIRED=('password',),
+           FIXES={'badauth': 'the host name and key do not match: password is that record\'s dynamic DNS key '
+                             '(dns.he.net: the record\'s DDNS key), and username, when set, the host name '
+                             'itself (as record_name)',
                   'badsys': 'the service refused the request\'s form: report it to the ddkit project'}),
     'duckdns',        # DuckDNS's update URL, told the IP (the account's token in the query string)
     'namecheap',      # Namecheap's Dynamic DNS update URL, told the IPv4 address (its password in the query)

@@ -16,11 +16,15 @@ class He(Dyndns2):
     PROVIDER = LETTER = 'he'   # the registry's provider it plays
     STOPS = STOP_CODES + ('badsys',)
 
-    def __init__(self, username=None, password='he-ddns-key-secret', tls_cert=None):
-        from sandbox import RECORD
-        super().__init__(username or RECORD, password, tls_cert)
+    def __init__(self, password='he-ddns-key-secret', tls_cert=None):
+        super().__init__(None, password, tls_cert)
         self.keys = {}   # host name -> its dynamic DNS key (a host without one cannot be updated)
         self.route('update', 'POST', r'/nic/update', self.update)
+
+    def settings(self):
+        """The DDNS_* settings of the provider's own that point a tool at this fake: the key alone (the
+        user name is the host name, which the tool sends when username is not set)."""
+        return {'DDNS_PASSWORD': self.password, 'DDNS_SERVER': self.url}
 
     def add_record(self, zone_id, name, rtype, content):
         """A record with dynamic DNS switched on: its key is the fake's password unless set in keys."""

@@ -63,7 +63,7 @@ def send_ip(job, ip):
     cfg, fixes = job.cfg, job.provider.FIXES
     held_back(job)
     query = 'hostname=%s&%s' % (quote(cfg.record_name), job.provider.ADDRESS_QUERY[cfg.record_type] % quote(ip))
-    credentials = base64.b64encode(('%s:%s' % (cfg.username, cfg.password)).encode('utf-8')).decode('ascii')
+    credentials = base64.b64encode(('%s:%s' % (user_of(cfg), cfg.password)).encode('utf-8')).decode('ascii')
     # GET changes state here, yet the protocol makes it safe to repeat: the same IP again is nochg
     answer = http.request('GET', '%s%s?%s' % (cfg.server, UPDATE_PATH, query), 'update record',
                           headers={'Authorization': 'Basic ' + credentials}, timeout=cfg.timeout,
@@ -91,11 +91,17 @@ def send_ip(job, ip):
                      kind='unexpected', fix='check server (the service\'s base URL)')
 
 
+def user_of(cfg):
+    """The user name sent: username, else the host name (a preset whose service logs a record in as
+    itself does not require username)."""
+    return cfg.username or cfg.record_name
+
+
 def settings_key(cfg):
     """What the hold is bound to: a digest of the settings sent, so changing any of them lifts it (the
     file keeps no secret, only this digest)."""
     import hashlib
-    text = '\n'.join((cfg.server, cfg.username, cfg.password, cfg.record_name))
+    text = '\n'.join((cfg.server, user_of(cfg), cfg.password, cfg.record_name))
     return hashlib.sha256(text.encode('utf-8')).hexdigest()
 
 
