@@ -3,6 +3,17 @@ files, how its fake holds a record), so that a test runs for every provider thro
 instead of branching on the tool's name. A third provider is one more adapter here."""
 
 
+def registry():
+    """ddkit.registry of the library beside these tests, imported."""
+    import os
+    import sys
+    lib = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'lib')
+    if lib not in sys.path:
+        sys.path.insert(0, lib)
+    from ddkit import registry
+    return registry
+
+
 class Adapter:
     def __init__(self, tool, provider, letter, noun, files, credentials, content, store, calls, session=None,
                  stem=None, failure=('find zone', 'not found')):
@@ -54,14 +65,19 @@ class Adapter:
             del records[rid]
 
     def module(self):
-        """The provider's module of the library (lib/ddkit/providers/<provider>.py), imported."""
-        import importlib
-        import os
-        import sys
-        lib = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'lib')
-        if lib not in sys.path:
-            sys.path.insert(0, lib)
-        return importlib.import_module('ddkit.providers.' + self.provider)
+        """The provider as the registry gives it: its module of the library
+        (lib/ddkit/providers/<provider>.py), or a preset's protocol module under the preset's name."""
+        return registry().provider(self.provider)
+
+    @property
+    def module_name(self):
+        """The module it runs: its own, or a preset's protocol (ddkit.registry.module_name)."""
+        return registry().module_name(self.provider)
+
+    @property
+    def package(self):
+        """The package that brings it: its own, or a preset's protocol's."""
+        return 'ddkit-' + self.module_name
 
     @property
     def told(self):
@@ -136,6 +152,28 @@ WEBHOOK = Adapter('ddkit', 'webhook', None, 'record', {'ip_file': '.webhook-ip_%
                   lambda ip: ip, 'records',
                   calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
                   stem='ddkit_webhook', failure=('update record', 'refused'))
+# a preset of dyndns2 (ddkit.registry.Preset): the protocol's adapter with the preset's own files
+NOIP = Adapter('ddkit', 'noip', None, 'host', {'ip_file': '.noip-ip_%s.txt', 'hold_file': '.noip-hold_%s.txt'},
+               {'DDNS_USERNAME': 'owner@example.com', 'DDNS_PASSWORD': 'pw-secret'}, lambda ip: ip, 'hosts',
+               calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
+               stem='ddkit_noip', failure=('update record', 'refused'))
+DYNU = Adapter('ddkit', 'dynu', None, 'host', {'ip_file': '.dynu-ip_%s.txt', 'hold_file': '.dynu-hold_%s.txt'},
+               {'DDNS_USERNAME': 'dynu-user', 'DDNS_PASSWORD': 'pw-secret'}, lambda ip: ip, 'hosts',
+               calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
+               stem='ddkit_dynu', failure=('update record', 'refused'))
+# the password is the record's key; the user name, the host name itself, need not be set
+HE = Adapter('ddkit', 'he', None, 'host', {'ip_file': '.he-ip_%s.txt', 'hold_file': '.he-hold_%s.txt'},
+             {'DDNS_PASSWORD': 'key-secret'}, lambda ip: ip, 'hosts',
+             calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
+             stem='ddkit_he', failure=('update record', 'refused'))
+DUCKDNS = Adapter('ddkit', 'duckdns', None, 'domain', {'ip_file': '.duckdns-ip_%s.txt'},
+                  {'DDNS_TOKEN': '9f1c2d3e-0000-4000-8000-0a1b2c3d4e5f'}, lambda ip: ip, 'records',
+                  calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
+                  stem='ddkit_duckdns', failure=('update record', 'refused'))
+NAMECHEAP = Adapter('ddkit', 'namecheap', None, 'host', {'ip_file': '.namecheap-ip_%s.txt'},
+                    {'DDNS_PASSWORD': '0123456789abcdef0123456789abcdef'}, lambda ip: ip, 'records',
+                    calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
+                    stem='ddkit_namecheap', failure=('update record', 'refused'))
 VOLCENGINE = Adapter('ddkit', 'volcengine', None, 'record', {'ip_file': '.volcengine-ip_%s.txt',
                                                              'ids_file': '.volcengine-id_%s.txt'},
                      {'DDNS_ACCESS_KEY_ID': 'AKLTexampleAccessKeyId01', 'DDNS_SECRET_ACCESS_KEY': 'example-secret-0123456789'},
@@ -353,8 +391,9 @@ PORKBUN = Adapter('ddkit', 'porkbun', None, 'record',
                          # not a row of the tables: the lookups by name (test_verify)
                          'found by name': ['list_records']},
                   stem='ddkit_porkbun')
-PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, VOLCENGINE, BAIDUCLOUD, NAMECOM, SPACESHIP,
-             DYNV6, CLOUDNS, GCORE, DESEC, EDGEONE, ALIESA, WESTCN, NAMESILO, PORKBUN]
+PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, NOIP, DYNU, HE, DUCKDNS, NAMECHEAP, VOLCENGINE,
+             BAIDUCLOUD, NAMECOM, SPACESHIP, DYNV6, CLOUDNS, GCORE, DESEC, EDGEONE, ALIESA, WESTCN,
+             NAMESILO, PORKBUN]
 
 
 class Form(Adapter):

@@ -164,7 +164,7 @@ def test_the_single_file_holds_every_provider_and_runs_from_its_unpacked_copy(bo
     shown = subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'standalone.py'), '--show', out],
                            capture_output=True, text=True, check=True).stdout
     for adapter in PROVIDERS:
-        assert '# ===== ddkit.providers.%s =====\n' % adapter.provider in shown, adapter
+        assert '# ===== ddkit.providers.%s =====\n' % adapter.module_name in shown, adapter
     cache = tmp_path / 'tmp'
     cache.mkdir(mode=0o700)
     for adapter in PROVIDERS:
@@ -225,6 +225,42 @@ def test_a_section_of_a_provider_not_installed_names_its_package_not_its_options
     assert done.returncode == 2 and 'provider %s is not installed: install the package ddkit-%s' % (
         OTHER.provider, OTHER.provider) in done.stderr, done.stderr
     assert 'not an option' not in done.stderr and 'not a setting' not in done.stderr
+
+
+PRESETS = [a for a in PROVIDERS if a.module_name != a.provider]   # a protocol's module at one service
+
+
+def without_module(tmp_path, name):
+    """bin/ddkit.py in a copy of the tree whose library lacks this provider module; the tool's path."""
+    shutil.copytree(os.path.join(ROOT, 'lib'), str(tmp_path / 'lib'))
+    (tmp_path / 'lib' / 'ddkit' / 'providers' / (name + '.py')).unlink()
+    tool = tmp_path / 'bin' / 'ddkit.py'
+    tool.parent.mkdir()
+    shutil.copy(os.path.join(ROOT, 'bin', 'ddkit.py'), str(tool))
+    return tool
+
+
+@pytest.mark.parametrize('adapter', PRESETS, ids=[a.provider for a in PRESETS])
+def test_a_preset_comes_with_its_protocols_package(box, tmp_path, adapter):
+    """A preset has no module of its own: without its protocol's module (a router without that
+    package) a record of it names the protocol's package, and --providers leaves it out; with it,
+    --providers lists the preset with its own summary and its protocol's settings."""
+    import json
+    with_it = run_tool('ddkit', ['--providers', '--json'])
+    listed = {p['name']: p for p in json.loads(with_it.stdout)['providers']}
+    assert listed[adapter.provider]['summary'] == adapter.module().SUMMARY
+    assert [s['name'] for s in listed[adapter.provider]['settings']] == \
+        [s['name'] for s in listed[adapter.module_name]['settings']]
+    tool = without_module(tmp_path, adapter.module_name)
+    done = run_tool(str(tool), env=env_of(adapter, box, tmp_path / 'state'))
+    assert done.returncode == 2 and 'ddkit: provider %s is not installed: install the package %s' % (
+        adapter.provider, adapter.package) in done.stderr and 'Traceback' not in done.stderr, done.stderr
+    assert [s.calls() for s in box.servers] == [[] for _ in box.servers]
+    shown = run_tool(str(tool), ['--providers', '--json'])
+    names = [p['name'] for p in json.loads(shown.stdout)['providers']]
+    assert shown.returncode == 0 and adapter.provider not in names and adapter.module_name not in names
+    plain = run_tool(str(tool), ['--providers'])
+    assert 'come' in plain.stdout and 'with %s' % adapter.package in plain.stdout, plain.stdout
 
 
 def test_a_run_loads_only_the_providers_it_names(tmp_path):

@@ -24,7 +24,7 @@ def layers():
         for name in names:
             found['ddkit' if name == 'ddkit' else 'ddkit.' + name] = int(number)
         if 'every provider of the registry' in cells:   # not named one by one: the registry lists them
-            found.update((registry.PACKAGE + name, int(number)) for name in registry.PROVIDERS)
+            found.update((registry.PACKAGE + name, int(number)) for name in registry.modules())
     return found
 
 

@@ -301,6 +301,8 @@ def test_the_recipe_names_no_provider_but_in_the_depends_of_an_updater_fixed_to_
     recipe = feed_tool.Recipe()
     assert recipe.variables['PROVIDERS'].split() == list(REGISTERED)
     assert recipe.provider_packages() == {'ddkit-' + name: name for name in REGISTERED}
+    from ddkit import registry   # a preset is no package: its protocol's brings it
+    assert set(REGISTERED) == set(registry.modules()) < set(registry.PROVIDERS)
     assert recipe.provider_depends() == {tool: ['ddkit-' + of(tool).provider] if tool in TOOLS else []
                                          for tool in SERVICES}
 
@@ -365,24 +367,25 @@ def test_the_commands_uci_file_has_one_disabled_sample_section_per_provider(feed
     or commented out at their default), and nothing the command would refuse. It parses with the
     tools' UCI reader (ddkit.uci, which loads what libuci loads); the same file in the SDK build
     (test_sdk_build_installs_what_the_feed_ships)."""
-    import importlib
     text = files_of(data_entries(feed, COMMAND_PACKAGE)[1])['./etc/config/ddkit'].decode()
     sections = commands_uci_file(text)
+    from ddkit import registry
     assert [(kind, name) for kind, name, _, _ in sections] == [('defaults', None)] + [
-        ('ddkit', name) for name in REGISTERED]
+        ('ddkit', name) for name in registry.PROVIDERS]   # a preset's too, though it is no package
     assert sections[0][2] == {'state_dir': '/var/run/ddkit'}
     common = {s.name for s in updater.COMMON} | uci.SERVICE_OPTIONS | {'provider'}
     for _, name, options, lines in sections[1:]:
-        provider = importlib.import_module('ddkit.providers.' + name)
+        provider = registry.provider(name)
         assert options['provider'] == name and options['enabled'] == '0', options
         assert set(options) <= common | {s.name for s in provider.SETTINGS}, options
-        assert '\n# provider %s (package ddkit-%s): ' % (name, name) in text   # which package it needs
+        # which package it needs: a preset's is its protocol's
+        assert '\n# provider %s (package ddkit-%s): ' % (name, registry.module_name(name)) in text
         for setting in provider.SETTINGS:
             # a setting of several values is a UCI list (headers, ip_lookup_url)
             line = "\t%s %s ''" % ('list' if setting.repeat else 'option', setting.name) if setting.default is None \
                 else '\t#option %s %s' % (setting.name, quoted(setting.default))
             assert line in lines and comment_above(lines, line) == setting.help, (name, setting.name)
-    assert text.count('\nconfig ') == 1 + len(REGISTERED)
+    assert text.count('\nconfig ') == 1 + len(registry.PROVIDERS)
 
 
 def test_the_excerpt_of_the_commands_uci_file_in_docs_is_as_installed(feed):
@@ -755,8 +758,9 @@ def test_the_command_and_one_provider_package_run_it_and_carry_no_other(feed, bo
     refused before any request (exit 2) naming the package that brings it; --help lists the others
     as not installed."""
     router = tmp_path / 'root'
-    install_all(feed, str(router), libraries(COMMAND) + (COMMAND_PACKAGE, 'ddkit-' + adapter.provider))
-    assert provider_modules(router) == ['usr/lib/ddkit/ddkit/providers/%s.py' % adapter.provider]
+    install_all(feed, str(router), libraries(COMMAND) + (COMMAND_PACKAGE, adapter.package))
+    # a preset has no module of its own: its protocol's package brings it
+    assert provider_modules(router) == ['usr/lib/ddkit/ddkit/providers/%s.py' % adapter.module_name]
     adapter.add(box, RECORD, 'A', '81.2.69.1')
     box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
     env = adapter.env(box, tmp_path / 'state')
@@ -766,18 +770,21 @@ def test_the_command_and_one_provider_package_run_it_and_carry_no_other(feed, bo
     assert adapter.held(box, RECORD) == adapter.content('81.2.69.10')
     assert tree(router) == before
     requests = calls_of(box)
-    for other in REGISTERED:
-        if other == adapter.provider:
+    from ddkit import registry
+    names = [str(name) for name in registry.PROVIDERS]
+    brought = {name for name in names if registry.module_name(name) == adapter.module_name}   # presets too
+    for other in names:
+        if other in brought:
             continue
         refused = run_installed(router, COMMAND, ['--provider', other, '--zone-name', ZONE, '--record-name', RECORD],
                                 tmp_path, env={'DDNS_STATE_DIR': str(tmp_path / 'state'),
                                                'DDNS_IP_LOOKUP_URL': box.lookup.url})
         assert refused.returncode == 2 and 'ddkit: provider %s is not installed: install the package ddkit-%s' % (
-            other, other) in refused.stderr and 'Traceback' not in refused.stderr, refused.stderr
+            other, registry.module_name(other)) in refused.stderr and 'Traceback' not in refused.stderr, refused.stderr
     assert calls_of(box) == requests
     shown = run_installed(router, COMMAND, ['--help'], tmp_path)   # the others listed as not installed
     missing = set(re.findall(r'^  (\w+) +not installed here', shown.stdout, re.M))
-    assert shown.returncode == 0 and missing == set(REGISTERED) - {adapter.provider}, shown.stdout
+    assert shown.returncode == 0 and missing == set(names) - brought, shown.stdout
 
 
 @pytest.mark.parametrize('adapter', ADAPTERS, ids=[a.provider for a in ADAPTERS])

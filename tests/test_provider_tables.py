@@ -96,8 +96,8 @@ def test_an_unchanged_run_loads_its_provider_alone_and_no_http(box, tmp_path, ad
     done = run_tool(adapter.tool, env=env, flags=['-I', '-S', '-X', 'importtime'])   # as a router starts it
     assert done.returncode == 0 and 'IP has not changed' in done.stdout, done.stdout + done.stderr
     modules = [line.rsplit('|', 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith('import time:')]
-    assert registry.PACKAGE + adapter.provider in modules
-    assert [m for m in modules if m in {registry.PACKAGE + p for p in registry.PROVIDERS}
-            - {registry.PACKAGE + adapter.provider}] == []
+    assert registry.PACKAGE + adapter.module_name in modules   # a preset runs its protocol's module
+    assert [m for m in modules if m in {registry.PACKAGE + p for p in registry.modules()}
+            - {registry.PACKAGE + adapter.module_name}] == []
     assert not {'hmac', 'hashlib', 'json', 'ssl', 'http.client'} & set(modules), sorted({'hmac', 'hashlib', 'json', 'ssl', 'http.client'} & set(modules))
     assert adapter.fake(box).calls() == []

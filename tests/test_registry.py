@@ -38,12 +38,14 @@ ALLOWED = {
 
 
 def own_files(name):
+    """A provider's own files; a preset's are its protocol's too (the module it runs)."""
     module = registry.provider(name)
     files = {'lib/ddkit/providers/%s.py' % name, 'bin/%s.py' % module.STEM}
     files.update(path for path in tracked()
                  if re.match(r'tests/(test_(%s|%s)\w*|fakes/\w+)\.py$' % (module.STEM, name), path)
                  or path.startswith('tests/fakes/'))
-    return files
+    protocol = registry.module_name(name)
+    return files | own_files(protocol) if protocol != name else files
 
 
 def tracked():
@@ -76,6 +78,56 @@ def test_a_registered_provider_supplies_the_contract(name):
     assert re.search(r'https://\S+', module.__doc__ or ''), name
     with open(os.path.join(ROOT, 'docs', 'providers.md'), encoding='utf-8') as f:
         assert re.search(r'^## .*`%s`' % name, f.read(), re.M), 'docs/providers.md has no section for ' + name
+
+
+PRESETS = [name for name in registry.PROVIDERS if isinstance(name, registry.Preset)]
+
+
+@pytest.mark.parametrize('name', PRESETS)
+def test_a_preset_is_its_protocols_module_with_the_changes_it_names(name):
+    """A preset (noip is dyndns2 at No-IP's server) is one registry entry, not a copied module: its
+    provider is the protocol's module under the preset's name and summary, each setting default and
+    constant it names changed and all else the module's; its state files are its own."""
+    entry = registry.PROVIDERS[registry.PROVIDERS.index(name)]
+    preset, module = registry.provider(name), registry.provider(entry.protocol)
+    assert entry.protocol in registry.modules() and name not in registry.modules()
+    assert not os.path.exists(os.path.join(ROOT, 'lib', 'ddkit', 'providers', name + '.py'))
+    assert registry.provider(name) is preset   # one object a name: what records share is keyed by it
+    assert (preset.NAME, preset.SUMMARY) == (name, entry.summary) and preset.SUMMARY != module.SUMMARY
+    assert preset.send_ip is module.send_ip and preset.__doc__ == module.__doc__
+    settings = {s.name: s for s in preset.SETTINGS}
+    assert [s.name for s in preset.SETTINGS] == [s.name for s in module.SETTINGS]
+    for key, value in entry.changes.items():
+        if key.isupper():   # a constant of the module: a mapping laid over the module's
+            mine = getattr(module, key)
+            assert getattr(preset, key) == (dict(mine, **value) if isinstance(mine, dict) else value)
+        else:               # a setting's default, the rest of the setting the module's
+            assert key in settings and settings[key].default == value
+            assert settings[key].help == [s for s in module.SETTINGS if s.name == key][0].help
+    assert [s.default for s in module.SETTINGS if s.name not in entry.changes] == \
+        [s.default for s in preset.SETTINGS if s.name not in entry.changes]
+    # its lock, log, status and state files are named after it, none the protocol's
+    assert preset.STEM != module.STEM and set(preset.FILES) == set(module.FILES)
+    assert not set(preset.FILES.values()) & set(module.FILES.values())
+
+
+def test_the_tools_read_the_modules_of_the_registry_without_importing_it():
+    """tools/standalone.py reads PROVIDERS with ast (the packages and the feeds need no library):
+    the provider modules, each a package, and none of the presets, which have none."""
+    sys.path.insert(0, os.path.join(ROOT, 'tools'))
+    import standalone
+    assert standalone.registered() == registry.modules()
+    assert [name for name, protocol in standalone.entries()] == list(registry.PROVIDERS)
+    assert {name: protocol for name, protocol in standalone.entries() if protocol} == {
+        name: registry.module_name(name) for name in PRESETS}
+
+
+def test_no_two_providers_share_a_state_file():
+    """Each registered provider's files (STEM, FILES) are its own: a record of one provider never
+    reads what another was told, presets included."""
+    stems = [registry.provider(name).STEM for name in registry.PROVIDERS]
+    patterns = [p for name in registry.PROVIDERS for p in registry.provider(name).FILES.values()]
+    assert len(set(stems)) == len(stems) and len(set(patterns)) == len(patterns)
 
 
 def test_every_registered_provider_has_a_test_adapter_and_only_those():

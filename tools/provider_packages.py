@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The DNS providers of the registry (lib/ddkit/registry.py: PROVIDERS) as the packages see them:
-one package ddkit-<name> each, and the ddkit command's /etc/config/ddkit with one sample section per
-provider, written from that provider's own settings and help texts. openwrt/Makefile gets its
+one package ddkit-<name> for each provider module (a preset is no package: its protocol's brings it),
+and the ddkit command's /etc/config/ddkit with one sample section per provider, presets included,
+written from that provider's own settings and help texts. openwrt/Makefile gets its
 PROVIDERS from --names and writes the UCI file with --uci in the SDK; tools/feed.py and
 tools/apkfeed.py call the same functions, so a provider added to the registry is a package and a
 sample section in both builds with nothing else changed.
@@ -65,17 +66,18 @@ RECORD = [(None, 'zone_name', 'example.com'), (None, 'record_name', 'home.exampl
 
 
 def names():
-    """The providers of the registry, in its order."""
+    """The provider modules of the registry, in its order: one package each."""
     return standalone.registered()
 
 
-def modules():
-    """The provider modules of the library beside these tools, imported: their SETTINGS and SUMMARY."""
-    import importlib
+def providers():
+    """[(name, the package that brings it, the provider: its SETTINGS and SUMMARY)] of every provider
+    of the registry beside these tools, presets included, in its order."""
     lib = os.path.dirname(os.path.abspath(standalone.LIB))
     if lib not in sys.path:
         sys.path.insert(0, lib)
-    return [importlib.import_module('ddkit.providers.' + name) for name in names()]
+    from ddkit import registry
+    return [(str(name), 'ddkit-' + registry.module_name(name), registry.provider(name)) for name in registry.PROVIDERS]
 
 
 def quoted(value):
@@ -92,12 +94,12 @@ def uci_file():
     disabled sample section per provider: its settings, each under its own help text (those without
     a default as empty options to fill in, the others commented out at their default)."""
     lines = [HEAD.rstrip('\n')]
-    for at, provider in enumerate(modules()):
+    for at, (name, package, provider) in enumerate(providers()):
         first = at == 0
-        about = 'provider %s (package ddkit-%s): %s' % (provider.NAME, provider.NAME, provider.SUMMARY)
+        about = 'provider %s (package %s): %s' % (name, package, provider.SUMMARY)
         lines += [''] + ['# ' + line for line in textwrap.wrap(about, WIDTH - 2, break_on_hyphens=False)]
-        lines += ["config %s '%s'" % (COMMAND, provider.NAME), "\toption enabled '0'",
-                  '\toption provider %s' % quoted(provider.NAME)]
+        lines += ["config %s '%s'" % (COMMAND, name), "\toption enabled '0'",
+                  '\toption provider %s' % quoted(name)]
         for about, name, value in SERVICE:
             lines += (comment(about) if first else []) + ['\toption %s %s' % (name, quoted(value))]
         for setting in provider.SETTINGS:

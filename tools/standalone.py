@@ -246,14 +246,24 @@ def provider_of(module):
 
 
 def registered():
-    """The provider names of ddkit.registry (its PROVIDERS), read without importing the library."""
+    """The provider modules of ddkit.registry (the names of its PROVIDERS that are a module, each a
+    package ddkit-<name>; not its presets, which run their protocol's module), read without importing
+    the library."""
+    return tuple(name for name, protocol in entries() if protocol is None)
+
+
+def entries():
+    """[(name, None for a module or the protocol of a preset)] of ddkit.registry's PROVIDERS, in its
+    order: a string is a module's name, a Preset(name, protocol, ...) call a preset."""
     import ast
     source = read(os.path.join(LIB, 'registry.py'))
     if source not in _REGISTERED:   # a feed asks for every module it follows
         tree = ast.parse(source)
-        _REGISTERED[source] = tuple(next(ast.literal_eval(node.value) for node in tree.body
-                                         if isinstance(node, ast.Assign)
-                                         and [getattr(t, 'id', None) for t in node.targets] == ['PROVIDERS']))
+        (items,) = [node.value.elts for node in tree.body if isinstance(node, ast.Assign)
+                    and [getattr(t, 'id', None) for t in node.targets] == ['PROVIDERS']]
+        _REGISTERED[source] = tuple((ast.literal_eval(item), None) if isinstance(item, ast.Constant) else
+                                    (ast.literal_eval(item.args[0]), ast.literal_eval(item.args[1]))
+                                    for item in items)
     return _REGISTERED[source]
 
 

@@ -123,7 +123,7 @@ def overview(common):
         try:
             rows.append((name, registry.provider(name).SUMMARY))
         except UsageError:
-            rows.append((name, 'not installed here: install the package ddkit-%s' % name))
+            rows.append((name, 'not installed here: install the package ddkit-%s' % registry.module_name(name)))
     return [PROVIDER] + common, ('providers (ddkit --provider NAME --help shows the settings of one):', rows)
 
 
@@ -164,7 +164,7 @@ def catalog(common):
         except UsageError:   # not installed here: the page offers only what the router can run
             continue
         needs = required(provider)
-        installed.append({'name': name, 'summary': provider.SUMMARY, 'required': list(needs),
+        installed.append({'name': str(name), 'summary': provider.SUMMARY, 'required': list(needs),
                           'settings': [described(s, needs) for s in provider.SETTINGS]})
     return {'providers': installed, 'common': [described(s, ()) for s in common],
             'service': [described(s, ()) for s in SERVICE]}
@@ -191,5 +191,11 @@ def show_providers(common, as_json):
         say('%-12s %s' % (provider['name'], provider['summary']))
     missing = [name for name in registry.PROVIDERS if name not in {p['name'] for p in found['providers']}]
     if missing:
-        say('not installed: %s (install the package ddkit-<provider>)' % ', '.join(missing))
+        presets = {}   # a preset comes with its protocol's package
+        for name in missing:
+            if registry.module_name(name) != name:
+                presets.setdefault(registry.module_name(name), []).append(name)
+        say('not installed: %s (install the package ddkit-<provider>%s)' % (', '.join(missing), ''.join(
+            '; %s come%s with ddkit-%s' % (', '.join(names), 's' if len(names) == 1 else '', module)
+            for module, names in presets.items())))
     return 0

@@ -188,7 +188,8 @@ def about(tool, provider, table, switches, args, overview=False):
 
 def usable(provider, cfg, label, reading=False):
     """A UsageError when the record cannot be run: settings missing (all named at once), the record
-    outside its zone (--check reports these two as FAIL lines instead), a LAN source on an A record.
+    outside its zone (--check reports these two as FAIL lines instead), a LAN source on an A record,
+    lines the provider cannot publish, a record type it cannot hold.
     reading (--status): only the record's name is needed, to find its files."""
     if reading:
         if not cfg.record_name:
@@ -202,6 +203,10 @@ def usable(provider, cfg, label, reading=False):
             problem = lines.refused(provider, cfg, family)
             if problem:
                 raise problem
+    held = getattr(provider, 'FAMILIES', ('A', 'AAAA'))   # the record types the provider can hold
+    if [family for family in cfg.record_type.split() if family not in held]:
+        raise UsageError('record_type %s: provider %s holds %s records only; nothing was sent; fix: set '
+                         'record_type %s' % (cfg.record_type, provider.NAME, ' and '.join(held), ' '.join(held)))
     if cfg.check:
         return
     from ddkit.provider import missing

@@ -12,6 +12,7 @@ STOP_CODES = ('badauth', 'nohost', 'notfqdn', 'numhost', 'abuse', 'badagent', '!
 
 class Dyndns2(FakeServer):
     PROVIDER, LETTER = 'dyndns2', 'dyndns2'   # the registry's provider it plays
+    STOPS = STOP_CODES   # the answers after which a client must not send again (a service's own list)
 
     def __init__(self, username='user', password='pass-secret', tls_cert=None):
         super().__init__(tls_cert)
@@ -44,7 +45,7 @@ class Dyndns2(FakeServer):
         if self.stopped:
             self.after_stop += 1
         code = self._answer(req)
-        if code.split()[0] in STOP_CODES:
+        if code.split()[0] in self.STOPS:
             self.stopped = True
         return Reply(200, text=code + '\n')
 

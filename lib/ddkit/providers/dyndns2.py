@@ -2,14 +2,16 @@
 
 A provider module of the shared update loop (ddkit.reconcile; the contract: docs/design.md),
 registered as `dyndns2`: one `GET /nic/update?hostname=<name>&myip=<ip>` with HTTP Basic
-authentication, which No-IP, Dynu, DynDNS, Google Domains' successors and many others speak. Such a
-service is only told the IP, never read (ddkit.provider.told): the ip file alone says what it was
-last told. The protocol's rules for its answers are kept: `good` and `nochg` are success; an answer
-that says the settings are wrong (`badauth`, `nohost`, ...) stops every later run from sending until
-the settings change, as the protocol asks (a client that repeats them is blocked); `911` and `dnserr`
-hold sends back for half an hour.
+authentication, which DynDNS and many other services speak. The registry's presets run this module at
+one service each, with that service's server by default (ddkit.registry.Preset): what a preset may
+change (FIXES, ADDRESS_QUERY) is read through job.provider. Such a service is only told the IP, never
+read (ddkit.provider.told): the ip file alone says what it was last told. The protocol's rules for its
+answers are kept: `good` and `nochg` are success; an answer that says the settings are wrong
+(`badauth`, `nohost`, ...) stops every later run from sending until the settings change, as the
+protocol asks (a client that repeats them is blocked); `911` and `dnserr` hold sends back for half an
+hour.
 Protocol reference: https://help.dyn.com/remote-access-api/perform-update/ and
-https://help.dyn.com/remote-access-api/return-codes/ (No-IP: https://www.noip.com/integrate/request)
+https://help.dyn.com/remote-access-api/return-codes/
 """
 
 import time
@@ -19,14 +21,13 @@ from ddkit.settings import Setting, check_text, check_url
 
 NAME = 'dyndns2'
 STEM = 'ddkit_dyndns2'                   # its lock and log files' prefix
-SUMMARY = 'Tell a dyndns2 service (No-IP, Dynu, DynDNS, ...) this host\'s public IP for one host name.'
+SUMMARY = 'Tell a service that speaks dyndns2 (DynDNS and others) this host\'s public IP for one host name.'
 SETTINGS = [
-    Setting('username', help='account user name (No-IP: the e-mail or user name; some services: the host name)',
-            check=check_text),
+    Setting('username', help='account user name (some services: the host name)', check=check_text),
     Setting('password', help='account password or the service\'s update key (prefer DDNS_PASSWORD or '
             '--config: argv is visible)', secret=True, check=check_text),
-    Setting('server', 'https://members.dyndns.org', help='the service\'s base URL, e.g. '
-            'https://dynupdate.no-ip.com or https://api.dynu.com (the tool adds /nic/update)', check=check_url),
+    Setting('server', 'https://members.dyndns.org', help='the service\'s base URL, scheme and host (the tool '
+            'adds /nic/update)', check=check_url),
 ]
 FILES = {'ip_file': '.dyndns2-ip_%s.txt', 'hold_file': '.dyndns2-hold_%s.txt'}
 REQUIRED = ('username', 'password')
@@ -35,8 +36,7 @@ NOUN = 'host'
 UPDATE_PATH = '/nic/update'
 HOLD_SECONDS = 1800      # after 911 or dnserr: the protocol asks for 30 minutes or more before a retry
 FIXES = {   # what to do about the protocol's answers (docs/providers.md)
-    'badauth': 'the user name or password is wrong: check username and password (No-IP: an e-mail '
-               'login needs the account\'s password, or use the host\'s update key)',
+    'badauth': 'the user name or password is wrong: check username and password',
     'nohost': 'the host name does not exist in this account: check record_name',
     'notfqdn': 'record_name is not a fully-qualified host name of the service: check record_name',
     'numhost': 'too many host names in one request: give one record_name',
@@ -47,8 +47,11 @@ FIXES = {   # what to do about the protocol's answers (docs/providers.md)
     '911': 'the service has a problem on its side: sends are held back for 30 minutes',
     'dnserr': 'the service\'s DNS has a problem: sends are held back for 30 minutes',
 }
-WAIT = frozenset(('911', 'dnserr'))   # the service's trouble: sends wait HOLD_SECONDS
-STOP = frozenset(FIXES) - WAIT        # the settings are wrong: the same ones are never sent again
+# the query that tells the address, by record type: the protocol's myip for both (a preset may name
+# its service's own fields)
+ADDRESS_QUERY = {'A': 'myip=%s', 'AAAA': 'myip=%s'}
+WAIT = frozenset(('911', 'dnserr'))   # the service's trouble: sends wait HOLD_SECONDS; any other code
+# of FIXES says the settings are wrong: the same ones are never sent again
 
 
 def send_ip(job, ip):
@@ -57,10 +60,10 @@ def send_ip(job, ip):
     from ddkit import http  # only on a request: a run that sends none loads none of it
     import base64
     from ddkit.urls import quote
-    cfg = job.cfg
+    cfg, fixes = job.cfg, job.provider.FIXES
     held_back(job)
-    query = 'hostname=%s&myip=%s' % (quote(cfg.record_name), quote(ip))
-    credentials = base64.b64encode(('%s:%s' % (cfg.username, cfg.password)).encode('utf-8')).decode('ascii')
+    query = 'hostname=%s&%s' % (quote(cfg.record_name), job.provider.ADDRESS_QUERY[cfg.record_type] % quote(ip))
+    credentials = base64.b64encode(('%s:%s' % (user_of(cfg), cfg.password)).encode('utf-8')).decode('ascii')
     # GET changes state here, yet the protocol makes it safe to repeat: the same IP again is nochg
     answer = http.request('GET', '%s%s?%s' % (cfg.server, UPDATE_PATH, query), 'update record',
                           headers={'Authorization': 'Basic ' + credentials}, timeout=cfg.timeout,
@@ -70,11 +73,11 @@ def send_ip(job, ip):
     if answer.status == 200 and code in ('good', 'nochg'):
         job.discard(job.files['hold_file'])
         return code == 'nochg'
-    if code in STOP or code in WAIT:
+    if code in fixes:
         hold(job, code)
         raise Failure.at('update record', 'the service answered %s (HTTP %d): %s' % (
-            code, answer.status, FIXES[code]), url=answer.where, status=answer.status,
-            kind='refused' if code in STOP else 'server error', code=code, fix=FIXES[code])
+            code, answer.status, fixes[code]), url=answer.where, status=answer.status,
+            kind='server error' if code in WAIT else 'refused', code=code, fix=fixes[code])
     if answer.status >= 500:
         raise Failure.at('update record', 'the service failed (HTTP %d): %s; the next run tries again' % (
             answer.status, http.snippet(answer.text)), url=answer.where, status=answer.status, kind='server error')
@@ -88,11 +91,17 @@ def send_ip(job, ip):
                      kind='unexpected', fix='check server (the service\'s base URL)')
 
 
+def user_of(cfg):
+    """The user name sent: username, else the host name (a preset whose service logs a record in as
+    itself does not require username)."""
+    return cfg.username or cfg.record_name
+
+
 def settings_key(cfg):
     """What the hold is bound to: a digest of the settings sent, so changing any of them lifts it (the
     file keeps no secret, only this digest)."""
     import hashlib
-    text = '\n'.join((cfg.server, cfg.username, cfg.password, cfg.record_name))
+    text = '\n'.join((cfg.server, user_of(cfg), cfg.password, cfg.record_name))
     return hashlib.sha256(text.encode('utf-8')).hexdigest()
 
 
@@ -106,9 +115,9 @@ def held_back(job):
     """Refuse to send while an earlier answer holds sends back for these settings (a Failure that
     says which answer, when, and what lifts it); a hold of other settings is lifted."""
     from ddkit import decimal, state
-    path = job.files['hold_file']
+    path, fixes = job.files['hold_file'], job.provider.FIXES
     lines, when = state.read_dated(path, private=True)
-    if len(lines) != 3 or lines[0] not in STOP and lines[0] not in WAIT:
+    if len(lines) != 3 or lines[0] not in fixes:
         return
     code, key, until = lines[0], lines[1], decimal(lines[2]) if len(lines[2]) <= 12 else None
     if key != settings_key(job.cfg) or code in WAIT and (until is None or time.time() >= until):
@@ -118,8 +127,8 @@ def held_back(job):
     if code in WAIT:
         why = 'held back until %s: the service answered %s at %s' % (
             time.strftime('%H:%M:%S', time.localtime(until)), code, since)
-        raise Failure.at('update record', why, kind='server error', code=code, fix=FIXES[code])
+        raise Failure.at('update record', why, kind='server error', code=code, fix=fixes[code])
     raise Failure.at('update record', 'not sent: the service answered %s at %s, and the dyndns2 protocol '
                      'forbids sending the same settings again (the service blocks clients that do); fix: %s, '
-                     'then run again' % (code, since, FIXES[code]), kind='refused', code=code,
-                     fix=FIXES[code] + ', then run again')
+                     'then run again' % (code, since, fixes[code]), kind='refused', code=code,
+                     fix=fixes[code] + ', then run again')
