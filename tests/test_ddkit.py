@@ -16,7 +16,7 @@ from openwrt_env import quoted
 from providers import PROVIDERS, SEEDS
 
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
-from ddkit import updater  # noqa: E402
+from ddkit import registry, updater  # noqa: E402
 
 OLD, NEW, NEWER = '81.2.69.1', '81.2.69.10', '81.2.69.20'
 
@@ -103,7 +103,7 @@ def test_a_uci_file_names_the_provider_of_each_section(box, tmp_path):
         assert adapter.held(box, RECORD) == adapter.content(NEW), adapter
 
 
-KNOWN = ', '.join(p.provider for p in PROVIDERS)
+KNOWN = ', '.join(map(str, registry.PROVIDERS))   # in the registry's order
 FIRST, OTHER = PROVIDERS[0], PROVIDERS[1]
 # a setting of the second provider that the first does not have
 FOREIGN = [s.name for s in OTHER.module().SETTINGS if s.name not in {t.name for t in FIRST.module().SETTINGS}][0]

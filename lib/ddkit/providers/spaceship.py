@@ -10,7 +10,7 @@ Only records of the custom group are read; those of Spaceship's own features are
 Spaceship has no resolution lines but holds several records of a name: a line's record is one of
 them (SEVERAL).
 API reference: https://docs.spaceship.dev/ (authentication, pagination, rate limits; DNS records:
-list, save, delete), as the official Go SDK (github.com/namecheap/go-spaceship-sdk, client/dns.go,
+list, save, delete), as Spaceship's official Go SDK (go-spaceship-sdk: client/dns.go,
 client/domains.go) calls it
 """
 
