@@ -17,7 +17,7 @@ import needs  # noqa: E402
 from conftest import RECORD, import_guard
 from openwrt_env import (feed, install, ipk_path, package_of, quoted, records, signify_key,  # noqa: F401
                          standins, COMMAND, COMMAND_PACKAGE, DDNS_LIBRARY, LIBRARY, PACKAGES, PROVIDER_PACKAGES,
-                         SERVICES)
+                         SAMPLED_PROVIDER_PACKAGES, SERVICES)
 from providers import PROVIDERS as ADAPTERS
 
 
@@ -548,7 +548,7 @@ def test_postinst_and_prerm_run_the_package_steps_through_the_defaults(root, too
     assert os.listdir(str(root / 'etc' / 'rc.d')) == []
 
 
-@pytest.mark.parametrize('name', (LIBRARY, DDNS_LIBRARY) + PROVIDER_PACKAGES)
+@pytest.mark.parametrize('name', (LIBRARY, DDNS_LIBRARY) + SAMPLED_PROVIDER_PACKAGES)
 def test_library_and_provider_postinst_and_prerm_enable_nothing(root, name):
     env = environment(root, 'updater_a')
     info = root / 'usr' / 'lib' / 'opkg' / 'info'

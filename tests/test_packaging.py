@@ -16,9 +16,9 @@ import sys
 import pytest
 
 import needs
-from conftest import GUARD_DIR, GUARD_MARK, RECORD, ROOT, ZONE, import_guard, package_depends, run_tool
+from conftest import GUARD_DIR, GUARD_MARK, RECORD, ROOT, ZONE, import_guard, package_depends, run_tool, sampled
 from openwrt_env import (COMMAND, COMMAND_PACKAGE, DDNS_LIBRARY, EPOCH, LIBRARY, LUCI_PACKAGES,  # noqa: F401
-                         PACKAGES,
+                         PACKAGES, SAMPLED_PACKAGES, SAMPLED_PROVIDER_PACKAGES,
                          PROVIDER_PACKAGES, REGISTERED, ROUTER_TOOLS, SERVICES, build_feed, feed, install,
                          install_all, ipk_path, libraries, members, package_of, quoted, signify_key,
                          tar_entries)
@@ -103,14 +103,14 @@ def test_recipe_matches_the_library_version_and_the_sdk_shape():
     assert 'tools/standalone.py --installed $(PKG_BUILD_DIR)/installed' in makefile
 
 
-@pytest.mark.parametrize('name', PACKAGES)
+@pytest.mark.parametrize('name', SAMPLED_PACKAGES)
 def test_every_ipk_fits_the_flash_budget(feed, name):
     size = os.path.getsize(ipk_path(feed, name))
     assert size <= bench.IPK_BUDGET, '%s .ipk is %d bytes (budget %d, BENCHMARKS.md)' % (
         name, size, bench.IPK_BUDGET)
 
 
-@pytest.mark.parametrize('tool', PACKAGES)
+@pytest.mark.parametrize('tool', SAMPLED_PACKAGES)
 def test_ipk_is_a_gzipped_tar_of_three_members(feed, tool):
     ipk = ipk_path(feed, tool)
     with open(ipk, 'rb') as f:
@@ -127,7 +127,7 @@ def test_ipk_is_a_gzipped_tar_of_three_members(feed, tool):
     assert raw[:8] != b'!<arch>\n'  # not a Debian-style ar archive: opkg calls that malformed
 
 
-@pytest.mark.parametrize('tool', PACKAGES)
+@pytest.mark.parametrize('tool', SAMPLED_PACKAGES)
 def test_layers_are_what_gnu_tar_makes_as_ipkg_build_runs_it(feed, tool, tmp_path):
     """Unpack each layer and pack it again with GNU tar --format=gnu --numeric-owner --sort=name
     --mtime=@SOURCE_DATE_EPOCH: the bytes are the same."""
@@ -750,7 +750,7 @@ def calls_of(box):
     return [len(server.calls()) for server in box.servers]
 
 
-@pytest.mark.parametrize('adapter', ADAPTERS, ids=[a.provider for a in ADAPTERS])
+@pytest.mark.parametrize('adapter', sampled(ADAPTERS, 4), ids=[a.provider for a in sampled(ADAPTERS, 4)])
 def test_the_command_and_one_provider_package_run_it_and_carry_no_other(feed, box, tmp_path, adapter):
     """ddkit, ddkit-ddns, ddkit-command and one provider's package (installing the command and one
     provider must not install the others' code): /usr/bin/ddkit --provider <it> updates the record at
@@ -787,7 +787,7 @@ def test_the_command_and_one_provider_package_run_it_and_carry_no_other(feed, bo
     assert shown.returncode == 0 and missing == set(names) - brought, shown.stdout
 
 
-@pytest.mark.parametrize('adapter', ADAPTERS, ids=[a.provider for a in ADAPTERS])
+@pytest.mark.parametrize('adapter', sampled(ADAPTERS, 4), ids=[a.provider for a in sampled(ADAPTERS, 4)])
 def test_the_commands_sample_section_of_each_provider_runs(router, box, tmp_path, adapter):
     """The sample section of /etc/config/ddkit a provider has (written from the registry) is one the
     command runs: given credentials and URLs by environment, like a user filling it in."""
@@ -1049,7 +1049,7 @@ def test_make_feed_checks_both_keys_before_it_builds():
         (True, False), (True, True), (False, False), (False, True)], done.stdout
 
 
-@pytest.mark.parametrize('provider', PROVIDER_PACKAGES)
+@pytest.mark.parametrize('provider', SAMPLED_PROVIDER_PACKAGES)
 def test_a_router_with_one_provider_installs_within_the_budget(feed, provider):
     """What a router with the command and one provider installs, every package together, in bytes on
     its flash (the files as installed, before the file system compresses them)."""
