@@ -292,7 +292,7 @@ def test_account_zones_lists_the_domains(box, fake, state):
 def test_a_lines_address_is_added_found_changed_and_taken_out_alone(box, fake, state):
     """The RRset holds another line's address and one of no line: line ct's address is one more
     record; each step reads the RRset afresh, and a PATCH keeps its TTL."""
-    from ddkit.provider import Stale
+    from ddkit.provider import Stale, address_id
     desec = module()
     fake.add_record(ZONE, RECORD, 'AAAA', [CM, PLAIN], ttl=7200)
     job = job_of(box, state, 'ct')
@@ -303,11 +303,11 @@ def test_a_lines_address_is_added_found_changed_and_taken_out_alone(box, fake, s
     assert (found.id, found.content) == (rid, [CT])
     record = desec.read_record(job, ZONE, rid)
     moved = CT.replace('::10', '::20')
-    assert desec.update_record(job, ZONE, record, moved) == desec.value_id(moved)
+    assert desec.update_record(job, ZONE, record, moved) == address_id(moved)
     assert (rrset(fake, rtype='AAAA')['records'], rrset(fake, rtype='AAAA')['ttl']) == ([CM, PLAIN, moved], 7200)
     with pytest.raises(Stale):
         desec.read_record(job, ZONE, rid)   # its old address is gone from the RRset
-    record = desec.read_record(job, ZONE, desec.value_id(moved))
+    record = desec.read_record(job, ZONE, address_id(moved))
     assert desec.delete_record(job, ZONE, record) is None
     assert rrset(fake, rtype='AAAA')['records'] == [CM, PLAIN]
     assert desec.delete_record(job, ZONE, record) is None   # gone already: success, nothing sent
@@ -328,6 +328,7 @@ def test_the_last_lines_address_takes_the_rrset_with_it(box, fake, state):
 
 
 def test_a_new_rrset_for_a_line_and_the_records_own_ids_taken_over(box, fake, state):
+    from ddkit.provider import address_id
     desec = module()
     job = job_of(box, state, 'cu')
     assert desec.find_record(job, ZONE) is None
@@ -336,7 +337,7 @@ def test_a_new_rrset_for_a_line_and_the_records_own_ids_taken_over(box, fake, st
     fake.rrsets.clear()
     fake.add_record(ZONE, RECORD, 'AAAA', [PLAIN])
     record = desec.read_record(job_of(box, state, 'ct'), ZONE, RECORD)
-    assert (record.id, record.content) == (desec.value_id(PLAIN), [PLAIN])
+    assert (record.id, record.content) == (address_id(PLAIN), [PLAIN])
 
 
 def test_each_lines_job_reads_the_rrset_afresh(box, fake, state):

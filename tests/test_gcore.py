@@ -240,7 +240,7 @@ def test_a_lines_address_is_added_found_changed_and_taken_out_alone(box, fake, s
     """The RRset holds another line's address and one of no line, with its TTL, meta and pickers:
     line ct's address is one more resource record; each step reads the RRset afresh and puts all of
     it back."""
-    from ddkit.provider import Stale
+    from ddkit.provider import Stale, address_id
     gcore = module()
     fake.add_record(ZONE, RECORD, 'AAAA', [CM, PLAIN], ttl=60, meta={'geodns_link': 'cn'}, pickers=PICKERS,
                     rr_meta={PLAIN: {'notes': 'nas'}})
@@ -252,14 +252,14 @@ def test_a_lines_address_is_added_found_changed_and_taken_out_alone(box, fake, s
     assert (found.id, found.content) == (rid, [CT])
     record = gcore.read_record(job, ZONE, rid)
     moved = CT.replace('::10', '::20')
-    assert gcore.update_record(job, ZONE, record, moved) == gcore.value_id(moved)
+    assert gcore.update_record(job, ZONE, record, moved) == address_id(moved)
     held = rrset(fake, rtype='AAAA')
     assert (held['records'], held['ttl'], held['meta'], held['pickers']) == ([CM, PLAIN, moved], 60,
                                                                            {'geodns_link': 'cn'}, PICKERS)
     assert held['rr'][PLAIN]['meta'] == {'notes': 'nas'}
     with pytest.raises(Stale):
         gcore.read_record(job, ZONE, rid)   # its old address is gone from the RRset
-    record = gcore.read_record(job, ZONE, gcore.value_id(moved))
+    record = gcore.read_record(job, ZONE, address_id(moved))
     assert gcore.delete_record(job, ZONE, record) is None
     assert rrset(fake, rtype='AAAA')['records'] == [CM, PLAIN]
     assert gcore.delete_record(job, ZONE, record) is None   # gone already: success, nothing sent
@@ -281,6 +281,7 @@ def test_the_last_lines_address_takes_the_rrset_with_it(box, fake, state):
 def test_a_new_rrset_for_a_line_and_the_records_own_ids_taken_over(box, fake, state):
     """No RRset yet: the line's address makes it. The record's own ids, from before it had lines,
     name the RRset: its one address is the default line's record."""
+    from ddkit.provider import address_id
     gcore = module()
     job = job_of(box, state, 'cu')
     assert gcore.find_record(job, ZONE) is None
@@ -289,7 +290,7 @@ def test_a_new_rrset_for_a_line_and_the_records_own_ids_taken_over(box, fake, st
     fake.rrsets.clear()
     fake.add_record(ZONE, RECORD, 'AAAA', [PLAIN])
     record = gcore.read_record(job_of(box, state, 'ct'), ZONE, RECORD)
-    assert (record.id, record.content) == (gcore.value_id(PLAIN), [PLAIN])
+    assert (record.id, record.content) == (address_id(PLAIN), [PLAIN])
 
 
 def test_each_lines_job_reads_the_rrset_afresh(box, fake, state):

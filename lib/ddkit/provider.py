@@ -232,6 +232,28 @@ def zone_of(job, fresh=False):
     cfg.zone_name, job.zone_found = zone.name, True
 
 
+def address_id(address):
+    """The id a record known by its address alone is kept by in the ids file (a line's address in an
+    RRset): 'ip-' and the address, ':' written '-' (what an id may hold)."""
+    return 'ip-' + address.replace(':', '-')
+
+
+def address_of(record_id):
+    """The address an address_id names, or None."""
+    return record_id[3:].replace('-', ':') if record_id.startswith('ip-') else None
+
+
+def address_record(job, held, raw, hint=None):
+    """The Record of the job's line among the addresses held (of raw, the provider's own object): the
+    address hint names, else the one in its line's operator prefix; None when none is."""
+    from ddkit.ipcheck import OPERATORS, first_group, same_ip
+    if hint is not None:
+        match = [a for a in held if same_ip(a, hint)]
+    else:
+        match = [a for a in held if OPERATORS.get(job.line) and first_group(a) == OPERATORS[job.line]]
+    return Record(address_id(match[0]), [match[0]], raw) if match else None
+
+
 def zone_holding(name, zones):
     """The zone of zones that name is in (equal to it or ending with '.' + it), the longest; None."""
     found = [z for z in zones if z.name and (name == z.name or name.endswith('.' + z.name))]

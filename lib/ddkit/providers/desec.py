@@ -16,8 +16,8 @@ https://desec.readthedocs.io/en/latest/auth/tokens.html
 """
 
 from ddkit import Failure, decimal
-from ddkit.ipcheck import OPERATORS, first_group, same_ip
-from ddkit.provider import ProviderSession, Record, Stale, Zone
+from ddkit.ipcheck import same_ip
+from ddkit.provider import ProviderSession, Record, Stale, Zone, address_id, address_of, address_record
 from ddkit.settings import Setting, check_header, check_url
 
 NAME = 'desec'
@@ -142,26 +142,9 @@ def addresses(rrset):
     return [r for r in (rrset or {}).get('records', []) if isinstance(r, str)]
 
 
-def value_id(address):
-    """The id a line's record is kept by in its ids file: its address, written with what an id may
-    hold ('ip-' and the address, ':' as '-')."""
-    return 'ip-' + address.replace(':', '-')
-
-
-def value_of(record_id):
-    """The address a line's record id names, or None."""
-    return record_id[3:].replace('-', ':') if record_id.startswith('ip-') else None
-
-
 def of_line(job, found, hint=None):
-    """The Record of the job's line in an RRset: the address hint names, else the one in its
-    operator's prefix; None when none is."""
-    held = addresses(found)
-    if hint is not None:
-        match = [a for a in held if same_ip(a, hint)]
-    else:
-        match = [a for a in held if OPERATORS.get(job.line) and first_group(a) == OPERATORS[job.line]]
-    return Record(value_id(match[0]), [match[0]], found) if match else None
+    """The Record of the job's line in an RRset (ddkit.provider.address_record)."""
+    return address_record(job, addresses(found), found, hint)
 
 
 def find_record(job, zone_id, strict=False):
@@ -198,7 +181,7 @@ def read_record(job, zone_id, record_id, held=False):
         held_now = addresses(found)
         record = of_line(job, found) or (of_line(job, found, held_now[0]) if len(held_now) == 1 else None)
     else:
-        record = of_line(job, found, value_of(record_id)) if value_of(record_id) else None
+        record = of_line(job, found, address_of(record_id)) if address_of(record_id) else None
     if record is None:
         raise Stale()
     return record
@@ -240,7 +223,7 @@ def create_record(job, zone_id, ip):
         create(job, zone_id, [ip], 'create record')
     else:
         patch(job, zone_id, addresses(found) + [ip], 'create record')
-    return value_id(ip)
+    return address_id(ip)
 
 
 def update_record(job, zone_id, record, ip):
@@ -251,14 +234,14 @@ def update_record(job, zone_id, record, ip):
         return record.id
     old = record.content[0]
     patch(job, zone_id, [ip if same_ip(a, old) else a for a in addresses(record.raw)], 'update record')
-    return value_id(ip)
+    return address_id(ip)
 
 
 def delete_record(job, zone_id, record):
     """A line's address taken out of the RRset (the RRset deleted with its last one: records []);
     one gone already is success."""
     found = job.session.rrset if job.session.read else read_rrset(job, zone_id, 'delete record', fresh=True)
-    old = record.content[0] if record.content else value_of(record.id)
+    old = record.content[0] if record.content else address_of(record.id)
     held = addresses(found)
     kept = [a for a in held if not (old and same_ip(a, old))]
     if found is None or len(kept) == len(held):

@@ -14,8 +14,8 @@ pages beside it), https://gcore.com/docs/account-settings/api-tokens (the token)
 """
 
 from ddkit import Failure
-from ddkit.ipcheck import OPERATORS, first_group, same_ip
-from ddkit.provider import ProviderSession, Record, Stale, Zone, listing
+from ddkit.ipcheck import same_ip
+from ddkit.provider import ProviderSession, Record, Stale, Zone, address_id, address_of, address_record, listing
 from ddkit.settings import Setting, check_header, check_url
 
 NAME = 'gcore'
@@ -133,26 +133,9 @@ def addresses(rrset):
             if isinstance(rr.get('content'), list) and rr['content'] and isinstance(rr['content'][0], str)]
 
 
-def value_id(address):
-    """The id a line's record is kept by in its ids file: its address, written with what an id may
-    hold ('ip-' and the address, ':' as '-')."""
-    return 'ip-' + address.replace(':', '-')
-
-
-def value_of(record_id):
-    """The address a line's record id names, or None."""
-    return record_id[3:].replace('-', ':') if record_id.startswith('ip-') else None
-
-
 def of_line(job, found, hint=None):
-    """The Record of the job's line in an RRset: the address hint names, else the one in its
-    operator's prefix; None when none is."""
-    held = addresses(found)
-    if hint is not None:
-        match = [a for a in held if same_ip(a, hint)]
-    else:
-        match = [a for a in held if OPERATORS.get(job.line) and first_group(a) == OPERATORS[job.line]]
-    return Record(value_id(match[0]), [match[0]], found) if match else None
+    """The Record of the job's line in an RRset (ddkit.provider.address_record)."""
+    return address_record(job, addresses(found), found, hint)
 
 
 def find_record(job, zone_id, strict=False):
@@ -186,7 +169,7 @@ def read_record(job, zone_id, record_id, held=False):
         record = of_line(job, found) or (of_line(job, found, addresses(found)[0]) if len(addresses(found)) == 1
                                          else None)
     else:
-        record = of_line(job, found, value_of(record_id)) if value_of(record_id) else None
+        record = of_line(job, found, address_of(record_id)) if address_of(record_id) else None
     if record is None:
         raise Stale()
     return record
@@ -230,7 +213,7 @@ def create_record(job, zone_id, ip):
         return cfg.record_name
     found = job.session.rrset if job.session.read else read_rrset(job, zone_id, 'create record', fresh=True)
     put(job, zone_id, found, resource_records(found) + [{'content': [ip], 'enabled': True}], 'create record')
-    return value_id(ip)
+    return address_id(ip)
 
 
 def update_record(job, zone_id, record, ip):
@@ -245,7 +228,7 @@ def update_record(job, zone_id, record, ip):
     records = [dict(rr, content=[ip]) if isinstance(rr['content'][0], str) and same_ip(rr['content'][0], old) else rr
                for rr in held]
     put(job, zone_id, record.raw, records, 'update record')
-    return value_id(ip)
+    return address_id(ip)
 
 
 def delete_record(job, zone_id, record):
@@ -254,7 +237,7 @@ def delete_record(job, zone_id, record):
     cfg = job.cfg
     # the RRset as this run read it (the stored ids' read), else now
     found = job.session.rrset if job.session.read else read_rrset(job, zone_id, 'delete record', fresh=True)
-    old = record.content[0] if record.content else value_of(record.id)
+    old = record.content[0] if record.content else address_of(record.id)
     kept = [rr for rr in resource_records(found) if not (isinstance(rr['content'][0], str) and old
                                                             and same_ip(rr['content'][0], old))]
     if found is None or len(kept) == len(resource_records(found)):
