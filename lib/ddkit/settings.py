@@ -84,6 +84,16 @@ def check_url(value):
     return value.rstrip('/')
 
 
+def api_base_url(api_path, any_case=False):
+    """The check of a provider's base_url: check_url, then api_path taken off its end (the provider's
+    documents write the URL with it; the tool adds it to every call); any_case: in any letter case."""
+    def check(value):
+        value = check_url(value)
+        end = value.lower() if any_case else value
+        return value[:-len(api_path)] if end.endswith(api_path) else value
+    return check
+
+
 def check_name(value):
     """A DNS name: it reaches file names and URLs, so only host-name characters pass; an internationalized
     name becomes its xn-- form (what DNS holds); a wildcard only as the whole first label (*.example.com).

@@ -9,7 +9,7 @@ Bearer. API reference: https://developers.cloudflare.com/api/resources/dns/subre
 from ddkit import Failure, decimal
 from ddkit.ipcheck import OPERATORS, first_group
 from ddkit.provider import PAGE, Record, Stale, Zone, account_zones as every_zone, listing, safe_id, whole_zone
-from ddkit.settings import Setting, check_header, check_url
+from ddkit.settings import Setting, api_base_url, check_header
 
 NAME = 'cloudflare'
 STEM = 'updater_a'                       # its lock and log files' prefix: the seed tool's name
@@ -53,10 +53,7 @@ FIXES = {   # what to do about the provider's error codes users meet (docs/provi
 }
 
 
-def base_url(value):
-    """The API's base URL: the provider's documents write it with the API path, which calls add."""
-    value = check_url(value)
-    return value[:-len(API_PATH)] if value.endswith(API_PATH) else value
+base_url = api_base_url(API_PATH)   # the check of base_url
 
 
 def missing_credentials(cfg):

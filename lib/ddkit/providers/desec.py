@@ -18,7 +18,7 @@ https://desec.readthedocs.io/en/latest/auth/tokens.html
 from ddkit import Failure, decimal
 from ddkit.ipcheck import same_ip
 from ddkit.provider import ProviderSession, Record, Stale, Zone, address_id, address_of, address_record
-from ddkit.settings import Setting, check_header, check_url
+from ddkit.settings import Setting, api_base_url, check_header
 
 NAME = 'desec'
 STEM = 'ddkit_desec'                     # its lock and log files' prefix (no seed tool)
@@ -26,10 +26,7 @@ SUMMARY = 'Keep one A or AAAA record at deSEC (API v1, RRsets) equal to this hos
 API_PATH = '/api/v1'
 
 
-def base_url(value):
-    """The API's base URL: the provider's documents write it with the API path, which calls add."""
-    value = check_url(value)
-    return value[:-len(API_PATH)] if value.endswith(API_PATH) else value
+base_url = api_base_url(API_PATH)   # the check of base_url
 
 
 SETTINGS = [

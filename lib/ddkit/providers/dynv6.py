@@ -13,7 +13,7 @@ https://dynv6.com/docs/apis (HTTP tokens)
 
 from ddkit import Failure
 from ddkit.provider import Record, Stale, Zone, safe_id
-from ddkit.settings import Setting, check_header, check_url
+from ddkit.settings import Setting, api_base_url, check_header
 
 NAME = 'dynv6'
 STEM = 'ddkit_dynv6'                     # its lock and log files' prefix (no seed tool runs it)
@@ -44,10 +44,7 @@ FIXES = {   # what to do about the API's answers users meet, by HTTP status (doc
 }
 
 
-def base_url(value):
-    """The API's base URL: the API path, as the reference writes the server, is taken off (calls add it)."""
-    value = check_url(value)
-    return value[:-len(API_PATH)] if value.endswith(API_PATH) else value
+base_url = api_base_url(API_PATH)   # the check of base_url
 
 
 def account(cfg):

@@ -16,7 +16,7 @@ pages beside it), https://gcore.com/docs/account-settings/api-tokens (the token)
 from ddkit import Failure
 from ddkit.ipcheck import same_ip
 from ddkit.provider import ProviderSession, Record, Stale, Zone, address_id, address_of, address_record, listing
-from ddkit.settings import Setting, check_header, check_url
+from ddkit.settings import Setting, api_base_url, check_header
 
 NAME = 'gcore'
 STEM = 'ddkit_gcore'                     # its lock and log files' prefix (no seed tool)
@@ -24,10 +24,7 @@ SUMMARY = 'Keep one A or AAAA record at Gcore DNS (API v2, RRsets) equal to this
 API_PATH = '/dns/v2'
 
 
-def base_url(value):
-    """The API's base URL: the provider's documents write it with the API path, which calls add."""
-    value = check_url(value)
-    return value[:-len(API_PATH)] if value.endswith(API_PATH) else value
+base_url = api_base_url(API_PATH)   # the check of base_url
 
 
 SETTINGS = [

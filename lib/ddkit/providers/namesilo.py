@@ -14,7 +14,7 @@ API reference: https://www.namesilo.com/api-reference (operations, answers and r
 
 from ddkit import Failure, decimal
 from ddkit.provider import Record, Stale, Zone, safe_id
-from ddkit.settings import Setting, check_header, check_url
+from ddkit.settings import Setting, api_base_url, check_header
 
 NAME = 'namesilo'
 STEM = 'ddkit_namesilo'                  # its lock and log files' prefix (no seed tool runs it)
@@ -50,10 +50,7 @@ FIXES = {   # what to do about the API's reply codes users meet (docs/providers.
 }
 
 
-def base_url(value):
-    """The API's base URL: the provider's documents write it with the API path, which calls add."""
-    value = check_url(value)
-    return value[:-len(API_PATH)] if value.lower().endswith(API_PATH) else value
+base_url = api_base_url(API_PATH, any_case=True)   # the check of base_url
 
 
 def account(cfg):

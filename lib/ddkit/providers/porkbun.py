@@ -15,7 +15,7 @@ the OpenAPI document https://porkbun.com/api/json/v3/spec)
 from ddkit import Failure, decimal
 from ddkit.ipcheck import OPERATORS, first_group
 from ddkit.provider import Record, Stale, Zone, listing, safe_id
-from ddkit.settings import Setting, check_header, check_url
+from ddkit.settings import Setting, api_base_url, check_header
 
 NAME = 'porkbun'
 STEM = 'ddkit_porkbun'                   # its lock and log files' prefix (no seed tool runs it)
@@ -56,10 +56,7 @@ FIXES = {   # what to do about the API's messages users meet (it sends no codes;
 }
 
 
-def base_url(value):
-    """The API's base URL: the provider's documents write it with the API path, which calls add."""
-    value = check_url(value)
-    return value[:-len(API_PATH)] if value.lower().endswith(API_PATH) else value
+base_url = api_base_url(API_PATH, any_case=True)   # the check of base_url
 
 
 def account(cfg):

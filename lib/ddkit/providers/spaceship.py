@@ -17,7 +17,7 @@ client/domains.go) calls it
 from ddkit import Failure
 from ddkit.ipcheck import OPERATORS, first_group, same_ip
 from ddkit.provider import Record, Stale, Zone, listing, safe_id
-from ddkit.settings import Setting, check_header, check_url
+from ddkit.settings import Setting, api_base_url, check_header
 
 NAME = 'spaceship'
 STEM = 'ddkit_spaceship'                 # its lock and log files' prefix (no seed tool runs it)
@@ -58,10 +58,7 @@ FIXES = {   # what to do about the API's answers users meet, by HTTP status (doc
 }
 
 
-def base_url(value):
-    """The API's base URL: the API path, as the reference writes the URLs, is taken off (calls add it)."""
-    value = check_url(value)
-    return value[:-len(API_PATH)] if value.endswith(API_PATH) else value
+base_url = api_base_url(API_PATH)   # the check of base_url
 
 
 def account(cfg):

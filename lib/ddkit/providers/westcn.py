@@ -16,7 +16,7 @@ import time
 
 from ddkit import Failure, decimal
 from ddkit.provider import PAGES, Exists, Record, Stale, Zone, safe_id, whole_zone
-from ddkit.settings import Setting, check_url
+from ddkit.settings import Setting, api_base_url
 
 NAME = 'westcn'
 STEM = 'ddkit_westcn'                    # its lock and log files' prefix (no seed tool runs it)
@@ -76,10 +76,7 @@ def check_ascii(value):
     return value
 
 
-def base_url(value):
-    """The API's base URL: the provider's documents write it with the API path, which calls add."""
-    value = check_url(value)
-    return value[:-len(API_PATH)] if value.lower().endswith(API_PATH) else value
+base_url = api_base_url(API_PATH, any_case=True)   # the check of base_url
 
 
 def account(cfg):
