@@ -30,6 +30,18 @@ class Adapter:
         self.content = content           # a record's value as the fake holds it
         self.label = provider            # its name in a test's id
 
+    def lacking(self):
+        """Why this provider's fake cannot play it in this Python (a test-only package it checks the
+        requests with is missing: the demo and the bench run outside the venv), or None."""
+        try:
+            self.needs()
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as e:   # the tests' skip, or no pytest here at all
+            return 'its fake checks each request with a test-only package missing here (%s)' % (
+                str(e).split('(')[0].strip() or 'pip install -r tests/requirements.txt')
+        return None
+
     def needs(self):
         """Skip (fail under CI) a test of this adapter when a test-only package it needs is missing."""
 

@@ -188,6 +188,10 @@ def demo_ddkit(box):
     with tempfile.TemporaryDirectory() as state:
         lines = ['ip_lookup_url=%s' % box.lookup.url, 'doh_url=%s' % box.doh.url, 'state_dir=%s' % state]
         for adapter in PROVIDERS:
+            lacking = adapter.lacking()
+            if lacking:   # it would refuse every request of the run: said, and left out
+                print('(%s left out of the demo: %s)' % (adapter.provider, lacking))
+                continue
             adapter.add(box, name, 'A', '81.2.69.1')
             lines += ['', '[%s]' % adapter.provider, 'provider=%s' % adapter.provider, 'record_name=%s' % name,
                       'zone_name=%s' % ZONE]

@@ -395,9 +395,9 @@ class Bench:
         suffix = {'bin': '', 'dist': ' (single file', 'installed': ' (installed'}[variant]
         suffix += (', -I -S)' if isolated else ')') if suffix else ''
         cmd, why = self.tool(tool, variant, isolated)
-        lacking = fake_lacks(adapter_of(label))
+        lacking = adapter_of(label).lacking()
         if lacking and cmd is not None:   # its fake cannot check a request: every run would be refused
-            cmd, why = None, lacking
+            cmd, why = None, 'skipped: ' + lacking
         seed = adapter_of(label).seed   # the other providers: what their own code adds to a run
         specs = ([('iface', 'A'), ('iface', 'AAAA'), ('prefix', 'AAAA'), ('neigh', 'AAAA')] if seed else []) \
             + [('url', 'A')] + ([('notify', 'A')] if not isolated and seed else []) \
@@ -715,20 +715,6 @@ class Bench:
 
 
 # --- verdicts ---------------------------------------------------------------------------------------
-def fake_lacks(adapter):
-    """Why the provider's fake cannot play it in this Python (a test-only package it checks requests
-    with is missing: the bench runs under /usr/bin/python3, the tests' packages are in the venv), or
-    None."""
-    try:
-        adapter.needs()
-    except BaseException as e:   # the tests' skip, or no pytest here at all
-        if isinstance(e, (KeyboardInterrupt, SystemExit)):
-            raise
-        return 'skipped: its fake checks each request with a test-only package missing here (%s)' % (
-            str(e).split('(')[0].strip() or 'pip install -r tests/requirements.txt')
-    return None
-
-
 def verdict(path, bench, rtt):
     """(budget text, 'ok' | 'MISSED: why' | '')"""
     if not path.budget or path.wall is None:
