@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from conftest import run_tool
+from conftest import run_tool, sampled
 from providers import PROVIDERS
 
 RECORD = 'home.example.com'
@@ -144,6 +144,34 @@ def test_each_line_on_its_own_record_through_a_line_going_and_coming_back(home):
     assert home.held() == expected(provider, {'cm': CM, 'cu': CU})
     if lines_of(provider):
         assert 'the default line takes line cm' in done.stdout
+
+
+@pytest.mark.parametrize('home', sampled(LINED, 3), indirect=True)
+def test_a_line_gone_after_the_state_was_lost_has_its_record_removed(home, tmp_path):
+    """The state directory emptied (a reboot with state_dir in RAM) while the provider holds every
+    line's record, then China Telecom's prefix withdrawn: the first run finds the telecom record and
+    removes it; later runs while the line stays down make no request."""
+    ok(home.run())
+    assert home.held() == expected(home.provider, {'ct': CT, 'cm': CM, 'cu': CU})
+    rebooted = tmp_path / 'rebooted'
+    rebooted.mkdir(mode=0o700)
+    home.drop(CT)
+    done = ok(home.run(DDNS_STATE_DIR=str(rebooted)))
+    assert home.held() == expected(home.provider, {'cm': CM, 'cu': CU}), done.stdout
+    assert 'line ct' in done.stdout and 'Removed' in done.stdout and CT in done.stdout
+    ok(home.run(DDNS_STATE_DIR=str(rebooted)))
+    assert home.requests == 0
+    # a line never seen up, the state lost again: looked for once, found absent, then nothing sent
+    for path in rebooted.iterdir():
+        path.unlink()
+    done = ok(home.run(DDNS_STATE_DIR=str(rebooted)))
+    assert 'holds no' in done.stdout and 'line ct' in done.stdout
+    assert json.loads(ok(home.run('--status', '--json', DDNS_STATE_DIR=str(rebooted))).stdout)[0]['outcome'] == 'no-ip'
+    ok(home.run(DDNS_STATE_DIR=str(rebooted)))
+    assert home.requests == 0
+    home.add(CT)
+    ok(home.run(DDNS_STATE_DIR=str(rebooted)))
+    assert home.held() == expected(home.provider, {'ct': CT, 'cm': CM, 'cu': CU})
 
 
 @pytest.mark.parametrize('home', SEVERAL, indirect=True)

@@ -297,6 +297,17 @@ def test_a_post_whose_answer_is_lost_is_not_sent_again_in_the_run(box, fake, tmp
     assert status_of(box, tmp_path, env)['url'] == fake.url
 
 
+@pytest.mark.parametrize('path', ['/update', '/nic/update?key=s3cret&ip={ip}', '/hook/Zq7v2Lk9XwP4/{name}'])
+def test_only_the_urls_secret_parts_are_masked_never_the_words_around_them(box, tmp_path, path):
+    origin = 'http://127.0.0.1:9'   # nothing listens there
+    done = run_tool('ddkit', env=env_of(box, tmp_path, DDNS_URL=origin + path))
+    assert done.returncode == 1, done.stdout + done.stderr
+    # the step's word and the origin as they are, the path masked
+    assert 'ERROR: update record: no answer from %s/***: Connection refused' % origin in done.stdout, done.stdout
+    assert 'updating A %s.' % RECORD in done.stdout, done.stdout
+    assert 's3cret' not in done.stdout + done.stderr and 'Zq7v2Lk9XwP4' not in done.stdout + done.stderr
+
+
 def test_a_get_is_tried_again_after_a_server_error(box, fake, tmp_path):
     fake.fail('status', status=502)
     done = run_tool('ddkit', env=env_of(box, tmp_path))

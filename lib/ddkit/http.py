@@ -152,14 +152,17 @@ def _where(url):
 
 
 def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file=None,
-            family=None, source=None, retries=RETRIES, max_body=MAX_BODY, repeatable=None, data=None):
+            family=None, source=None, retries=RETRIES, max_body=MAX_BODY, repeatable=None, data=None,
+            shown=None):
     """Make one request and return its Response, whatever its status (providers explain errors in
     the body); retry what is transient (refused, reset, timeout, 5xx, 429) a bounded number of
     times; raise Failure naming the step when no answer came or a redirect was offered. repeatable:
     safe to send again (GET, PUT, DELETE, and a POST whose caller says so); one that is not (a
     create) is sent again only when its connection was refused, so it surely never arrived. data:
-    a body of bytes sent as they are (its Content-Type among headers), instead of json_body."""
+    a body of bytes sent as they are (its Content-Type among headers), instead of json_body. shown:
+    the URL as a failure names it, where its path may hold a key (default: the URL without its query)."""
     from ddkit import wire
+    where = shown or _where(url)
     scheme, host, port, path = split_url(url)
     body = data
     sent = {'User-Agent': USER_AGENT, 'Accept': 'application/json, text/plain, */*'}
@@ -183,25 +186,25 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
             if e.name not in ('ssl', '_ssl'):
                 raise
             raise Failure.at(step, 'cannot use %s: this Python has no TLS (no module %s); on OpenWrt: '
-                             'opkg install python3-openssl' % (_where(url), e.name), url=_where(url), kind='no tls',
+                             'opkg install python3-openssl' % (where, e.name), url=where, kind='no tls',
                              fix='opkg install python3-openssl')
         except OSError as e:  # refused, reset, timed out, TLS, and wire.ProtocolError
             # a create is tried again only when it surely never arrived (the connection was refused)
             if last or not _transient(e) or not safe and not isinstance(e, ConnectionRefusedError):
-                raise NoAnswer.at(step, 'no answer from %s: %s' % (_where(url), _reason(e)), url=_where(url),
+                raise NoAnswer.at(step, 'no answer from %s: %s' % (where, _reason(e)), url=where,
                                   kind=_kind(e), verify_code=getattr(e, 'verify_code', None))
             time.sleep(delay)
             delay *= 2
             continue
         if len(data) > max_body:
-            raise TooLarge.at(step, '%s sent an answer larger than %d bytes' % (_where(url), max_body),
-                              url=_where(url), status=status, kind='too large')
+            raise TooLarge.at(step, '%s sent an answer larger than %d bytes' % (where, max_body),
+                              url=where, status=status, kind='too large')
         answer = Response(status, got, data, step, url)
         if 300 <= answer.status < 400:
             raise Failure.at(step, '%s answered with a redirect (HTTP %d to %s), which is refused: set the URL '
-                             'to the final address' % (_where(url), answer.status,
+                             'to the final address' % (where, answer.status,
                                                        _where(answer.headers.get('location', '?'))),
-                             url=_where(url), status=answer.status, kind='redirect',
+                             url=where, status=answer.status, kind='redirect',
                              fix='set the URL to the final address')
         # a request that is not repeatable may have taken effect before the error: it is sent once
         if (answer.status >= 500 or answer.status == 429) and not last and safe:

@@ -200,15 +200,17 @@ def gone(job):
 
 
 def remove_line(job):
-    """The line has no address: remove its record at the provider, and its ip and ids files; the
-    next run with an address creates it again. Nothing published (no ip or ids file): no request."""
+    """The line has no address: remove its record at the provider, and its ip file; its ids file then
+    says the provider holds none (GONE), so later runs make no request until the address is back.
+    Without that word (the state lost: a reboot with state_dir in RAM), the record is looked up at the
+    provider, as a record published before the loss may still be there."""
     cfg, log = job.cfg, job.log
     claimed = claimed_ip(job, state.read_lines(job.ip_file))
-    if claimed is None and read_ids(job) is None:
+    if claimed is None and state.read_lines(job.ids_file) == [GONE]:
         return NO_IP
     job.old_ip, job.new_ip = claimed, None
     if cfg.dry_run:
-        log.info('Dry run: would remove the %s of %s (it holds %s).' % (
+        log.info('Dry run: would remove the %s of %s (it holds %s), if the provider has one.' % (
             job.provider.NOUN, job.name, claimed or 'unknown'))
         return NO_IP
     from ddkit.lock import Lock
@@ -223,10 +225,17 @@ def remove_line(job):
                 break
             except Stale:
                 continue   # ids of another record, or gone already: looked up once more
-        job.discard(job.ids_file)
+        job.save(job.ids_file, [GONE])
+    if record is None and claimed is None:
+        log.info('The provider holds no %s of %s: the line has no address.' % (job.provider.NOUN, job.name))
+        return NO_IP
     log.info('Removed the %s of %s (it held %s): the line has no address.' % (
-        job.provider.NOUN, job.name, claimed or 'unknown'))
+        job.provider.NOUN, job.name, claimed or shown(record) or 'unknown'))
     return REMOVED
+
+
+# the ids file of a line whose record is removed, or was found absent: the next run sends nothing
+GONE = 'gone'
 
 
 def get_previous_ip(job):

@@ -13,7 +13,9 @@ class Setting:
     """One setting: its name, default, help text and how to check a value; `repeat`: given several
     times, its values are kept in order (a list); `decides`: its value decides which other settings
     exist (the ddkit command's provider), so a file's unknown name is explained by its value first;
-    `choices`: the values it takes when they are a closed set (a form offers them as a list)."""
+    `choices`: the values it takes when they are a closed set (a form offers them as a list);
+    `secret`: True (its value is masked in every message, never shown), or a function giving the parts
+    of a value that are masked (the rest is shown: a URL's origin)."""
 
     takes_value = True
 
@@ -511,7 +513,9 @@ def load(args, settings, switches, environ=None, uci_values=None, file_values=No
                     cfg.names[name] = raw.rstrip('.')   # as the user wrote it: logged beside the xn-- form
         setattr(cfg, name, value)
         cfg.sources[name] = source
-    cfg.secrets = [getattr(cfg, s.name) for s in settings if s.secret and getattr(cfg, s.name)]
+    # a setting's secret is its whole value, or the parts of it its secret function names (a URL's key)
+    cfg.secrets = [part for s in settings if s.secret and getattr(cfg, s.name)
+                   for part in (s.secret(getattr(cfg, s.name)) if callable(s.secret) else [getattr(cfg, s.name)])]
     for sw in switches:
         setattr(cfg, sw.name, sw.name in args.on)
     return cfg

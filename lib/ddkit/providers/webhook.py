@@ -185,10 +185,37 @@ def check_header_secret(value):
     return value
 
 
+def origin(url):
+    """scheme://host[:port] of a URL: all of it a message may show."""
+    scheme, _, rest = url.partition('://')
+    return '%s://%s' % (scheme, rest.partition('/')[0])
+
+
+def url_secrets(url):
+    """What of a webhook URL template is masked in every message: its path and query whole, and each
+    literal path segment and query value, any of which may be the webhook's key or token, which an
+    answer may echo alone. Never its origin, nor query names and placeholders, nor a path's short
+    words of letters ('update', 'nic', 'hook'): names, no key, which masked would take the same word
+    from the messages around them (the step 'update record')."""
+    rest = url[len(origin(url)) + 1:]   # after the / that follows the host
+    path, _, query = rest.partition('?')
+    named = [piece for piece in [rest] + path.split('/') if len(piece) >= WORD or not piece.isalpha()]
+    pieces = named + [pair.partition('=')[2] for pair in query.split('&')]
+    return [text for piece in pieces for text, _, _ in parts(piece, 'url') if len(text) >= 3]
+
+
+def shown_url(url):
+    """A webhook URL as messages show it: its origin, and *** for any path and query."""
+    return origin(url) + ('/***' if url[len(origin(url)):].strip('/') else '')
+
+
+WORD = 8   # a path segment of letters shorter than this is a word, no key (and masks as such: ddkit.log)
+
+
 SETTINGS = [
     Setting('url', help='the webhook\'s http(s):// URL; the placeholders {ip}, {name}, {type}, {line} in its path or '
             'query are filled in percent-encoded; its path and query may hold a key: only its scheme, host and '
-            'port are ever shown', secret=True,
+            'port are ever shown', secret=url_secrets,
             check=check_webhook_url),
     Setting('method', help='GET, POST, PUT or PATCH (default: GET, or POST when a body is set); POST and PATCH '
             'are never sent twice by a retry', check=check_method, choices=METHODS),
@@ -217,20 +244,6 @@ def lines_problem(cfg):
         return ('lines: the webhook would be told each line\'s address alike; fix: put {line} in the url, '
                 'body or a header')
     return None
-
-
-def origin(url):
-    """scheme://host[:port] of a URL: all of it a message may show."""
-    scheme, _, rest = url.partition('://')
-    return '%s://%s' % (scheme, rest.partition('/')[0])
-
-
-def url_pieces(template):
-    """The literal path segments and query values of a URL template: any of them may be the webhook's
-    key or token, which an answer may echo alone (query names and placeholders are no secret)."""
-    path, _, query = template[len(origin(template)):].partition('?')
-    pieces = path.split('/') + [pair.partition('=')[2] for pair in query.split('&')]
-    return [text for piece in pieces for text, _, _ in parts(piece, 'url') if len(text) >= 3]
 
 
 def method_of(cfg):
@@ -270,15 +283,11 @@ def send_ip(job, ip):
     cfg, log = job.cfg, job.log
     method, url, headers, body = request_of(cfg, ip, job.line)
     shown = origin(url)
-    # the path and query may hold the webhook's credential: masked wherever a message quotes them
-    rest = url[len(shown) + 1:]   # after the / that follows the host: messages show origin/***
-    for secret in [rest, rest.partition('?')[0]] + url_pieces(cfg.url):
-        log.add_secret(secret)
     if cfg.header_secret:   # a server may echo the value alone
         log.add_secret(split_header(cfg.header_secret, 'header_secret')[1])
     try:
         answer = http.request(method, url, 'update record', headers=headers, data=body, timeout=cfg.timeout,
-                              ca_file=cfg.ca_file, repeatable=method in ('GET', 'PUT'))
+                              ca_file=cfg.ca_file, repeatable=method in ('GET', 'PUT'), shown=shown_url(url))
     except Failure as e:   # its message is masked by the log; its url field is the origin alone
         if e.url:
             e.url = shown
