@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, run_tool
+from conftest import FULL, ROOT, run_tool, sampled
 from providers import TOOLS  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
@@ -206,7 +206,9 @@ def test_bench_smoke_round_measures_every_built_path(tmp_path):
     tree = tree_with_single_files(tmp_path)
     out = tmp_path / 'bench.json'
     # waits for the round to end (a loaded machine takes minutes), bounded only against a hang
-    done = subprocess.run([sys.executable, str(tree / 'tools' / 'bench.py'), '--smoke', '--json', str(out)],
+    # make test: the rows of a sample of the providers (the seeds' always run); make test-full: every one
+    sample = [] if FULL else ['--providers', ','.join(a.provider for a in sampled(bench.ALL, 3))]
+    done = subprocess.run([sys.executable, str(tree / 'tools' / 'bench.py'), '--smoke', '--json', str(out)] + sample,
                           capture_output=True, text=True, timeout=900, cwd=str(tmp_path))
     assert done.returncode == 0, done.stdout + done.stderr
     assert '| path | wall ms |' in done.stdout
@@ -241,6 +243,8 @@ def test_bench_smoke_round_measures_every_built_path(tmp_path):
             assert row['cpu'] > 0 and all(c == h for c, h in row['connections']), (name, row['connections'])
             assert row['connections'][-1][1] == (1 if 'unchanged' in name else 3), (name, row['connections'])
     assert not rows['%s unchanged, url' % bench.PROVIDERS[0].provider]['missing']
+    measured = {a.provider for a in bench.ALL if '%s unchanged, url' % a.provider in rows}
+    assert measured == {a.provider for a in (bench.ALL if FULL else sampled(bench.ALL, 3) + list(bench.PROVIDERS))}
     # what the LuCI page asks on each load and refresh: measured in both forms a router runs, no request
     page = [name for name in rows if name.startswith(('ddkit --status --json --all', 'ddkit --providers --json'))]
     assert len(page) == 4 and all(not rows[n]['missing'] and set(map(tuple, rows[n]['requests'])) == {()}

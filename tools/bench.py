@@ -12,7 +12,10 @@ internet); otherwise the iface paths are skipped. The HTTPS rows come from tools
 rows beside the peers (ddclient, NewFuture/DDNS: `make bench-peers` installs them) from
 tools/bench_peers.py.
 
-usage: python3 tools/bench.py [--runs N] [--smoke] [--write FILE] [--json FILE]
+--providers NAME,...: the rows of those providers alone (the seed tools' providers always run: the
+rows of several records and the HTTPS rows are theirs); every provider of the registry by default.
+
+usage: python3 tools/bench.py [--runs N] [--smoke] [--providers NAME,...] [--write FILE] [--json FILE]
 """
 
 import json
@@ -288,6 +291,7 @@ class Bench:
         self.paths = []
         self.notes = []
         self.stoppers = []   # what else to stop at the end (the HTTPS rows' fakes)
+        self.providers = None   # the providers whose rows run (--providers), None: every one
 
     def stop(self):
         for stop in self.stoppers:
@@ -364,6 +368,8 @@ class Bench:
         self.paths += [floor, self.floor_isolated]
         self.install()
         for adapter in ALL:   # each provider of the registry: the seed tool fixed to it, else ddkit
+            if self.providers and adapter.provider not in self.providers and adapter not in PROVIDERS:
+                continue
             tool, label = adapter.tool, adapter.provider
             for variant in ('bin', 'dist', 'installed'):
                 self.updater_paths(tool, label, variant)
@@ -930,6 +936,7 @@ def inner(args, iface_ok, why):
             sys.exit('bench: %s is missing (apt-get install %s)' % (need, 'time' if need == GNU_TIME
                                                                      else 'python3'))
     bench = Bench(1 if args['smoke'] else args['runs'], args['smoke'], iface_ok, why)
+    bench.providers = args['providers']
     try:
         bench.build()
         bench.warm_up()
@@ -956,11 +963,17 @@ def inner(args, iface_ok, why):
 
 
 def parse(argv):
-    args = {'runs': 20, 'smoke': False, 'write': None, 'json': None, 'inner': False}
+    args = {'runs': 20, 'smoke': False, 'write': None, 'json': None, 'inner': False, 'providers': None}
     argv = list(argv)
     while argv:
         arg = argv.pop(0)
-        if arg in ('--runs', '--write', '--json') and argv:
+        if arg == '--providers' and argv:
+            args['providers'] = set(argv.pop(0).split(','))
+            unknown = sorted(args['providers'] - {a.provider for a in ALL})
+            if unknown:
+                sys.exit('bench: --providers: unknown %s; known: %s' % (', '.join(unknown),
+                                                                       ', '.join(a.provider for a in ALL)))
+        elif arg in ('--runs', '--write', '--json') and argv:
             value = argv.pop(0)
             args[arg[2:]] = int(value) if arg == '--runs' else value
         elif arg in ('--smoke', '--inner'):

@@ -288,6 +288,15 @@ def import_order(sources):
 
 def names_in(source):
     """The ddkit submodule names a source mentions (some may be other names of ddkit)."""
+    if source not in _NAMES:   # a feed follows each module's imports once for every module using it
+        _NAMES[source] = frozenset(_names_in(source))
+    return set(_NAMES[source])
+
+
+_NAMES = {}
+
+
+def _names_in(source):
     names = set(re.findall(r'\bddkit\.(\w+)', source))
     names.update(PROVIDERS + n for n in re.findall(r'\bddkit\.providers\.(\w+)', source))
     for group in re.findall(r'from ddkit import ([\w, ()]+)', source):

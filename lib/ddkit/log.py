@@ -147,16 +147,20 @@ def _whole(text, form):
     return ''.join(parts) + text[start:]
 
 
-_STAMP = [None, '']   # the second of the last log line, and its text: a run of many records logs
-# hundreds of lines within a few seconds
+_STAMPS = {}   # second -> its text: a run of many records logs hundreds of lines within a few seconds,
+# and names the few seconds their ip files were last confirmed in
+STAMPS_KEPT = 64
 
 
-def stamp():
-    """The time of a log line, '2026-11-24 01:02:03'."""
-    now = int(time.time())
-    if _STAMP[0] != now:
-        _STAMP[:] = [now, time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(now))]
-    return _STAMP[1]
+def stamp(when=None):
+    """The time of a log line (now), or of `when` (seconds since the epoch): '2026-11-24 01:02:03'."""
+    second = int(time.time() if when is None else when)
+    text = _STAMPS.get(second)
+    if text is None:
+        if len(_STAMPS) >= STAMPS_KEPT:
+            _STAMPS.clear()
+        text = _STAMPS[second] = time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(second))
+    return text
 
 
 def printable(text):

@@ -123,10 +123,13 @@ class Job:
     def untrusted_dirs(self):
         """(problem, fix) when another user could change the state or the log file's directory, so
         plant links or files where a root run writes; else None. --check gives the same verdict."""
+        # once per state_dir and log_file in a run of several records (they share their state_dir):
+        # only root or this user, who own every trusted directory, could change the verdict meanwhile
+        return self.run.shared(('untrusted', self.cfg.state_dir, self.cfg.log_file), self._untrusted_dirs)
+
+    def _untrusted_dirs(self):
         from ddkit import state
         for directory in (self.cfg.state_dir, os.path.dirname(os.path.abspath(self.cfg.log_file))):
-            # once per directory in a run of several records (they share their state_dir): only root
-            # or this user, who own every trusted directory, could change the verdict meanwhile
             found = self.run.shared(('untrusted', directory), lambda: state.untrusted(directory))
             if found:
                 return 'directory %s cannot be trusted: %s' % (directory, found[0]), found[1]
@@ -147,7 +150,8 @@ class Job:
 
     def last_verified(self, verified):
         """When the provider last confirmed the ip file, for a log line."""
-        when = time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(verified)) if verified else 'never'
+        from ddkit.log import stamp
+        when = stamp(verified) if verified else 'never'
         return '%s: %s' % ('last told to the provider' if told(self.provider) else 'last verified at the provider', when)
 
     def changed(self, outcome):
@@ -264,7 +268,13 @@ def told(provider):
     """True for a provider that is only told the IP (send_ip) and cannot be read: no zone, no record
     lookup, no verification; the ip file alone says what it was last told (an update protocol, a
     user's HTTP endpoint)."""
-    return hasattr(provider, 'send_ip')
+    known = TOLD.get(provider)
+    if known is None:   # asked a few times a record: a module's missing attribute costs an exception
+        known = TOLD[provider] = hasattr(provider, 'send_ip')
+    return known
+
+
+TOLD = {}   # provider -> told(provider)
 
 
 # A run of several records lists a zone once, page by page, instead of once per name

@@ -513,6 +513,8 @@ def load(args, settings, switches, environ=None, uci_values=None, file_values=No
                     cfg.names[name] = raw.rstrip('.')   # as the user wrote it: logged beside the xn-- form
         setattr(cfg, name, value)
         cfg.sources[name] = source
+    if base is not None and not any(s.secret for s in table):
+        return cfg   # the base's secrets and switches stand: a record of a run of several, cheaply
     # a setting's secret is its whole value, or the parts of it its secret function names (a URL's key)
     cfg.secrets = [part for s in settings if s.secret and getattr(cfg, s.name)
                    for part in (s.secret(getattr(cfg, s.name)) if callable(s.secret) else [getattr(cfg, s.name)])]
