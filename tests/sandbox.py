@@ -229,9 +229,13 @@ def serve():
         found = seeded(box, RECORD, state, config)
         print('Sandbox running: %s holds 81.2.69.1 at each provider below and in DoH; the lookup says '
               '81.2.69.10, so a run updates it.' % RECORD)
+        from ddkit import registry
+        # the older commands, each fixed to a provider: its files keep the command's name (its STEM)
+        seeds = {name: registry.provider(name).STEM for name in registry.PROVIDERS
+                 if not registry.provider(name).STEM.startswith('ddkit_')}
         print('Point a record at it: export the settings every record shares, then those of one provider, '
-              'and run ddkit --check (then ddkit); updater_a and updater_b take those of cloudflare and '
-              'huaweicloud.\n')
+              'and run ddkit --check (then ddkit); %s.\n' % ', '.join(
+                  '%s takes those of %s' % (tool, name) for name, tool in seeds.items()))
         print('# every record')
         shared = {'DDNS_ZONE_NAME': ZONE, 'DDNS_RECORD_NAME': RECORD, 'DDNS_DOH_URL': box.doh.url,
                   'DDNS_IP_LOOKUP_URL': box.lookup.url, 'DDNS_STATE_DIR': state}
@@ -241,9 +245,8 @@ def serve():
                           for key in box.fakes[provider].settings()))
         print('# one provider at a time: this clears the last one\'s settings (what it leaves may mislead the next)')
         print('unset DDNS_PROVIDER %s' % ' '.join(owns))
-        seeds = {'cloudflare': 'updater_a', 'huaweicloud': 'updater_b'}
         for provider, lacking in found:
-            print('# provider %s%s' % (provider, ' (or updater_%s)' % seeds[provider][-1] if provider in seeds else ''))
+            print('# provider %s%s' % (provider, ' (or %s)' % seeds[provider] if provider in seeds else ''))
             if lacking:
                 print('#   not served in this Python: %s' % lacking)
                 continue
