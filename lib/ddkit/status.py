@@ -6,9 +6,10 @@ checked and changed (epoch seconds), ip, and the fields of the last failure. It 
 decided something new: a change at the provider, another outcome or failure than the one kept, or the
 first unchanged run after a failure or no valid IP. A run that decides what is kept already (the IP
 unchanged after a good outcome, or before there was a status file; the same failure again; no valid
-IP again, or still, after a line's record was removed) writes nothing (a router's state directory may be on flash): what --status shows of it is
-derived from the record's log, to which that run appended its lines (log_time): its `checked` is that
-run's time, and a kept change (updated, created) that a later run found in place shows as unchanged.
+IP again, or still after a line's record was removed) writes nothing (a router's state directory may
+be on flash): what --status shows of it is derived from the record's log, to which that run appended
+its lines (log_time): its `checked` is that run's time, and a kept change (updated, created) that a
+later run found in place shows as unchanged.
 A run writes its status after its last log line, so a log line later than the kept `checked` is a
 later run's. The keys --status --json prints are documented in docs/status.md and kept stable.
 """
