@@ -43,6 +43,10 @@ def run_tool(tool, args=(), env=None, input=None, timeout=60, cwd=None, python=N
     base.update(import_guard(tool))
     base.update(env or {})
     path = tool if os.path.sep in tool else tool_path(tool)
+    if 'setpriv' in [os.path.basename(word) for word in prefix] and in_checkout(path):
+        pytest.fail('%s run as another user from the checkout, which that user cannot open when it lies in a '
+                    'directory closed to others (mode 0700: /root, a mktemp -d folder): run its copy '
+                    '(the for_others fixture)' % path)
     done = subprocess.run(list(prefix) + [python or sys.executable] + list(flags) + [path] + list(args),
                           env=base, input=input, **({} if stdin is None else {'stdin': stdin}),
                           stdout=subprocess.PIPE if stdout is None else stdout, stderr=subprocess.PIPE,
@@ -55,6 +59,47 @@ def run_tool(tool, args=(), env=None, input=None, timeout=60, cwd=None, python=N
 
 GUARD_DIR = os.path.join(HERE, 'importguard')
 GUARD_MARK = '[import guard]'
+
+
+def in_checkout(path):
+    """True when path lies in this checkout."""
+    return os.path.realpath(path).startswith(os.path.realpath(ROOT) + os.sep)
+
+
+def copy_for_others(base):
+    """Copy the tools, the library and the import guard into base (a directory under /tmp: its sticky
+    bit makes it trusted), everything in it readable by all (whatever the umask the checkout was made
+    with); copy(tool): (the copy of bin/<tool>.py, the environment of its import guard)."""
+    import shutil
+    shutil.copytree(os.path.join(ROOT, 'bin'), os.path.join(base, 'bin'))
+    shutil.copytree(os.path.join(ROOT, 'lib'), os.path.join(base, 'lib'), ignore=shutil.ignore_patterns('__pycache__'))
+    shutil.copytree(GUARD_DIR, os.path.join(base, 'importguard'), ignore=shutil.ignore_patterns('__pycache__'))
+    for top, dirs, files in os.walk(base):
+        os.chmod(top, 0o755)
+        for name in files:
+            os.chmod(os.path.join(top, name), 0o644)
+
+    def copy(tool):
+        guard = import_guard(tool)
+        if guard:
+            guard['PYTHONPATH'] = guard['PYTHONPATH'].replace(GUARD_DIR, os.path.join(base, 'importguard'), 1)
+        return os.path.join(base, 'bin', tool + '.py'), guard
+    return copy
+
+
+@pytest.fixture(scope='session')
+def for_others():
+    """copy(tool): (bin/<tool>.py as a copy another user can open, the environment of its import
+    guard), for a test that runs a tool as nobody: the checkout may lie in a directory closed to other
+    users (mode 0700: root's home, a mktemp -d folder). Copied once a session into a 0755 directory
+    under /tmp, removed at the end."""
+    import shutil
+    import tempfile
+    base = tempfile.mkdtemp(prefix='ddkit-for-others-', dir='/tmp')
+    try:
+        yield copy_for_others(base)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 @functools.lru_cache()

@@ -99,13 +99,6 @@ class Sandbox:
         return dict(self.fakes[provider].settings(), DDNS_ZONE_NAME=ZONE, DDNS_RECORD_NAME=RECORD,
                     DDNS_DOH_URL=self.doh.url, DDNS_IP_LOOKUP_URL=self.lookup.url, DDNS_STATE_DIR=state_dir)
 
-    def seed(self):
-        """The record at both providers and in the DoH resolver, holding an older address: a first run
-        finds its previous IP over DoH (an unknown name would send updater B to ping a real host)."""
-        self.provider_a.add_record(self.zone_a, RECORD, 'A', '81.2.69.1')
-        self.provider_b.add_record(self.zone_b, RECORD, 'A', ['81.2.69.1'])
-        self.doh.names[(RECORD, 'A')] = ['81.2.69.1']
-
     def stop(self):
         """Stop every server started, together: each waits for its serving loop's next turn."""
         import threading
@@ -182,23 +175,13 @@ def demo_b(box):
 def demo_ddkit(box):
     """The ddkit command: one config file with a record at each provider of the registry, run with
     --all twice (updates, then nothing to do), then --status."""
-    from providers import PROVIDERS
     name = 'ddkit.' + ZONE
     box.doh.names[(name, 'A')] = ['81.2.69.1']   # a previous IP without a ping of a real host
     with tempfile.TemporaryDirectory() as state:
-        lines = ['ip_lookup_url=%s' % box.lookup.url, 'doh_url=%s' % box.doh.url, 'state_dir=%s' % state]
-        for adapter in PROVIDERS:
-            lacking = adapter.lacking()
-            if lacking:   # it would refuse every request of the run: said, and left out
-                print('(%s left out of the demo: %s)' % (adapter.provider, lacking))
-                continue
-            adapter.add(box, name, 'A', '81.2.69.1')
-            lines += ['', '[%s]' % adapter.provider, 'provider=%s' % adapter.provider, 'record_name=%s' % name,
-                      'zone_name=%s' % ZONE]
-            lines += ['%s=%s' % (k[5:].lower(), v) for k, v in box.fakes[adapter.provider].settings().items()]
         config = os.path.join(state, 'ddkit.conf')
-        with open(os.open(config, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), 'w') as f:
-            f.write('\n'.join(lines) + '\n')
+        for provider, lacking in seeded(box, name, state, config):
+            if lacking:   # it would refuse every request of the run: said, and left out
+                print('(%s left out of the demo: %s)' % (provider, lacking))
         tool = os.path.join(ROOT, 'bin', 'ddkit.py')
         env = dict(os.environ)
         for title, args in (('a record at each provider, in one config file: first run', ['--all']),
@@ -209,23 +192,78 @@ def demo_ddkit(box):
             print('(exit status %d)' % status)
 
 
+def seeded(box, name, state, config):
+    """The record `name` at each provider's fake, holding 81.2.69.1, and a ddkit config file (made
+    with mode 600) with a [record] of it for each; [(provider, why its fake cannot play it in this
+    Python, or None)], in registry order. A provider whose fake cannot play it is left out of the file."""
+    from providers import PROVIDERS
+    lines = ['ip_lookup_url=%s' % box.lookup.url, 'doh_url=%s' % box.doh.url, 'state_dir=%s' % state]
+    found = []
+    for adapter in PROVIDERS:
+        lacking = adapter.lacking()
+        found.append((adapter.provider, lacking))
+        if lacking:
+            continue
+        adapter.add(box, name, 'A', '81.2.69.1')
+        lines += ['', '[%s]' % adapter.provider, 'provider=%s' % adapter.provider, 'record_name=%s' % name,
+                  'zone_name=%s' % ZONE]
+        lines += ['%s=%s' % (k[5:].lower(), v) for k, v in box.fakes[adapter.provider].settings().items()]
+    with open(os.open(config, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    return found
+
+
 def serve():
-    box = Sandbox()
-    box.seed()
-    print('Sandbox running: %s holds 81.2.69.1 at both providers and in DoH, the lookup says 81.2.69.10.'
-          % RECORD)
-    print('Point updater A at it with:')
-    for k, v in box.env_a(os.path.join(tempfile.gettempdir(), 'ddns-sandbox')).items():
-        print('export %s=%s' % (k, v))
+    """Every fake provider, each holding the record at 81.2.69.1, until stopped (Ctrl-C, or SIGTERM);
+    prints the settings that point a record of each at its fake: the ones every record shares, then
+    each provider's own (as exports, and as one config file of them all)."""
     import shlex
-    print('and updater B with:')
-    for k, v in box.env_b(os.path.join(tempfile.gettempdir(), 'ddns-sandbox')).items():
-        print('export %s=%s' % (k, shlex.quote(v)))
+    import shutil
+    import signal
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))   # stopped like Ctrl-C: the servers stop
+    state = tempfile.mkdtemp(prefix='ddns-sandbox-')   # this user's own: a run trusts no other's
+    box = Sandbox(every=True)
     try:
+        box.doh.names[(RECORD, 'A')] = ['81.2.69.1']   # a first run finds the previous IP without a ping
+        config = os.path.join(state, 'sandbox.conf')
+        found = seeded(box, RECORD, state, config)
+        print('Sandbox running: %s holds 81.2.69.1 at each provider below and in DoH; the lookup says '
+              '81.2.69.10, so a run updates it.' % RECORD)
+        from ddkit import registry
+        # the older commands, each fixed to a provider: its files keep the command's name (its STEM)
+        seeds = {name: registry.provider(name).STEM for name in registry.PROVIDERS
+                 if not registry.provider(name).STEM.startswith('ddkit_')}
+        print('Point a record at it: export the settings every record shares, then those of one provider, '
+              'and run ddkit --check (then ddkit); %s.\n' % ', '.join(
+                  '%s takes those of %s' % (tool, name) for name, tool in seeds.items()))
+        print('# every record')
+        shared = {'DDNS_ZONE_NAME': ZONE, 'DDNS_RECORD_NAME': RECORD, 'DDNS_DOH_URL': box.doh.url,
+                  'DDNS_IP_LOOKUP_URL': box.lookup.url, 'DDNS_STATE_DIR': state}
+        for key, value in shared.items():
+            print('export %s=%s' % (key, shlex.quote(value)))
+        owns = sorted(set(key for provider, lacking in found if not lacking
+                          for key in box.fakes[provider].settings()))
+        print('# one provider at a time: this clears the last one\'s settings (what it leaves may mislead the next)')
+        print('unset DDNS_PROVIDER %s' % ' '.join(owns))
+        for provider, lacking in found:
+            print('# provider %s%s' % (provider, ' (or %s)' % seeds[provider] if provider in seeds else ''))
+            if lacking:
+                print('#   not served in this Python: %s' % lacking)
+                continue
+            own = dict(box.fakes[provider].settings(), DDNS_PROVIDER=provider)
+            for key in ['DDNS_PROVIDER'] + sorted(k for k in own if k != 'DDNS_PROVIDER'):
+                print('export %s=%s' % (key, shlex.quote(own[key])))
+        print('\nOr a record at every provider in one file (in a shell without the exports above: the '
+              'environment beats the file):\n  python3 %s --config %s --all --check'
+              % (os.path.join(ROOT, 'bin', 'ddkit.py'), config))
+        sys.stdout.flush()
         while True:
             time.sleep(3600)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
         box.stop()
+        shutil.rmtree(state, ignore_errors=True)
 
 
 def main(argv):

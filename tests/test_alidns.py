@@ -325,7 +325,7 @@ def test_check_tells_a_foreign_domain_from_refused_credentials(box, fake, state)
         in done.stdout, done.stdout
     fake.keys[fake.key_id]['secret'] = 'another'
     done = run(box, state, '--check')
-    assert 'FAIL  credentials accepted: login: the provider refused the request (HTTP 400, code ' \
+    assert 'FAIL  credentials accepted: find zone: the provider refused the request (HTTP 400, code ' \
            'SignatureDoesNotMatch)' in done.stdout, done.stdout
 
 

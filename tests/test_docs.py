@@ -212,3 +212,23 @@ def test_benchmarks_keeps_the_markers_the_bench_rewrites():
     text = read('BENCHMARKS.md')
     assert text.count(begin) == 1 and text.count(end) == 1 and text.index(begin) < text.index(end)
     assert '](docs/benchmarks.md)' in text and '](../BENCHMARKS.md)' in read(os.path.join('docs', 'benchmarks.md'))
+
+
+# the documents a user reads first for any provider: written for ddkit and every provider, the older
+# commands (each fixed to a provider) named beside it
+FOR_EVERY_PROVIDER = [os.path.join('docs', name) for name in ('troubleshooting.md', 'check.md', 'settings.md')]
+
+
+def test_the_docs_speak_of_ddkit_and_every_provider():
+    """No document speaks as if there were two providers; in those of FOR_EVERY_PROVIDER a paragraph
+    or table row naming updater_a or updater_b names ddkit too; the system log is read by ddkit's tag."""
+    for name in DOCS:
+        for found in re.finditer(r'providers A and B|provider A \([^)]*\) and provider B', read(name)):
+            pytest.fail('%s speaks of two providers: %r' % (name, found.group(0)))
+    for name in FOR_EVERY_PROVIDER:
+        for part in re.split(r'\n\s*\n|\n(?=\|)', prose(read(name))):
+            if re.search(r'\bupdater_[ab]\b', part):
+                assert re.search(r'\bddkit\b', part), '%s names only the older commands:\n%s' % (name, part)
+    assert 'logread -e ddkit' in read(os.path.join('docs', 'troubleshooting.md'))
+    credentials = re.search(r'^\| credentials accepted \|(.*)$', read(os.path.join('docs', 'check.md')), re.M).group(1)
+    assert 'only told the IP' in credentials and ' A: ' not in credentials and ' B: ' not in credentials

@@ -29,12 +29,14 @@ def lan(lab):
     return lab
 
 
-def egress6(lab, *args, user=None, lookups=('/json',), prefix=None):
+def egress6(lab, *args, user=None, lookups=('/json',), prefix=None, copy=None):
+    """Run egress6 in the lab's host; as `user`, its copy that user can open (copy: the for_others fixture)."""
     argv = list(args)
     for route in lookups:
         argv += ['--lookup-url', route if '://' in route else lab.url(route)]
     argv += ['--geoip-url', lab.url('/geo')]
-    return run_tool('egress6', argv, prefix=prefix or lab.prefix(user))
+    tool, env = copy('egress6') if user else ('egress6', None)
+    return run_tool(tool, argv, env=env, prefix=prefix or lab.prefix(user))
 
 
 def rules(lab, backend):
@@ -291,16 +293,16 @@ def test_dry_run_creates_no_nft_table(lan):
     assert 'egress6' not in lan.nft_ruleset()
 
 
-def test_not_root_exits_1_before_touching_anything(lan):
-    result = egress6(lan, 'ct', user='nobody')
+def test_not_root_exits_1_before_touching_anything(lan, for_others):
+    result = egress6(lan, 'ct', user='nobody', copy=for_others)
     assert result.returncode == 1
     assert 'must run as root' in result.stderr and 'Traceback' not in result.stderr
     assert lan.ip6tables_rules() == [] and lan.nft_rules() == [] and seen(lan) == []
 
 
-def test_report_as_non_root_reports_what_needs_no_root(lan):
+def test_report_as_non_root_reports_what_needs_no_root(lan, for_others):
     assert egress6(lan, 'cu').returncode == 0
-    result = egress6(lan, user='nobody')
+    result = egress6(lan, user='nobody', copy=for_others)
     assert result.returncode == 0, result.stdout + result.stderr
     assert '%s (cu 2408, permanent)' % CU in result.stdout
     assert 'NAT rules: not read: listing them (ip6tables -t nat -vnL POSTROUTING --line-number) needs root' \
@@ -310,8 +312,8 @@ def test_report_as_non_root_reports_what_needs_no_root(lan):
 
 
 @pytest.mark.parametrize('backend', ['iptables', 'nft'])
-def test_dry_run_as_non_root_shows_the_commands_for_an_empty_chain(lan, backend):
-    result = egress6(lan, 'cm', '--backend', backend, '--dry-run', user='nobody')
+def test_dry_run_as_non_root_shows_the_commands_for_an_empty_chain(lan, backend, for_others):
+    result = egress6(lan, 'cm', '--backend', backend, '--dry-run', user='nobody', copy=for_others)
     assert result.returncode == 0, result.stdout + result.stderr
     assert 'Chosen: %s on eth0' % CM in result.stdout
     assert 'not read (listing the rules needs root); for a chain with no rule:' in result.stdout
@@ -322,12 +324,13 @@ def test_dry_run_as_non_root_shows_the_commands_for_an_empty_chain(lan, backend)
     assert changes(result) == [] and lan.ip6tables_rules() == [] and lan.nft_rules() == [] and seen(lan) == []
 
 
-def test_non_root_without_sbin_on_path_still_reports(lan):
+def test_non_root_without_sbin_on_path_still_reports(lan, for_others):
     # a user's PATH often lacks /usr/sbin: without root nothing is run, so no firewall program is needed
     import shutil
     prefix = [shutil.which(p) if i in (0, 4) else p for i, p in enumerate(lan.prefix('nobody'))]
     argv = ['--lookup-url', lan.url('/json'), '--geoip-url', lan.url('/geo')]
-    result = run_tool('egress6', argv, prefix=prefix, env={'PATH': '/nonexistent'})
+    tool, env = for_others('egress6')
+    result = run_tool(tool, argv, prefix=prefix, env=dict(env, PATH='/nonexistent'))
     assert result.returncode == 0, result.stdout + result.stderr
     assert 'NAT rules: not read' in result.stdout and 'Effective IPv6:' in result.stdout
 

@@ -7,6 +7,7 @@ each fake holds, line by line, and the requests the run made."""
 
 import json
 import os
+import re
 
 import pytest
 
@@ -223,10 +224,15 @@ def test_status_json_check_and_hooks_name_each_line(home, tmp_path):
     home.drop(CM)
     ok(home.run(DDNS_ON_CHANGE=str(hook)))
     assert seen.read_text().split('\n')[-2] == 'cm removed '
+    removed = json.loads(ok(home.run('--status', '--json')).stdout)[1]['changed']
+    ok(home.run(DDNS_ON_CHANGE=str(hook)))   # the line still down: nothing sent, nothing told
+    assert home.requests == 0 and seen.read_text().split('\n')[-2] == 'cm removed '
     shown = json.loads(ok(home.run('--status', '--json')).stdout)
-    # ct and cu: found in place by the later run (nothing written), cm's record removed
+    # ct and cu: found in place by the later run (nothing written), cm's record removed (and still so)
+    assert [(s['line'], s['outcome'], s['ip'], s['changed']) for s in shown[1:2]] == [('cm', 'removed', None, removed)]
     assert [(s['line'], s['outcome'], s['ip']) for s in shown] == [
         ('ct', 'unchanged', CT), ('cm', 'removed', None), ('cu', 'unchanged', CU)]
+    assert 'line cm: removed, ip unknown' in ok(home.run('--status')).stdout
     checked = home.run('--check')
     assert checked.returncode == 0, checked.stdout + checked.stderr
     out = checked.stdout
@@ -300,11 +306,26 @@ def test_all_runs_the_lines_of_each_record(home, tmp_path):
     os.chmod(str(conf), 0o600)
     env = dict(home.env, DDNS_LINES='', DDNS_RECORD_NAME='')
     done = ok(home.run('--all', '--config', str(conf), **env))
-    assert 'All 4 records done.' in done.stdout
+    assert 'All 1 record and 3 lines of 1 other record done.' in done.stdout
     assert home.held() == expected(home.provider, {'ct': CT, 'cm': CM, 'cu': CU})
     assert [r['content'] for r in home.fake.find('nas.example.com', 'AAAA')] in ([CT], [CM], [CU])
     ok(home.run('--all', '--config', str(conf), **env))
     assert home.requests == 0
+
+
+@pytest.mark.parametrize('home', WITH_LINES, indirect=True)
+def test_a_run_counts_the_lines_of_a_record_as_lines(home):
+    """A record with lines runs each line on its own (and the default line): the run's last line counts
+    them as lines of one record, not as records."""
+    routes = home.fake.route_names()
+    home.fake.fail('status', route='create_line_record' if 'create_line_record' in routes else 'create_record',
+                   status=403, text='refused by the test')
+    done = home.run()
+    assert done.returncode == 1, done.stdout + done.stderr
+    said = done.stdout + done.stderr
+    assert re.search(r'1 of 4 lines of 1 record failed: AAAA %s line (ct|cm|cu|default) \(exit 1\)$' % RECORD,
+                     said, re.M), said
+    assert 'All 4 lines of 1 record done.' in ok(home.run()).stdout
 
 
 @pytest.mark.parametrize('home', SEVERAL, indirect=True)

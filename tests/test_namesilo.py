@@ -248,7 +248,7 @@ def test_check_tells_a_foreign_domain_from_a_refused_key(box, fake, state):
         in done.stdout, done.stdout
     fake.keys = {}
     done = run(box, state, '--check')
-    assert 'FAIL  credentials accepted: login: the provider refused the request (code 110)' in done.stdout
+    assert 'FAIL  credentials accepted: find zone: the provider refused the request (code 110)' in done.stdout
 
 
 @pytest.mark.parametrize('answer', [

@@ -7,7 +7,8 @@ import shlex
 import subprocess
 import sys
 
-from conftest import HERE, run_tool
+from conftest import HERE, run_tool, sampled
+from providers import PROVIDERS
 
 SANDBOX = os.path.join(HERE, 'sandbox.py')
 
@@ -23,27 +24,76 @@ def test_unknown_argument_is_bad_input():
     assert done.returncode == 2 and done.stdout == '' and "unknown argument 'bogus'" in done.stderr
 
 
-def test_serve_mode_lets_updater_b_run_without_a_ping(tmp_path):
+def served(tmp_path):
+    """Start `sandbox.py serve`; (the process, {'': the settings every record shares, provider: its
+    own}, the ddkit command line of its config file), from the exports it prints."""
+    import threading
     server = subprocess.Popen([sys.executable, SANDBOX, 'serve'], stdout=subprocess.PIPE, text=True)
+    stuck = threading.Timer(60, server.kill)   # a serve that never prints its last line: its output ends
+    stuck.start()
+    blocks, block, command = {'': {}}, '', None
+    for line in server.stdout:
+        if line.startswith('# provider '):
+            block = line.split()[2]
+            blocks[block] = {}
+        elif line.startswith('export '):
+            key, _, value = line[7:].strip().partition('=')
+            blocks[block][key] = shlex.split(value)[0]
+        elif '--config' in line:
+            command = shlex.split(line)
+            break
+    stuck.cancel()
+    return server, blocks, command
+
+
+def stubbed(tmp_path):
+    """The environment of a tool run: ping replaced by a stub that logs (no real host is pinged)."""
+    return {'PATH': os.path.join(HERE, 'stubs') + os.pathsep + os.environ.get('PATH', '/usr/bin:/bin'),
+            'PING_STUB_LOG': str(tmp_path / 'ping.log')}
+
+
+# the seed commands' providers, and others spread over the registry (all of them under make test-full)
+POINTED = [a for a in PROVIDERS if a.seed] + sampled([a for a in PROVIDERS if not a.seed], 6)
+
+
+def test_serve_prints_the_settings_of_every_provider_and_they_work(tmp_path):
+    """serve starts every provider's fake, holding the record at 81.2.69.1: each provider's exports,
+    over the shared ones, make a real `ddkit --check` pass (the record found holding that address), as
+    does its config file of a record at every provider; updater_b runs with its provider's, no ping."""
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'lib'))
+    from ddkit import registry
+    server, blocks, command = served(tmp_path)
     try:
-        env, seen_b = {}, False
-        for line in server.stdout:
-            seen_b = seen_b or line.startswith('and updater B')
-            if line.startswith('export ') and seen_b:
-                key, _, value = line[7:].strip().partition('=')
-                env[key] = shlex.split(value)[0]
-                if key == 'DDNS_STATE_DIR':
-                    break
-        env['DDNS_STATE_DIR'] = str(tmp_path)
-        env['PATH'] = os.path.join(HERE, 'stubs') + os.pathsep + os.environ.get('PATH', '/usr/bin:/bin')
-        env['PING_STUB_LOG'] = str(tmp_path / 'ping.log')
-        done = run_tool('updater_b', env=env)
+        shared = blocks.pop('')
+        assert sorted(blocks) == sorted(registry.PROVIDERS), blocks
+        assert all(blocks.values()), blocks   # the venv has every fake's test-only package: all served
+        assert set(shared) == {'DDNS_ZONE_NAME', 'DDNS_RECORD_NAME', 'DDNS_DOH_URL', 'DDNS_IP_LOOKUP_URL',
+                               'DDNS_STATE_DIR'}, shared
+        checks = {}
+        for adapter in POINTED:
+            env = dict(shared, **blocks[adapter.provider], **stubbed(tmp_path))
+            assert env['DDNS_PROVIDER'] == adapter.provider
+            checks[adapter] = run_tool('ddkit', ['--check'], env=env)
+        every = run_tool(command[1], command[2:], env=stubbed(tmp_path))
+        seed = [a for a in PROVIDERS if a.seed][-1]   # updater_b: the one that would ping a real host
+        updated = run_tool(seed.tool, env=dict(shared, **blocks[seed.provider], **stubbed(tmp_path)))
     finally:
         server.terminate()
         server.wait(timeout=30)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert 'IP changed from 81.2.69.1 to 81.2.69.10' in done.stdout
+    assert any(adapter.told for adapter in checks) and not all(adapter.told for adapter in checks)
+    for adapter, done in checks.items():
+        assert done.returncode == 0 and done.stdout.rstrip().endswith('check: all ok; an update would succeed.'), \
+            (adapter, done.stdout + done.stderr)
+        told = 'only told the IP' in done.stdout
+        assert told == adapter.told, (adapter, done.stdout)
+        assert told or 'record holds 81.2.69.1, the current IP is 81.2.69.10: the next run updates it' in \
+            done.stdout, (adapter, done.stdout)
+    assert every.returncode == 0, every.stdout + every.stderr
+    assert every.stdout.count('check: all ok') == len(registry.PROVIDERS), every.stdout
+    assert updated.returncode == 0 and 'IP changed from 81.2.69.1 to 81.2.69.10' in updated.stdout, \
+        updated.stdout + updated.stderr
     assert not (tmp_path / 'ping.log').exists()
+    assert not os.path.exists(shared['DDNS_STATE_DIR'])   # stopped: its state directory is gone
 
 
 def test_the_demo_runs_every_provider_through_ddkit(tmp_path):

@@ -289,7 +289,7 @@ def test_check_tells_a_foreign_domain_from_refused_credentials(box, fake, state)
         in done.stdout, done.stdout
     fake.users[fake.username] = 'another'
     done = run(box, state, '--check')
-    assert 'FAIL  credentials accepted: login: the provider refused the request (result 500, error 10001)' \
+    assert 'FAIL  credentials accepted: find zone: the provider refused the request (result 500, error 10001)' \
         in done.stdout, done.stdout
     assert fake.api_password not in done.stdout + done.stderr
 

@@ -22,11 +22,12 @@ def untrusted(directory):
 
 def refuse_foreign(what, path, st):
     """A UsageError when another user could change this config or UCI file (st: its fstat): whoever
-    can, steers a root run (which URL gets the credentials, which state_dir)."""
+    can, steers a root run (which URL gets the credentials, which state_dir). The fix makes it the
+    owner's alone (600): it holds secrets, so readable by others is warned of too."""
     if os.name == 'posix' and (st.st_uid not in (0, os.geteuid()) or st.st_mode & 0o022):
         raise UsageError('%s %s (owner uid %d, mode %04o) can be changed by another user: refused; '
-                         'fix: chown root %s; chmod go-w %s' % (what, path, st.st_uid, st.st_mode & 0o7777,
-                                                                 path, path))
+                         'fix: chown root %s; chmod 600 %s' % (what, path, st.st_uid, st.st_mode & 0o7777,
+                                                                path, path))
 
 
 def foreign_dir(directory):

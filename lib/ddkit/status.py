@@ -6,9 +6,10 @@ checked and changed (epoch seconds), ip, and the fields of the last failure. It 
 decided something new: a change at the provider, another outcome or failure than the one kept, or the
 first unchanged run after a failure or no valid IP. A run that decides what is kept already (the IP
 unchanged after a good outcome, or before there was a status file; the same failure again; no valid
-IP again) writes nothing (a router's state directory may be on flash): what --status shows of it is
-derived from the record's log, to which that run appended its lines (log_time): its `checked` is that
-run's time, and a kept change (updated, created) that a later run found in place shows as unchanged.
+IP again, or still after a line's record was removed) writes nothing (a router's state directory may
+be on flash): what --status shows of it is derived from the record's log, to which that run appended
+its lines (log_time): its `checked` is that run's time, and a kept change (updated, created) that a
+later run found in place shows as unchanged.
 A run writes its status after its last log line, so a log line later than the kept `checked` is a
 later run's. The keys --status --json prints are documented in docs/status.md and kept stable.
 """
@@ -16,7 +17,7 @@ later run's. The keys --status --json prints are documented in docs/status.md an
 import os
 import time
 
-from ddkit import CREATED, FAILED, FIELDS, REMOVED, UNCHANGED, UPDATED
+from ddkit import CREATED, FAILED, FIELDS, NO_IP, REMOVED, UNCHANGED, UPDATED
 
 GOOD = (UNCHANGED, UPDATED, CREATED)   # outcomes after which the record holds the current IP
 NEVER = 'never'    # the outcome --status shows for a record no run has decided yet
@@ -52,6 +53,8 @@ def record(job, outcome):
         return
     path = path_of(job)
     kept = read(path)
+    if outcome == NO_IP and kept.get('outcome') == REMOVED:
+        return   # the line still has no address: its record stays removed, since the time kept
     from ddkit.log import printable
     now = '%d' % time.time()
     values = {'outcome': outcome,

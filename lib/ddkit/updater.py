@@ -116,7 +116,7 @@ def main(provider=None, argv=None, tool=None, choice=None):
             usable(chosen, cfg, label, reading='status' in args.on)
         except UsageError as e:
             print('%s: %s%s' % (tool, 'record %s: ' % label if label else '', e), file=sys.stderr)
-            outcomes.append((label, e.exit_status))
+            outcomes.append((label, e.exit_status, None))
             continue
         families = cfg.record_type.split()
         run.several = run.several or len(families) > 1 or bool(cfg.lines)
@@ -131,12 +131,13 @@ def main(provider=None, argv=None, tool=None, choice=None):
             try:
                 if run.several:
                     heading(job, heading_text(name))
-                outcomes.append((name, one_record(job)))
+                # a line's job is counted as a line of its record (label, family, name)
+                outcomes.append((name, one_record(job), (label, family, cfg.record_name) if line else None))
             finally:
                 job.log.close()
     if 'status' in args.on:
         from ddkit import status
-        return status.show(status.read_all(reading, heading_text), outcomes, 'json' in args.on)
+        return status.show(status.read_all(reading, heading_text), [o[:2] for o in outcomes], 'json' in args.on)
     status = outcomes[0][1] if not run.several else finish(tool, args, outcomes, run)
     if 'ddkit.wire' in sys.modules:   # only a run that made a request loaded it
         sys.modules['ddkit.wire'].close_all()
@@ -295,9 +296,9 @@ def finish(tool, args, outcomes, run):
     of each healthcheck_url the records name (ok when every record naming it was)."""
     from ddkit.log import Log, say
     log = Log(None, quiet='quiet' in args.on, tag=tool if openwrt() else None)
-    failed = ['%s (exit %d)' % (name, status) for name, status in outcomes if status]
-    text = '%d of %d records failed: %s' % (len(failed), len(outcomes), ', '.join(failed)) if failed else \
-        'All %d records done.' % len(outcomes)
+    failed = ['%s (exit %d)' % (name, status) for name, status, _ in outcomes if status]
+    text = '%d of %s failed: %s' % (len(failed), counted(outcomes), ', '.join(failed)) if failed else \
+        'All %s done.' % counted(outcomes)
     if 'check' in args.on:
         say(text)
     elif failed:
@@ -309,4 +310,17 @@ def finish(tool, args, outcomes, run):
         for url, (ok, ca_file) in run.pings.items():
             if ok is not None:
                 notify.ping(log, url, ok, ca_file)
-    return max([status for _, status in outcomes] or [0])
+    return max([status for _, status, _ in outcomes] or [0])
+
+
+def counted(outcomes):
+    """What a run of several ran, in words: '3 records', '4 lines of 1 record', or '1 record and 3
+    lines of 1 other record' (a record with lines runs a job for each: they are its lines)."""
+    lines = [of for _, _, of in outcomes if of is not None]
+    plain = len(outcomes) - len(lines)
+    lined = len(set(lines))
+    words = ['%d record%s' % (plain, '' if plain == 1 else 's')] if plain or not lines else []
+    if lines:
+        words.append('%d line%s of %d %srecord%s' % (len(lines), '' if len(lines) == 1 else 's', lined,
+                                                     'other ' if plain else '', '' if lined == 1 else 's'))
+    return ' and '.join(words)

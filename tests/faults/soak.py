@@ -215,6 +215,8 @@ class Soak:
         self.sealed = False
         user = pwd.getpwnam('nobody')
         self.nobody = ['setpriv', '--reuid=%d' % user.pw_uid, '--regid=%d' % user.pw_gid, '--clear-groups']
+        # what nobody runs: a copy, as the checkout may lie in a directory closed to others (0700)
+        self.for_others = conftest.copy_for_others(os.path.join(self.base, 'for-others'))
         self.store = self.rig.provider.records if tool == 'A' else self.rig.provider.recordsets
         self.add_record(FIRST)
         # DoH answers what the provider holds, as a resolver past the record's TTL does
@@ -332,7 +334,8 @@ class Soak:
     def launch(self, step):
         """Run the tool (twice at once for a pair), killed when the plan says so."""
         argv, env = command(self.rig, self.nobody if step.state == 'nobody' else (),
-                            {'DDNS_TIMEOUT': HANG_TIMEOUT if step.hangs else TIMEOUT})
+                            {'DDNS_TIMEOUT': HANG_TIMEOUT if step.hangs else TIMEOUT},
+                            self.for_others if step.state == 'nobody' else None)
         procs = [subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                  for _ in range(2 if step.pair else 1)]
         self.victim[:] = procs[:1]
@@ -489,9 +492,10 @@ def done_then_502(reply):
     return reply
 
 
-def command(rig, prefix, env):
-    """argv and environment of one run of the tool, as Rig.run and run_tool make them."""
-    guard = conftest.import_guard(rig.tool)
+def command(rig, prefix, env, copy=None):
+    """argv and environment of one run of the tool, as Rig.run and run_tool make them; copy: the tool's
+    copy to run instead (conftest.copy_for_others)."""
+    path, guard = copy(rig.tool) if copy else (tool_path(rig.tool), conftest.import_guard(rig.tool))
     full = {k: v for k, v in os.environ.items() if not k.startswith('DDNS_')}
     full.update(guard)
     full.update(rig.env())
@@ -499,7 +503,7 @@ def command(rig, prefix, env):
     full.update({'PYTHONPATH': os.pathsep.join(p for p in (rig.bin, guard.get('PYTHONPATH')) if p),
                  'FAULTS_ARGV_LOG': rig.argv_log,
                  'PATH': rig.bin + os.pathsep + os.environ.get('PATH', '/usr/bin:/bin')})
-    return list(prefix) + [sys.executable, tool_path(rig.tool)], full
+    return list(prefix) + [sys.executable, path], full
 
 
 def finish(proc, kill_at=None):

@@ -237,7 +237,7 @@ def test_damaged_auth_file(rig, auth, new_token):
     assert len(rig.provider.issued) == issued + new_token  # the healed run reuses the cached token
 
 
-def test_a_refused_token_in_a_directory_the_run_cannot_write_is_no_traceback(request, tmp_path):
+def test_a_refused_token_in_a_directory_the_run_cannot_write_is_no_traceback(request, tmp_path, for_others):
     """Updater B run by its owner, nobody, in a state directory it can no longer write (0500), when
     its record is due for verification: the cached token is refused, its file cannot be removed,
     the new token cannot be cached. Each is said in one line and the run goes on: the record is
@@ -271,8 +271,9 @@ def test_a_refused_token_in_a_directory_the_run_cannot_write_is_no_traceback(req
         os.chown(os.path.join(rig.state_dir, name), user.pw_uid, user.pw_gid)
     os.chmod(rig.state_dir, 0o500)
     prefix = ['setpriv', '--reuid=nobody', '--regid=%s' % user_group('nobody'), '--clear-groups']
-    env = dict(rig.env(), DDNS_LOG_FILE=os.path.join(base, 'b.log'))
-    done = run_tool(rig.tool, env=env, prefix=prefix, python=python)
+    tool, guard = for_others(rig.tool)   # the checkout may be closed to nobody
+    env = dict(rig.env(), DDNS_LOG_FILE=os.path.join(base, 'b.log'), **guard)
+    done = run_tool(tool, env=env, prefix=prefix, python=python)
     out = rig.output(done)
     assert done.returncode == 0 and 'Traceback' not in out, out
     assert 'cannot remove state file %s' % os.path.join(rig.state_dir, rig.auth_name) in out
@@ -281,7 +282,7 @@ def test_a_refused_token_in_a_directory_the_run_cannot_write_is_no_traceback(req
     assert time.time() - os.stat(os.path.join(rig.state_dir, rig.ip_name)).st_mtime < 60
     # changed at the provider meanwhile: the ip file cannot be taken away first, so nothing is sent
     rig.provider.recordsets[rig.rid]['records'] = [OLD]
-    done = run_tool(rig.tool, env=dict(env, DDNS_VERIFY_INTERVAL='0'), prefix=prefix, python=python)
+    done = run_tool(tool, env=dict(env, DDNS_VERIFY_INTERVAL='0'), prefix=prefix, python=python)
     out = rig.output(done)
     assert done.returncode == 1 and 'Traceback' not in out, out
     assert 'before the update' in out and 'nothing was sent' in out and rig.updates() == 0

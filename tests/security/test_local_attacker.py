@@ -289,25 +289,30 @@ def test_a_log_others_could_write_loses_that_permission_and_a_chosen_0644_stays(
 
 
 # --- the config file ----------------------------------------------------------------------------------
-@pytest.mark.parametrize('how', ['owned by another user', 'writable by others'])
-def test_a_config_file_another_user_can_change_is_refused(rig, place, how):
+@pytest.mark.parametrize('how, mode', [('owned by another user', 0o600), ('writable by others', 0o622),
+                                       ('group-writable', 0o664)])
+def test_a_config_file_another_user_can_change_is_refused(rig, place, how, mode):
+    """Refused, nothing sent; the fix it names, done as said, makes the file one the run takes without
+    a word (its owner's alone: no warning that others can read it)."""
     import pwd
+    import subprocess
     rig.seed()
     path = os.path.join(place.base, 'ddns.conf')
     with open(path, 'w') as f:
         f.write(''.join('%s=%s\n' % item for item in rig.credentials().items()))
-    if how == 'owned by another user':
-        os.chown(path, pwd.getpwnam('nobody').pw_uid, -1)
-        os.chmod(path, 0o600)
-    else:
-        os.chmod(path, 0o622)
+    owner = pwd.getpwnam('nobody').pw_uid if how == 'owned by another user' else 0
+    os.chown(path, owner, -1)
+    os.chmod(path, mode)
     done = rig.run('--config', path, drop=rig.credential_env())
     assert done.returncode == 2, rig.output(done)
-    owner, mode = (pwd.getpwnam('nobody').pw_uid, 0o600) if how == 'owned by another user' else (0, 0o622)
     assert done.stderr.count('\n') == 1 and 'config file %s (owner uid %d, mode %04o) can be changed by ' \
         'another user: refused' % (path, owner, mode) in done.stderr, done.stderr
     assert sum(len(s.requests) for s in rig.box.servers) == 0
     assert rig.content() == OLD
+    fix = done.stderr.rstrip('\n').split('; fix: ', 1)[1]
+    subprocess.run(['sh', '-c', fix], check=True)
+    done = rig.run('--config', path, drop=rig.credential_env())
+    assert done.returncode == 0 and done.stderr == '' and rig.content() == NEW, rig.output(done)
 
 
 def test_a_uci_file_another_user_owns_is_refused(rig, place):

@@ -94,7 +94,7 @@ def login(job):
     """--check: the credentials are accepted when the API answers the record's listing with the
     records, or with a domain that is not this account's (the zone check says that one)."""
     try:
-        listed(job, job.cfg.zone_name, 'login')
+        listed(job, job.cfg.zone_name, 'find zone')
     except Failure as e:
         if e.code not in ZONE_GONE:
             raise

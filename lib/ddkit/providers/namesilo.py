@@ -62,7 +62,7 @@ def login(job):
     """--check: the key is accepted when the API answers the domain's listing, or says the domain
     is not this account's (the zone check says that one)."""
     try:
-        listed(job, 'login')
+        listed(job, 'find zone')
     except Failure as e:
         if e.code != str(ZONE_GONE):
             raise

@@ -88,7 +88,7 @@ def login(job):
     """--check: the credentials are accepted when the API answers the record's listing with the
     records, or with a domain that is not this account's (the zone check says that one)."""
     try:
-        records(job, 'login')
+        records(job, 'find zone')
     except Failure as e:
         if decimal(e.code or '') not in ZONE_GONE:
             raise
