@@ -360,8 +360,17 @@ def _strip(source):
 
 
 def read(path):
-    with open(path, encoding='utf-8') as f:
-        return f.read()
+    """A source file's text, read again only when it changed: a feed follows each module's imports
+    for every module that uses it."""
+    st = os.stat(path)
+    key = (path, st.st_mtime_ns, st.st_size)
+    if key not in _READ:
+        with open(path, encoding='utf-8') as f:
+            _READ[key] = f.read()
+    return _READ[key]
+
+
+_READ = {}
 
 
 def pack(source):
