@@ -3,6 +3,8 @@
 The requests go through ddkit.wire (HTTP/1.1 on a bare socket, not http.client: start-up cost);
 ssl is imported only for https:// URLs.
 Redirects are never followed: credentials must not travel to another host or over plain HTTP.
+A request goes through the record's proxy (ddkit.PROXY, ddkit.proxy) unless its caller asks for a
+direct one.
 """
 
 import time
@@ -18,6 +20,9 @@ MAX_RETRY_AFTER = 30     # a Retry-After longer than this is not waited for: the
 ANCHORS_FILE = 'ddkit-ca-anchors.pem'   # in the state directory the updater names (ddkit.KEEP_DIR)
 MAX_ANCHORS = 8          # the certificates that file keeps: a run's hosts end at one or two
 MAX_BUNDLE = 4 * 1024 * 1024   # of a CA bundle read as text (OpenWrt's: about 200 KB)
+# the variables that may name a proxy, in any letter case (ddkit.proxy reads which, and how): when none
+# is set and the proxy setting is not, a request goes direct without loading the proxy code
+PROXY_VARIABLES = ('https_proxy', 'http_proxy', 'all_proxy')
 
 
 class NoAnswer(Failure):
@@ -153,14 +158,16 @@ def _where(url):
 
 def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file=None,
             family=None, source=None, retries=RETRIES, max_body=MAX_BODY, repeatable=None, data=None,
-            shown=None):
+            shown=None, direct=False):
     """Make one request and return its Response, whatever its status (providers explain errors in
     the body); retry what is transient (refused, reset, timeout, 5xx, 429) a bounded number of
     times; raise Failure naming the step when no answer came or a redirect was offered. repeatable:
     safe to send again (GET, PUT, DELETE, and a POST whose caller says so); one that is not (a
     create) is sent again only when its connection was refused, so it surely never arrived. data:
     a body of bytes sent as they are (its Content-Type among headers), instead of json_body. shown:
-    the URL as a failure names it, where its path may hold a key (default: the URL without its query)."""
+    the URL as a failure names it, where its path may hold a key (default: the URL without its query).
+    direct: never through a proxy (the IP lookups and DoH: a proxy would be seen instead of this host).
+    A proxy that gives no connection is a failure of kind 'proxy' naming it, not retried."""
     from ddkit import wire
     where = shown or _where(url)
     scheme, host, port, path = split_url(url)
@@ -179,9 +186,10 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
     for attempt in range(retries + 1):
         last = attempt == retries
         try:
+            via = None if direct else proxy_of(scheme, host)
             status, got, data = wire.exchange(scheme, host, port, method, '/' + path, sent, body,
                                               timeout, ca_file, family, source, max_body,
-                                              safe, anchors())
+                                              safe, anchors(), via)
         except ImportError as e:  # no _ssl for an https:// URL: the router lacks python3-openssl
             if e.name not in ('ssl', '_ssl'):
                 raise
@@ -189,6 +197,8 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
                              'opkg install python3-openssl' % (where, e.name), url=where, kind='no tls',
                              fix='opkg install python3-openssl')
         except OSError as e:  # refused, reset, timed out, TLS, and wire.ProtocolError
+            if type(e).__name__ == 'ProxyError':   # the proxy's failure, said as its own
+                raise NoAnswer.at(step, '%s; fix: %s' % (e, e.fix), url=e.proxy, kind='proxy', fix=e.fix)
             # a create is tried again only when it surely never arrived (the connection was refused)
             if last or not _transient(e) or not safe and not isinstance(e, ConnectionRefusedError):
                 raise NoAnswer.at(step, 'no answer from %s: %s' % (where, _reason(e)), url=where,
@@ -215,6 +225,26 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
             delay *= 2
             continue
         return answer
+
+
+def proxy_of(scheme, host):
+    """The proxy (a ddkit.proxy.Proxy) a request of scheme to host goes through, or None: the record's
+    proxy setting (ddkit.PROXY), else the environment's; a ProxyError for a variable naming none."""
+    import ddkit
+    setting = ddkit.PROXY[0]
+    if not proxy_named(setting):
+        return None
+    from ddkit import proxy
+    return proxy.route(setting, scheme, host)[0]
+
+
+def proxy_named(setting):
+    """True when a proxy may apply: the proxy setting names one (not None, '' or off), or it is unset
+    ('') and a variable of the environment may name one."""
+    if setting is None or setting == 'off':
+        return False
+    import os
+    return bool(setting) or any(name.lower() in PROXY_VARIABLES for name in os.environ)
 
 
 def date(text):

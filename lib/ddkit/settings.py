@@ -86,6 +86,41 @@ def check_url(value):
     return value.rstrip('/')
 
 
+def check_proxy(value):
+    """proxy: off, or http://, socks5:// or socks5h:// [user:password@]host:port (ddkit.proxy); user and
+    password at most 255 bytes each, as SOCKS5 sends them."""
+    if value.lower() == 'off':
+        return 'off'
+    from ddkit.urls import split_proxy
+    if '://' not in value:
+        raise ValueError('must be off, or http://, socks5:// or socks5h:// [user:password@]host:port')
+    _, user, password, _, _ = split_proxy(value)
+    if len((user or '').encode('utf-8')) > 255 or len((password or '').encode('utf-8')) > 255:
+        raise ValueError('the proxy\'s user and password are at most 255 bytes each')
+    return value
+
+
+def proxy_secrets(value):
+    """What of a proxy setting is masked in every message: its user:password and its password, as
+    written and decoded. Never its scheme, host and port, which messages name the proxy by."""
+    if '@' not in value:
+        return []
+    from ddkit.urls import split_proxy
+    userinfo = value.partition('://')[2].rpartition('@')[0]
+    return [userinfo, userinfo.partition(':')[2], split_proxy(value)[2] or '']
+
+
+YES_NO = ('0', '1')   # a yes/no setting's values, as UCI and the LuCI page keep a flag
+
+
+def check_yes_no(value):
+    """A yes/no setting: True for 1, yes, on, true; False for 0, no, off, false (UCI's words)."""
+    word = value.strip().lower()
+    if word not in ('1', 'yes', 'on', 'true', '0', 'no', 'off', 'false'):
+        raise ValueError('must be 1 (yes) or 0 (no)')
+    return word in ('1', 'yes', 'on', 'true')
+
+
 def api_base_url(api_path, any_case=False):
     """The check of a provider's base_url: check_url, then api_path taken off its end (the provider's
     documents write the URL with it; the tool adds it to every call); any_case: in any letter case."""

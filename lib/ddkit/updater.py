@@ -46,6 +46,14 @@ COMMON = [
     Setting('ca_file', help='CA bundle, or directory of hashed CA certificates, for https (default: the '
             'system\'s hashed directory when it has one, else its bundle)', check=settings.check_ca),
     Setting('timeout', '10', help='seconds per request', check=settings.check_timeout),
+    Setting('proxy', help='the proxy of the provider\'s API, the notifications and the health-check ping: '
+            'http://[user:password@]host:port (HTTPS through CONNECT), socks5://... (names resolved here), '
+            'socks5h://... (names resolved by the proxy), or off; unset: https_proxy, all_proxy and no_proxy of '
+            'the environment, as curl reads them (docs/proxy.md)', secret=settings.proxy_secrets,
+            check=settings.check_proxy),
+    Setting('proxy_lookup', '0', help='1: the public-IP lookups and DoH go through the proxy too (the lookup '
+            'then sees the proxy\'s address, unless it is this host\'s own); 0: they go direct',
+            check=settings.check_yes_no, choices=settings.YES_NO),
     Setting('verify_interval', '86400', help='seconds between reads of the record at the provider while '
             'the IP is unchanged (0: every run; off: never)',
             check=settings.check_verify_interval),
@@ -263,6 +271,8 @@ def openwrt():
 
 def one_record(job):
     """--check or the update of one record: its exit status."""
+    import ddkit
+    ddkit.PROXY[0] = job.cfg.proxy or ''   # the record's requests go through its proxy (ddkit.http)
     if job.cfg.check:
         from ddkit import check
         return check.run(job)
@@ -306,7 +316,9 @@ def finish(tool, args, outcomes, run):
         log.info(text)
     if run.pings:
         from ddkit import notify
-        for url, (ok, ca_file) in run.pings.items():
+        import ddkit
+        for url, (ok, ca_file, proxy) in run.pings.items():
             if ok is not None:
+                ddkit.PROXY[0] = proxy   # the proxy of the records naming it
                 notify.ping(log, url, ok, ca_file)
     return max([status for _, status in outcomes] or [0])
