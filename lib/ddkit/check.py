@@ -265,7 +265,11 @@ class Report:
             return self.fail('TLS: this Python has no ssl module', 'opkg install python3-openssl')
         store, missing = ca_store(self.cfg.ca_file)
         for url in https:
-            problem, fix, kind = handshake(url, self.cfg, tls, url in self.cfg.ip_lookup_url)
+            lookup = url in self.cfg.ip_lookup_url
+            if self.blocked == 'proxy reached' and not (lookup and not self.cfg.proxy_lookup):
+                self.line(SKIP, 'TLS with %s: not checked (needs: proxy reached)' % _host(url))
+                continue
+            problem, fix, kind = handshake(url, self.cfg, tls, lookup)
             if problem is None:
                 self.ok('TLS with %s verified (CA: %s)' % (_host(url), store))
                 continue
