@@ -19,10 +19,10 @@ def decimal(text):
 # a run that writes state; None (egress6, --check, a dry run): nothing is kept.
 KEEP_DIR = [None]
 
-# The proxy setting of the record whose requests are being made ('' unset: the environment's, as curl
-# reads it; 'off'; a proxy URL), set by the updater before each record's requests: ddkit.http sends a
-# request through it unless its caller asks for a direct one (the IP lookups, DoH). None (egress6, no
-# proxy settings): every request direct.
+# How the requests of the record being run reach their hosts, set by the updater before each record's
+# requests (ddkit.updater.proxy_route): a function (scheme, host) giving the ddkit.proxy.Proxy a request
+# goes through, or None; ddkit.http asks it unless its caller wants a direct request (the IP lookups,
+# DoH). None (egress6: no proxy settings): every request direct.
 PROXY = [None]
 
 # RFC 3986's unreserved characters: what every encoding of a secret keeps as it is (ddkit.log, ddkit.mask)

@@ -223,30 +223,26 @@ class Report:
 
     def proxy_reached(self, urls):
         """Which proxy the provider's requests go through (from the proxy setting or the environment),
-        and that it gives a connection to the first URL's host; one line when a proxy is named and not
-        used (proxy off, no_proxy), none when none is named."""
-        from ddkit import http
-        cfg = self.cfg
-        url = next((u for u in urls if u), None)
-        if url is None or not cfg.proxy and not http.proxy_named(''):
+        and a connection through it to the first URL's host; a line saying why none is used when one is
+        named (proxy off, no_proxy); none when none is named."""
+        from ddkit import http, proxy, wire
+        cfg, url = self.cfg, next((u for u in urls if u), None)
+        if url is None:
             return None
-        from ddkit import proxy, wire
         scheme, host, port, _ = http.split_url(url)
         try:
-            via, note = proxy.route(cfg.proxy or '', scheme, host)
+            via, note = proxy.route(cfg.proxy, scheme, host)
             if via is None:
-                return self.ok('proxy: none for %s (%s)' % (host, note)) if note else None
+                return note and self.ok('proxy: none for %s (%s)' % (host, note))
             (via.reach(wire.connect, cfg.timeout) if via.absolute and scheme == 'http' else
              via.tunnel(wire.connect, host, port, cfg.timeout)).close()
         except OSError as e:   # a ProxyError, or the host's name (socks5: resolved here)
-            said = e if isinstance(e, proxy.ProxyError) else 'proxy: %s: %s' % (host, e)
-            self.fail(str(said), getattr(e, 'fix', None) or 'check the host in %s' % url)
             self.blocked = self.blocked or 'proxy reached'
-            return None
-        self.ok('proxy %s (from %s) %s; the IP lookups and DoH go %s' % (
-            via.label, via.origin, 'reached' if via.absolute and scheme == 'http' else
-            'connected to %s:%d' % (host, port), 'through it too (proxy_lookup)' if cfg.proxy_lookup else 'direct'))
-        return via
+            return self.fail(str(e) if isinstance(e, proxy.ProxyError) else 'proxy: %s: %s' % (host, e),
+                             getattr(e, 'fix', None))
+        self.ok('proxy %s (from %s) connected to %s; the IP lookups and DoH go %s' % (
+            via.label, via.origin, 'it' if via.absolute and scheme == 'http' else '%s:%d' % (host, port),
+            'through it too (proxy_lookup)' if cfg.proxy_lookup else 'direct'))
 
     def tls_working(self, urls):
         """A verified TLS handshake (no request) with each https:// host the update talks to."""
@@ -384,10 +380,10 @@ def handshake(url, cfg, ssl, lookup=False):
     """(None, None, None) when a verified TLS handshake with url's host succeeds, else (problem, fix,
     kind): 'clock', 'name' or 'untrusted' (by OpenSSL's verify code), or 'connection'. Through the
     proxy a request to url takes (a lookup's: with proxy_lookup only)."""
-    from ddkit import http, wire
+    from ddkit import PROXY, http, wire
     _, host, port, _ = http.split_url(url)  # only https:// URLs come here
     try:
-        via = None if lookup and not cfg.proxy_lookup else http.proxy_of('https', host)
+        via = None if lookup and not cfg.proxy_lookup or PROXY[0] is None else PROXY[0]('https', host)
         sock = wire.opened(host, port, cfg.timeout, via=via)
         try:
             sock = wire.tls(sock, host, cfg.timeout, cfg.ca_file)  # verifies, as every request does

@@ -3,13 +3,12 @@
 The requests go through ddkit.wire (HTTP/1.1 on a bare socket, not http.client: start-up cost);
 ssl is imported only for https:// URLs.
 Redirects are never followed: credentials must not travel to another host or over plain HTTP.
-A request goes through the record's proxy (ddkit.PROXY, ddkit.proxy) unless its caller asks for a
-direct one.
+A request goes through the record's proxy (ddkit.PROXY) unless its caller asks for a direct one.
 """
 
 import time
 
-from ddkit import VERSION, Failure, decimal
+from ddkit import PROXY, VERSION, Failure, decimal
 from ddkit.urls import split_url  # noqa: F401  (callers take it from here too)
 
 USER_AGENT = 'ddkit/%s (+router DDNS tools)' % VERSION
@@ -20,9 +19,6 @@ MAX_RETRY_AFTER = 30     # a Retry-After longer than this is not waited for: the
 ANCHORS_FILE = 'ddkit-ca-anchors.pem'   # in the state directory the updater names (ddkit.KEEP_DIR)
 MAX_ANCHORS = 8          # the certificates that file keeps: a run's hosts end at one or two
 MAX_BUNDLE = 4 * 1024 * 1024   # of a CA bundle read as text (OpenWrt's: about 200 KB)
-# the variables that may name a proxy, in any letter case (ddkit.proxy reads which, and how): when none
-# is set and the proxy setting is not, a request goes direct without loading the proxy code
-PROXY_VARIABLES = ('https_proxy', 'http_proxy', 'all_proxy')
 
 
 class NoAnswer(Failure):
@@ -186,7 +182,7 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
     for attempt in range(retries + 1):
         last = attempt == retries
         try:
-            via = None if direct else proxy_of(scheme, host)
+            via = None if direct or PROXY[0] is None else PROXY[0](scheme, host)
             status, got, data = wire.exchange(scheme, host, port, method, '/' + path, sent, body,
                                               timeout, ca_file, family, source, max_body,
                                               safe, anchors(), via)
@@ -225,26 +221,6 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
             delay *= 2
             continue
         return answer
-
-
-def proxy_of(scheme, host):
-    """The proxy (a ddkit.proxy.Proxy) a request of scheme to host goes through, or None: the record's
-    proxy setting (ddkit.PROXY), else the environment's; a ProxyError for a variable naming none."""
-    import ddkit
-    setting = ddkit.PROXY[0]
-    if not proxy_named(setting):
-        return None
-    from ddkit import proxy
-    return proxy.route(setting, scheme, host)[0]
-
-
-def proxy_named(setting):
-    """True when a proxy may apply: the proxy setting names one (not None, '' or off), or it is unset
-    ('') and a variable of the environment may name one."""
-    if setting is None or setting == 'off':
-        return False
-    import os
-    return bool(setting) or any(name.lower() in PROXY_VARIABLES for name in os.environ)
 
 
 def date(text):

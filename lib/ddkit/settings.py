@@ -87,16 +87,13 @@ def check_url(value):
 
 
 def check_proxy(value):
-    """proxy: off, or http://, socks5:// or socks5h:// [user:password@]host:port (ddkit.proxy); user and
-    password at most 255 bytes each, as SOCKS5 sends them."""
+    """proxy: off, or http://, socks5:// or socks5h:// [user:password@]host:port (ddkit.proxy)."""
     if value.lower() == 'off':
         return 'off'
     from ddkit.urls import split_proxy
     if '://' not in value:
         raise ValueError('must be off, or http://, socks5:// or socks5h:// [user:password@]host:port')
-    _, user, password, _, _ = split_proxy(value)
-    if len((user or '').encode('utf-8')) > 255 or len((password or '').encode('utf-8')) > 255:
-        raise ValueError('the proxy\'s user and password are at most 255 bytes each')
+    split_proxy(value)
     return value
 
 
@@ -115,10 +112,10 @@ YES_NO = ('0', '1')   # a yes/no setting's values, as UCI and the LuCI page keep
 
 def check_yes_no(value):
     """A yes/no setting: True for 1, yes, on, true; False for 0, no, off, false (UCI's words)."""
-    word = value.strip().lower()
-    if word not in ('1', 'yes', 'on', 'true', '0', 'no', 'off', 'false'):
+    words = ('0', 'no', 'off', 'false', '1', 'yes', 'on', 'true')
+    if value.strip().lower() not in words:
         raise ValueError('must be 1 (yes) or 0 (no)')
-    return word in ('1', 'yes', 'on', 'true')
+    return words.index(value.strip().lower()) > 3
 
 
 def api_base_url(api_path, any_case=False):
