@@ -272,6 +272,23 @@ def test_the_health_check_ping_goes_through_the_proxy(box, tmp_path, tinyproxy):
     assert check.pings == ['success'] and tinyproxy.requests()[-1] == 'GET %s HTTP/1.1' % url
 
 
+def test_a_run_of_several_records_pings_through_their_proxy_at_its_end(box, tmp_path, tinyproxy):
+    check = HealthCheck().start()
+    url = check.check_url
+    conf = tmp_path / 'records.conf'
+    conf.write_text('proxy=%s\nhealthcheck_url=%s\n' % (tinyproxy.url(), url) +
+                    ''.join('[r%d]\nrecord_name=h%d.example.com\n' % (n, n) for n in range(2)))
+    os.chmod(str(conf), 0o600)
+    env = env_of(box, tmp_path / 'state')
+    del env['DDNS_RECORD_NAME']
+    try:
+        ok(run_tool('updater_a', ['--all', '--config', str(conf)], env=env))
+    finally:
+        check.stop()
+    assert check.pings == ['success'] and tinyproxy.requests()[-1] == 'GET %s HTTP/1.1' % url
+    assert len(box.provider_a.calls('create_record')) == 2
+
+
 # --- credentials, refusals, a proxy that is down: kind 'proxy', the proxy named, never its password --
 
 @pytest.mark.parametrize('credentials, said', [
