@@ -376,9 +376,8 @@ def test_socks5h_names_the_host_to_the_proxy_and_socks5_an_address(named_box, tm
     env = dict(by_name(tls_env(named_box, tmp_path / 'state')), DDNS_PROXY=socks.url(scheme))
     ok(run_tool('updater_a', [], env=env))
     port = named_box.provider_a.port
-    ours = sorted({info[4][0] for info in socket.getaddrinfo('localhost', port, 0, socket.SOCK_STREAM)})
+    # (socks5: an address of localhost the fake does not listen on, ::1, is refused and not logged)
     assert socks.connections() == (['localhost:%d' % port] if scheme == 'socks5h' else ['127.0.0.1:%d' % port])
-    assert scheme == 'socks5h' or '127.0.0.1' in ours
 
 
 # --- the environment's proxies, as curl reads them ---------------------------------------------------
