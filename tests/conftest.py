@@ -39,7 +39,8 @@ def run_tool(tool, args=(), env=None, input=None, timeout=60, cwd=None, python=N
     `prefix` goes before the interpreter (e.g. `ip netns exec <ns>`), `flags` after it (e.g. `-I`);
     `stdin` (a file descriptor, e.g. a pty, instead of `input`) for tools that ask questions;
     `stdout` (a file descriptor) instead of capturing it."""
-    base = {k: v for k, v in os.environ.items() if not k.startswith('DDNS_')}
+    # nor a proxy of the machine running the tests: the fakes are reached direct unless a test names one
+    base = {k: v for k, v in os.environ.items() if not k.startswith('DDNS_') and k.lower() not in PROXY_VARIABLES}
     base.update(import_guard(tool))
     base.update(env or {})
     path = tool if os.path.sep in tool else tool_path(tool)
@@ -57,6 +58,7 @@ def run_tool(tool, args=(), env=None, input=None, timeout=60, cwd=None, python=N
     return done
 
 
+PROXY_VARIABLES = ('https_proxy', 'http_proxy', 'all_proxy', 'no_proxy')   # in any letter case
 GUARD_DIR = os.path.join(HERE, 'importguard')
 GUARD_MARK = '[import guard]'
 

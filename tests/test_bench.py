@@ -25,9 +25,9 @@ import needs  # noqa: E402
 # calls; the URL settings are checked with ddkit.urls): ~120 KiB of a router's peak memory
 NO_REQUEST_FORBIDDEN = {'ssl', '_ssl', 'http', 'http.client', 'urllib', 'urllib.parse', 'email', 'json',
                         'socket', 'ipaddress', 're', 'argparse', 'logging', 'subprocess', 'ddkit.wire',
-                        'ddkit.http', 'struct', '_struct'}
+                        'ddkit.http', 'struct', '_struct', 'ddkit.proxy'}
 HTTP_LOOKUP_FORBIDDEN = {'ssl', '_ssl', 'http.client', 'urllib', 'email', 'json', 'socket', 'ipaddress',
-                         're', 'argparse', 'logging', 'subprocess', 'ddkit.check'}
+                         're', 'argparse', 'logging', 'subprocess', 'ddkit.check', 'ddkit.proxy'}
 UPDATERS = tuple(TOOLS) + ('ddkit',)   # the seed tools, and the command that runs every provider
 
 

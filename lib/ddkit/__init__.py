@@ -19,6 +19,12 @@ def decimal(text):
 # a run that writes state; None (egress6, --check, a dry run): nothing is kept.
 KEEP_DIR = [None]
 
+# How the requests of the record being run reach their hosts, set by the updater before each record's
+# requests (ddkit.updater.proxy_route): a function (scheme, host) giving the ddkit.proxy.Proxy a request
+# goes through, or None; ddkit.http asks it unless its caller wants a direct request (the IP lookups,
+# DoH). None (egress6: no proxy settings): every request direct.
+PROXY = [None]
+
 # RFC 3986's unreserved characters: what every encoding of a secret keeps as it is (ddkit.log, ddkit.mask)
 UNRESERVED = frozenset('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~')
 
@@ -74,9 +80,10 @@ FIELDS = ('step', 'why', 'url', 'status', 'code', 'provider_message', 'fix', 'ki
 # what went wrong: no answer came (the name did not resolve, the connection was refused or cut, the
 # time ran out, TLS refused the certificate); a server error (HTTP 5xx); an answer that was no JSON,
 # too large, a redirect; the provider refused the request, or has no such zone; an answer the tool
-# cannot use; a state file could not be written or removed; another run holds the record
+# cannot use; a state file could not be written or removed; another run holds the record; the proxy
+# gave no connection (down, refused it or its credentials, could not reach the host)
 KINDS = ('resolve', 'unreachable', 'timeout', 'tls', 'no tls', 'server error', 'not json', 'too large',
-         'redirect', 'refused', 'not found', 'unexpected', 'state', 'busy')
+         'redirect', 'refused', 'not found', 'unexpected', 'state', 'busy', 'proxy')
 
 
 class UsageError(Failure):

@@ -37,6 +37,7 @@ def run(job):
     job.log = report.log   # the provider's error lines go into the FAIL line of their step
     report.settings_complete(job.missing())
     report.state_dir_writable()
+    report.proxy_reached([getattr(cfg, name) for name in provider.URLS])
     report.tls_working([getattr(cfg, name) for name in provider.URLS] +
                        (cfg.ip_lookup_url if cfg.ip_source == 'url' else []))
     current = report.current_ip()
@@ -220,6 +221,29 @@ class Report:
                            % (path, probe))
         self.ok('state directory %s is writable' % path)
 
+    def proxy_reached(self, urls):
+        """Which proxy the provider's requests go through (from the proxy setting or the environment),
+        and a connection through it to the first URL's host; a line saying why none is used when one is
+        named (proxy off, no_proxy); none when none is named."""
+        from ddkit import http, proxy, wire
+        cfg, url = self.cfg, next((u for u in urls if u), None)
+        if url is None:
+            return None
+        scheme, host, port, _ = http.split_url(url)
+        try:
+            via, note = proxy.route(cfg.proxy, scheme, host)
+            if via is None:
+                return note and self.ok('proxy: none for %s (%s)' % (host, note))
+            (via.reach(wire.connect, cfg.timeout) if via.absolute and scheme == 'http' else
+             via.tunnel(wire.connect, host, port, cfg.timeout)).close()
+        except OSError as e:   # a ProxyError, or the host's name (socks5: resolved here)
+            self.blocked = self.blocked or 'proxy reached'
+            return self.fail(str(e) if isinstance(e, proxy.ProxyError) else 'proxy: %s: %s' % (host, e),
+                             getattr(e, 'fix', None))
+        self.ok('proxy %s (from %s) connected to %s; the IP lookups and DoH go %s' % (
+            via.label, via.origin, 'it' if via.absolute and scheme == 'http' else '%s:%d' % (host, port),
+            'through it too (proxy_lookup)' if cfg.proxy_lookup else 'direct'))
+
     def tls_working(self, urls):
         """A verified TLS handshake (no request) with each https:// host the update talks to."""
         seen, https = set(), []
@@ -237,7 +261,11 @@ class Report:
             return self.fail('TLS: this Python has no ssl module', 'opkg install python3-openssl')
         store, missing = ca_store(self.cfg.ca_file)
         for url in https:
-            problem, fix, kind = handshake(url, self.cfg, tls)
+            lookup = url in self.cfg.ip_lookup_url
+            if self.blocked == 'proxy reached' and not (lookup and not self.cfg.proxy_lookup):
+                self.line(SKIP, 'TLS with %s: not checked (needs: proxy reached)' % _host(url))
+                continue
+            problem, fix, kind = handshake(url, self.cfg, tls, lookup)
             if problem is None:
                 self.ok('TLS with %s verified (CA: %s)' % (_host(url), store))
                 continue
@@ -348,13 +376,15 @@ CLOCK_CODES = (9, 10)
 NAME_CODES = (62, 63, 64)
 
 
-def handshake(url, cfg, ssl):
+def handshake(url, cfg, ssl, lookup=False):
     """(None, None, None) when a verified TLS handshake with url's host succeeds, else (problem, fix,
-    kind): 'clock', 'name' or 'untrusted' (by OpenSSL's verify code), or 'connection'."""
-    from ddkit import http, wire
+    kind): 'clock', 'name' or 'untrusted' (by OpenSSL's verify code), or 'connection'. Through the
+    proxy a request to url takes (a lookup's: with proxy_lookup only)."""
+    from ddkit import PROXY, http, wire
     _, host, port, _ = http.split_url(url)  # only https:// URLs come here
     try:
-        sock = wire.connect(host, port, cfg.timeout)
+        via = None if lookup and not cfg.proxy_lookup or PROXY[0] is None else PROXY[0]('https', host)
+        sock = wire.opened(host, port, cfg.timeout, via=via)
         try:
             sock = wire.tls(sock, host, cfg.timeout, cfg.ca_file)  # verifies, as every request does
         finally:

@@ -3,11 +3,12 @@
 The requests go through ddkit.wire (HTTP/1.1 on a bare socket, not http.client: start-up cost);
 ssl is imported only for https:// URLs.
 Redirects are never followed: credentials must not travel to another host or over plain HTTP.
+A request goes through the record's proxy (ddkit.PROXY) unless its caller asks for a direct one.
 """
 
 import time
 
-from ddkit import VERSION, Failure, decimal
+from ddkit import PROXY, VERSION, Failure, decimal
 from ddkit.urls import split_url  # noqa: F401  (callers take it from here too)
 
 USER_AGENT = 'ddkit/%s (+router DDNS tools)' % VERSION
@@ -153,14 +154,16 @@ def _where(url):
 
 def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file=None,
             family=None, source=None, retries=RETRIES, max_body=MAX_BODY, repeatable=None, data=None,
-            shown=None):
+            shown=None, direct=False):
     """Make one request and return its Response, whatever its status (providers explain errors in
     the body); retry what is transient (refused, reset, timeout, 5xx, 429) a bounded number of
     times; raise Failure naming the step when no answer came or a redirect was offered. repeatable:
     safe to send again (GET, PUT, DELETE, and a POST whose caller says so); one that is not (a
     create) is sent again only when its connection was refused, so it surely never arrived. data:
     a body of bytes sent as they are (its Content-Type among headers), instead of json_body. shown:
-    the URL as a failure names it, where its path may hold a key (default: the URL without its query)."""
+    the URL as a failure names it, where its path may hold a key (default: the URL without its query).
+    direct: never through a proxy (the IP lookups and DoH: a proxy would be seen instead of this host).
+    A proxy that gives no connection is a failure of kind 'proxy' naming it, not retried."""
     from ddkit import wire
     where = shown or _where(url)
     scheme, host, port, path = split_url(url)
@@ -179,9 +182,10 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
     for attempt in range(retries + 1):
         last = attempt == retries
         try:
+            via = None if direct or PROXY[0] is None else PROXY[0](scheme, host)
             status, got, data = wire.exchange(scheme, host, port, method, '/' + path, sent, body,
                                               timeout, ca_file, family, source, max_body,
-                                              safe, anchors())
+                                              safe, anchors(), via)
         except ImportError as e:  # no _ssl for an https:// URL: the router lacks python3-openssl
             if e.name not in ('ssl', '_ssl'):
                 raise
@@ -189,6 +193,8 @@ def request(method, url, step, headers=None, json_body=None, timeout=10, ca_file
                              'opkg install python3-openssl' % (where, e.name), url=where, kind='no tls',
                              fix='opkg install python3-openssl')
         except OSError as e:  # refused, reset, timed out, TLS, and wire.ProtocolError
+            if type(e).__name__ == 'ProxyError':   # the proxy's failure, said as its own
+                raise NoAnswer.at(step, '%s; fix: %s' % (e, e.fix), url=e.proxy, kind='proxy', fix=e.fix)
             # a create is tried again only when it surely never arrived (the connection was refused)
             if last or not _transient(e) or not safe and not isinstance(e, ConnectionRefusedError):
                 raise NoAnswer.at(step, 'no answer from %s: %s' % (where, _reason(e)), url=where,

@@ -141,6 +141,11 @@ def joined(address, prefixlen, iid):
     return _parse6(address) >> (128 - prefixlen) << (128 - prefixlen) | iid
 
 
+def parse(text):
+    """(4 or 6, the address as an integer), or (None, None) when text is not one address."""
+    return _parse(text)
+
+
 def _parse(text):
     """(4 or 6, the address as an integer), or (None, None) when text is not one address."""
     number = _parse6(text) if ':' in text else _parse4(text)

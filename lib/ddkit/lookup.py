@@ -1,5 +1,6 @@
 """The helper calls of the updaters: the current IP (from the kernel or a lookup service) and the
-previous one from DoH."""
+previous one from DoH. Both go direct, never through the record's proxy (which a lookup would see
+instead of this host), unless proxy_lookup says otherwise."""
 
 from ddkit import Failure, Reason, ipcheck
 
@@ -76,7 +77,8 @@ def from_url(cfg, url, retries=None):
     family = 6 if cfg.record_type == 'AAAA' else 4
     try:
         answer = http.request('GET', url, 'get current IP', timeout=cfg.timeout, ca_file=cfg.ca_file,
-                              family=family, max_body=4096, **({} if retries is None else {'retries': retries}))
+                              family=family, max_body=4096, direct=not cfg.proxy_lookup,
+                              **({} if retries is None else {'retries': retries}))
         text = answer.text if answer.status == 200 else '<HTTP %d>' % answer.status
     except http.TooLarge:
         text = '<an answer of more than 4096 bytes: a web page, not an address>'
@@ -141,7 +143,8 @@ def resolve(cfg, name):
     from ddkit import http
     try:
         answer = http.request('GET', url, 'resolve previous IP over DoH', timeout=cfg.timeout,
-                              ca_file=cfg.ca_file, headers={'accept': 'application/dns-json'})
+                              ca_file=cfg.ca_file, headers={'accept': 'application/dns-json'},
+                              direct=not cfg.proxy_lookup)
         data = answer.json()
     except Failure as e:
         return None, str(e)

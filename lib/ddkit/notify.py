@@ -73,7 +73,7 @@ def tell(job, outcome):
     ok = None if outcome == NO_IP else outcome != FAILED
     url = cfg.healthcheck_url
     if url and job.run.several:
-        job.run.pings[url] = (merge(job.run.pings.get(url, (True,))[0], ok), cfg.ca_file)
+        job.run.pings[url] = (merge(job.run.pings.get(url, (True,))[0], ok), cfg.ca_file, cfg.proxy or '')
         url = None
     after_run(job.log, job.tool, cfg.on_change, url, ok, event, cfg.ca_file)
 

@@ -86,6 +86,38 @@ def check_url(value):
     return value.rstrip('/')
 
 
+def check_proxy(value):
+    """proxy: off, or http://, socks5:// or socks5h:// [user:password@]host:port (ddkit.proxy)."""
+    if value.lower() == 'off':
+        return 'off'
+    from ddkit.urls import split_proxy
+    if '://' not in value:
+        raise ValueError('must be off, or http://, socks5:// or socks5h:// [user:password@]host:port')
+    split_proxy(value)
+    return value
+
+
+def proxy_secrets(value):
+    """What of a proxy setting is masked in every message: its user:password and its password, as
+    written and decoded. Never its scheme, host and port, which messages name the proxy by."""
+    if '@' not in value:
+        return []
+    from ddkit.urls import split_proxy
+    userinfo = value.partition('://')[2].rpartition('@')[0]
+    return [userinfo, userinfo.partition(':')[2], split_proxy(value)[2] or '']
+
+
+YES_NO = ('0', '1')   # a yes/no setting's values, as UCI and the LuCI page keep a flag
+
+
+def check_yes_no(value):
+    """A yes/no setting: True for 1, yes, on, true; False for 0, no, off, false (UCI's words)."""
+    words = ('0', 'no', 'off', 'false', '1', 'yes', 'on', 'true')
+    if value.strip().lower() not in words:
+        raise ValueError('must be 1 (yes) or 0 (no)')
+    return words.index(value.strip().lower()) > 3
+
+
 def api_base_url(api_path, any_case=False):
     """The check of a provider's base_url: check_url, then api_path taken off its end (the provider's
     documents write the URL with it; the tool adds it to every call); any_case: in any letter case."""

@@ -46,6 +46,12 @@ COMMON = [
     Setting('ca_file', help='CA bundle, or directory of hashed CA certificates, for https (default: the '
             'system\'s hashed directory when it has one, else its bundle)', check=settings.check_ca),
     Setting('timeout', '10', help='seconds per request', check=settings.check_timeout),
+    Setting('proxy', help='the proxy of the provider, the notifications and the health-check ping: '
+            'http://[user:password@]host:port, socks5://... (names resolved here), socks5h://... (by the proxy), or '
+            'off; unset: https_proxy, all_proxy, no_proxy of the environment, as curl reads them',
+            secret=settings.proxy_secrets, check=settings.check_proxy),
+    Setting('proxy_lookup', '0', help='1: the IP lookups and DoH go through the proxy too (0: direct)',
+            check=settings.check_yes_no, choices=settings.YES_NO),
     Setting('verify_interval', '86400', help='seconds between reads of the record at the provider while '
             'the IP is unchanged (0: every run; off: never)',
             check=settings.check_verify_interval),
@@ -264,11 +270,28 @@ def openwrt():
 
 def one_record(job):
     """--check or the update of one record: its exit status."""
+    import ddkit
+    ddkit.PROXY[0] = proxy_route(job.cfg.proxy)   # the record's requests go through its proxy (ddkit.http)
     if job.cfg.check:
         from ddkit import check
         return check.run(job)
     from ddkit import reconcile
     return reconcile.exit_status(job, reconcile.run(job))
+
+
+PROXY_VARIABLES = ('https_proxy', 'http_proxy', 'all_proxy')   # in any letter case: may name a proxy
+
+
+def proxy_route(setting):
+    """How the requests of a record with this proxy setting reach their hosts (ddkit.PROXY): a function
+    (scheme, host) giving the ddkit.proxy.Proxy to go through, or None. The proxy code is loaded by the
+    first request that may go through one: never with proxy off, nor unset with no variable naming one."""
+    def route(scheme, host):
+        if setting == 'off' or not setting and not any(name.lower() in PROXY_VARIABLES for name in os.environ):
+            return None
+        from ddkit import proxy
+        return proxy.route(setting, scheme, host)[0]
+    return route
 
 
 def record_label(label, family, cfg, line):
@@ -307,8 +330,10 @@ def finish(tool, args, outcomes, run):
         log.info(text)
     if run.pings:
         from ddkit import notify
-        for url, (ok, ca_file) in run.pings.items():
+        import ddkit
+        for url, (ok, ca_file, proxy) in run.pings.items():
             if ok is not None:
+                ddkit.PROXY[0] = proxy_route(proxy)   # the proxy of the records naming it
                 notify.ping(log, url, ok, ca_file)
     return max([status for _, status, _ in outcomes] or [0])
 

@@ -6,7 +6,8 @@ _ssl extension, not the ssl module) is loaded only for https:// (docs/benchmarks
 one connection per (scheme, host, port, family, source, CA) while the server keeps it open, and one
 TLS context per CA setting: a router's CPU pays one handshake per host and one reading of its CA
 certificates per run (docs/https.md). The sockets and TLS come from ddkit.native: the C extensions
-when they behave as expected, else the socket and ssl modules.
+when they behave as expected, else the socket and ssl modules. Through a proxy (a ddkit.proxy.Proxy,
+which ddkit.http picks) the connection is a tunnel, and TLS inside it is the same as on a direct one.
 """
 
 from ddkit import decimal, native
@@ -17,7 +18,7 @@ MAX_HEAD = 64 * 1024     # status line and headers; more is not an HTTP server w
 MAX_DIGITS = 15          # of a Content-Length or chunk size: a petabyte
 ANSWER_TIMEOUTS = 3      # the whole answer must come within this many timeouts, however it drips
 
-POOL = {}                # (scheme, host, port, family, source, ca_file) -> a connection kept open
+POOL = {}                # (scheme, host, port, family, source, ca_file, proxy) -> a connection kept open
 CONTEXTS = {}            # (ca_file, anchors or None) -> a TLS context of this run, made at its first use
 LOCATIONS = {}           # ca_file -> ca_locations(ca_file), found once a run as its contexts are
 
@@ -39,23 +40,30 @@ class BadStatusLine(ProtocolError):
 
 
 def exchange(scheme, host, port, method, target, headers, body=None, timeout=10, ca_file=None,
-             family=None, source=None, max_body=256 * 1024, repeatable=True, anchors=None):
+             family=None, source=None, max_body=256 * 1024, repeatable=True, anchors=None, via=None):
     """Send one request; return (status, {lower-case name: value}, body), the body cut at max_body + 1
     bytes (so the caller sees that it was larger). The connection a request of this run left open to
     the same place is used again. On one the server had closed meanwhile the request fails before any
     byte of the answer: then it is sent once more on a new connection, when it is safe to send twice
     (repeatable; never a create: the server may have taken it before it closed). anchors: where the
-    CA certificates earlier runs' chains ended at are kept (see secure), or None."""
-    key = (scheme, host, port, family, source, ca_file)
+    CA certificates earlier runs' chains ended at are kept (see secure), or None. via: the proxy
+    (a ddkit.proxy.Proxy) the request goes through, or None."""
+    key = (scheme, host, port, family, source, ca_file, via and via.key)
     sock = POOL.pop(key, None)
     reused = sock is not None
-    data = _head(method, target, host, port, 443 if scheme == 'https' else 80, headers, body) + (body or b'')
+    absolute = via is not None and via.absolute and scheme == 'http'   # to an HTTP proxy: GET http://...
+    if absolute:
+        headers = dict(headers, **via.headers())
+    data = _head(method, target, host, port, 443 if scheme == 'https' else 80, headers, body,
+                 absolute) + (body or b'')
     while True:
         if sock is None:
             if scheme == 'https':
-                sock = secure(host, port, timeout, family, source, ca_file, anchors)
+                sock = secure(host, port, timeout, family, source, ca_file, anchors, via)
+            elif absolute:
+                sock = via.reach(connect, timeout, source)
             else:
-                sock = connect(host, port, timeout, family, source)
+                sock = opened(host, port, timeout, family, source, via)
         reader = _Deadline(sock, timeout)
         try:
             sock.sendall(data)
@@ -67,6 +75,13 @@ def exchange(scheme, host, port, method, target, headers, body=None, timeout=10,
                 reused = False   # the server closed the idle connection: once more, on a new one
                 continue
             raise
+        if absolute:   # an answer the proxy made itself to refuse the request is its failure
+            try:
+                via.judge(status, got, host, port)
+            except OSError:
+                sock.close()
+                raise
+            keep = False   # a proxy may close after each answer without saying so (tinyproxy 1.11 does)
         if keep:
             POOL[key] = sock
         else:
@@ -107,23 +122,31 @@ def connect(host, port, timeout, family=None, source=None):
     raise error
 
 
-def secure(host, port, timeout, family, source, ca_file, anchors=None):
+def opened(host, port, timeout, family=None, source=None, via=None):
+    """A TCP connection to host:port: direct, or a tunnel through the proxy via (a ddkit.proxy.Proxy)."""
+    if via is None:
+        return connect(host, port, timeout, family, source)
+    return via.tunnel(connect, host, port, timeout, family, source)
+
+
+def secure(host, port, timeout, family, source, ca_file, anchors=None, via=None):
     """A TLS connection to host, verified. With a CA bundle (read whole: its 150 certificates are most
     of what a run's TLS costs) and anchors (an object with cadata(bundle) and learn(bundle, chain)):
     first against only the bundle's certificates that earlier runs' verified chains ended at, which
     anchors.cadata gives (each found in the bundle as it is now: a subset of what it trusts, never
     more); when those do not verify this host, against the whole bundle, whose verified chain then
-    tells anchors what to keep for the next run. No request has been sent when the first try fails."""
+    tells anchors what to keep for the next run. No request has been sent when the first try fails.
+    via: the proxy whose tunnel TLS runs in (ddkit.proxy), verified against host all the same."""
     where = located(ca_file) if anchors is not None else None
     if where and where[0] == 'cafile':
         narrowed = context_of(ca_file, anchors.cadata(where[1]))
         if narrowed is not None:
             try:
-                return tls(connect(host, port, timeout, family, source), host, timeout, ca_file, narrowed)
+                return tls(opened(host, port, timeout, family, source, via), host, timeout, ca_file, narrowed)
             except native.tls().SSLError as e:
                 if getattr(e, 'verify_code', None) is None:   # not a refused certificate: the real error
                     raise
-    conn = tls(connect(host, port, timeout, family, source), host, timeout, ca_file)
+    conn = tls(opened(host, port, timeout, family, source, via), host, timeout, ca_file)
     if where and where[0] == 'cafile':
         chain = native.verified_chain(conn.conn)
         if chain:
@@ -295,10 +318,13 @@ class _Deadline:
         return data
 
 
-def _head(method, target, host, port, default_port, headers, body):
+def _head(method, target, host, port, default_port, headers, body, absolute=False):
+    """The request line and headers; absolute: the target in absolute form (to an HTTP proxy)."""
     hostport = '[%s]' % host if ':' in host else host
     if port != default_port:
         hostport += ':%d' % port
+    if absolute:
+        target = 'http://%s%s' % (hostport, target)
     lines = ['%s %s HTTP/1.1' % (method, target), 'Host: ' + hostport, 'Accept-Encoding: identity']
     for name, value in headers.items():
         if any(c in str(name) + str(value) for c in '\r\n\0'):
