@@ -18,6 +18,8 @@ def decimal(text):
 # chains end at: ddkit.http.Anchors): the state directory of its first record, set by the updater for
 # a run that writes state; None (egress6, --check, a dry run): nothing is kept.
 KEEP_DIR = [None]
+# the notices of notify that could not be delivered, in that directory, sent again by the next run
+NOTICES_FILE = '.ddkit-notices'
 
 # RFC 3986's unreserved characters: what every encoding of a secret keeps as it is (ddkit.log, ddkit.mask)
 UNRESERVED = frozenset('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~')

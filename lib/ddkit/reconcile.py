@@ -9,9 +9,10 @@ the provider has taken it, so a run cut short leaves the next one to ask. on_cha
 health-check ping follow, the lock released. What a provider supplies is in docs/design.md.
 """
 
+import os
 import sys
 
-from ddkit import CREATED, FAILED, KEEP_DIR, NO_IP, REMOVED, UNCHANGED, UPDATED, Failure, state
+from ddkit import CREATED, FAILED, KEEP_DIR, NO_IP, NOTICES_FILE, REMOVED, UNCHANGED, UPDATED, Failure, state
 from ddkit.provider import Exists, Stale, told
 
 
@@ -55,25 +56,43 @@ def run(job):
         job.failure = Failure('interrupted', kind='unexpected')
         return FAILED
     job.outcome = outcome
-    if not cfg.dry_run and (cfg.on_change or cfg.healthcheck_url):
+    # the status this run follows (read with the state module every run has loaded)
+    kept = state.read_lines(job.files['status_file']) if quiet or cfg.notify else None
+    since = failed_since(kept) if cfg.notify else None
+    if not cfg.dry_run and (cfg.on_change or cfg.healthcheck_url or cfg.notify and notices_due(job, outcome, since)):
         from ddkit import notify
-        notify.tell(job, outcome)
+        notify.tell(job, outcome, since)
     # the status last, after the run's last log line: a later line is a later run's (ddkit.status)
-    if not (quiet and kept_good(job)):   # the common run: its status says so already
+    if not (quiet and kept_good(job, kept)):   # the common run: its status says so already
         from ddkit import status
         status.record(job, outcome)
     return outcome
 
 
-def kept_good(job):
-    """True when the record's status file (ddkit.status) keeps a good outcome with the current IP, or
-    there is none: what a quiet run would keep already. Read here, with the state module every run
-    has loaded, so that the common run loads nothing more."""
-    lines = state.read_lines(job.files['status_file'])
+def kept_good(job, lines):
+    """True when the record's status file's lines (ddkit.status) keep a good outcome with the current
+    IP, or there is none: what a quiet run would keep already."""
     return not lines or lines[0] in GOOD_LINES and 'ip=%s' % job.new_ip in lines
 
 
 GOOD_LINES = tuple('outcome=' + outcome for outcome in (UNCHANGED, UPDATED, CREATED))
+
+
+def failed_since(lines):
+    """When the record's failures began, as its status file's lines say (ddkit.status), or None: its
+    last judged run went well."""
+    for line in lines:
+        if line.startswith('failed_since='):
+            return line[13:] or None
+    return None
+
+
+def notices_due(job, outcome, since):
+    """True when notify may have something to send (ddkit.notify decides): a change or a failure, a
+    good run after failures, or notices an earlier run could not deliver (kept in the state
+    directory). A quiet run answers it with what it has loaded, so that it loads nothing more."""
+    return outcome not in (UNCHANGED, NO_IP) or outcome == UNCHANGED and since is not None or \
+        os.path.exists(os.path.join(KEEP_DIR[0] or job.cfg.state_dir, NOTICES_FILE))
 
 
 def exit_status(job, outcome):

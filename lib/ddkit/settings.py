@@ -86,6 +86,32 @@ def check_url(value):
     return value.rstrip('/')
 
 
+def check_notify(value):
+    """A notify URL: a notification service's own (its kind known by its host: https only), or KIND+ and
+    a URL of another host (ddkit.urls.notify_target); secret= only where the service signs."""
+    from ddkit.urls import SIGNED, notify_target
+    kind, bare, host = notify_target(value)
+    try:
+        check_url(bare)
+    except ValueError as e:
+        raise Withheld('%s %s: %s' % (kind, host, e))
+    if bare == value and not value.startswith('https://'):
+        raise Withheld('%s %s: a service\'s own URL is https://' % (kind, host))
+    if kind not in SIGNED and 'secret' in [pair.partition('=')[0] for pair in bare.partition('?')[2].split('&')]:
+        raise Withheld('%s %s: secret= signs the messages of %s robots only' % (kind, host, ' and '.join(SIGNED)))
+    return value
+
+
+NOTIFY_ON = ('change', 'failure', 'recovery')   # what notify tells: ddkit.notify
+
+
+def check_notify_on(value):
+    value = value.strip().lower()
+    if value not in NOTIFY_ON:
+        raise ValueError('must be %s' % ', '.join(NOTIFY_ON))
+    return value
+
+
 def api_base_url(api_path, any_case=False):
     """The check of a provider's base_url: check_url, then api_path taken off its end (the provider's
     documents write the URL with it; the tool adds it to every call); any_case: in any letter case."""
@@ -272,8 +298,8 @@ def check_source_type(ip_source, record_type):
 
 def check_command(value):
     """A command line (on_change): split into words as a shell would, never run by one (ddkit.notify)."""
-    from ddkit import notify
-    notify.split_command(check_text(value))
+    from ddkit.proc import split_command
+    split_command(check_text(value))
     return value
 
 
