@@ -268,7 +268,7 @@ class Report:
             if failure is None:
                 self.ok('notify %s %s: the test message was delivered' % (kind, host))
             else:
-                self.fail('notify %s %s: %s' % (kind, host, failure), failure.fix)
+                self.fail('notify %s %s: %s' % (kind, host, failure.why or failure), failure.fix)
         if cfg.notify:
             from ddkit import NOTICES_FILE, state
             kept = state.read_lines(os.path.join(cfg.state_dir, NOTICES_FILE), limit=65536)

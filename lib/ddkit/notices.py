@@ -192,8 +192,8 @@ def send(log, target, now):
     for parts in packed(kind, target.parts, now):
         failure = post(target, kind, parts, now)
         if failure is not None:
-            log.info('notify: %s did not take %s: %s; kept for the next run' % (
-                target.name, 'the notice' if len(parts) == 1 else '%d notices' % len(parts), failure))
+            log.info('notify: %s: %s; %s kept for the next run' % (
+                target.name, failure.why or failure, 'the notice' if len(parts) == 1 else '%d notices' % len(parts)))
             break
         log.info('notify: %s told (%s)' % (target.name, ', '.join(part[2] for part in parts)))
         done += parts
@@ -257,9 +257,9 @@ def judged(target, kind, answer, jsontext):
     code = found.get(kind.code) if kind.code else None
     said = found.get(kind.said) if kind.said else None
     words = snippet(str(said) if said not in (None, '') else answer.text or '(no text)', 200)
-    what = 'HTTP %d%s: %s' % (answer.status, ', code %s' % snippet(str(code), 20) if code not in (None, '') else '',
-                              words)
-    return Failure.at(STEP, '%s answered %s' % (target.name, what), url=target.name, status=answer.status,
+    coded = ', code %s' % snippet(str(code), 20) if code not in (None, '') else ''
+    what = 'answered HTTP %d%s: %s' % (answer.status, coded, words)
+    return Failure.at(STEP, what, url=target.name, status=answer.status,
                       code=None if code is None else str(code)[:20], provider_message=words,
                       kind='server error' if answer.status >= 500 else 'refused',
                       fix='check the %s URL as the service gave it (--check --notify-test)' % target.kind)

@@ -91,9 +91,12 @@ def about(job, outcome, since):
         from ddkit import decimal
         began = decimal(since) if len(since) <= 12 else None   # the status file's epoch seconds
         stamp = time.strftime('%Y-%m-%d %H:%M', time.localtime(began)) if began else 'an earlier run'
-        what, said = 'recovered', '%s%s (failing since %s)' % ('%s, ' % what if what else '', said, stamp)
+        what, header, said = 'recovered', 'recovered, %s' % what if what else 'recovered', \
+            '%s (failing since %s)' % (said, stamp)
+    else:
+        header = what
     from ddkit.notices import PART_MAX, cut
-    return what, cut(job.log.clean('%s %s: %s' % (subject, what, said)), PART_MAX)
+    return what, cut(job.log.clean('%s %s: %s' % (subject, header, said)), PART_MAX)
 
 
 def send_notices(log, run):
