@@ -79,7 +79,7 @@ def about(job, outcome, since):
     if outcome == UPDATED:
         said = '%s -> %s' % (job.old_ip or 'unknown', job.new_ip)
     elif outcome == CREATED:
-        said = 'with %s' % job.new_ip
+        said = job.new_ip
     elif outcome == REMOVED:
         said = 'it held %s; the line has no address' % (job.old_ip or 'unknown')
     elif outcome == FAILED:
