@@ -12,6 +12,7 @@ import pytest
 
 from conftest import RECORD, ROOT, ZONE, run_tool
 from fakes.notices import SERVICES, DingTalk, Feishu, Gotify, Ntfy, Telegram, WeCom
+from providers import of
 
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
 from ddkit import NOTICES_FILE, UsageError, notices, settings, updater  # noqa: E402
@@ -19,6 +20,7 @@ from ddkit.log import Log  # noqa: E402
 from ddkit.urls import notify_secrets, notify_target  # noqa: E402
 
 OLD, NEW, NEWER = '81.2.69.1', '81.2.69.10', '81.2.69.20'
+PROVIDER = of('updater_a').provider   # the provider updater_a is fixed to: what its notices name
 KINDS = [cls.KIND for cls in SERVICES]
 STATUS = '.updater_a_%s.status' % RECORD
 IP_FILE = '.cf-wan_ip_%s.txt' % RECORD
@@ -105,7 +107,7 @@ def test_each_kind_is_told_a_change_in_its_documented_shape(box, services, tmp_p
     assert box.provider_a.find(RECORD)[0]['content'] == NEW
     assert len(fake.messages) == 1 and len(fake.requests) == 1, fake.calls()
     message = fake.messages[0]
-    assert '%s A (cloudflare) updated: %s -> %s' % (RECORD, OLD, NEW) in message['text']
+    assert '%s A (%s) updated: %s -> %s' % (RECORD, PROVIDER, OLD, NEW) in message['text']
     assert SHAPES[cls.KIND](fake, fake.sent[0], fake.requests[0])
     assert 'notify: %s 127.0.0.1 told (updated)' % cls.KIND in log_of(tmp_path)
     shown = everything_shown(done, tmp_path)
@@ -129,7 +131,7 @@ def test_each_kind_refusing_is_logged_kept_and_told_by_the_next_run(box, service
     queue = tmp_path / NOTICES_FILE
     assert stat.S_IMODE(os.stat(str(queue)).st_mode) == 0o600
     (line,) = queue.read_text().splitlines()
-    assert line.split(' ', 3)[2:] == ['updated', '%s A (cloudflare) updated: %s -> %s' % (RECORD, OLD, NEW)]
+    assert line.split(' ', 3)[2:] == ['updated', '%s A (%s) updated: %s -> %s' % (RECORD, PROVIDER, OLD, NEW)]
     assert [part for part in secret_parts(fake) if part in everything_shown(done, tmp_path)] == []
 
     fake.key = fake.KEY   # fixed: the next run, with nothing changed, tells what was kept
@@ -191,10 +193,10 @@ def test_a_failure_streak_is_told_once_and_its_recovery_once(box, services, tmp_
         assert told == wanted, (meets, done.stdout)
     texts = [m['text'] for m in fake.messages]
     if 'recovered' in told:
-        assert '%s A (cloudflare) recovered: holds %s (failing since 20' % (RECORD, NEW) in texts[told.index('recovered')]
+        assert '%s A (%s) recovered: holds %s (failing since 20' % (RECORD, PROVIDER, NEW) in texts[told.index('recovered')]
     if 'failed' in told:
         failed = texts[told.index('failed')]
-        assert '%s A (cloudflare) failed: read record: ' % RECORD in failed and 'forbidden for now' in failed
+        assert '%s A (%s) failed: read record: ' % (RECORD, PROVIDER) in failed and 'forbidden for now' in failed
 
 
 def test_a_change_after_failures_is_told_as_a_recovery(box, services, tmp_path):
@@ -205,7 +207,7 @@ def test_a_change_after_failures_is_told_as_a_recovery(box, services, tmp_path):
     box.provider_a.faults.clear()
     assert run(box, tmp_path, fake, DDNS_NOTIFY_ON='recovery').returncode == 0
     (message,) = fake.messages
-    assert '%s A (cloudflare) recovered, updated: %s -> %s (failing since' % (RECORD, OLD, NEW) in message['text']
+    assert '%s A (%s) recovered, updated: %s -> %s (failing since' % (RECORD, PROVIDER, OLD, NEW) in message['text']
 
 
 def test_a_notice_never_changes_the_exit_status(box, services, tmp_path):
@@ -222,7 +224,7 @@ def test_a_notice_never_changes_the_exit_status(box, services, tmp_path):
     box.provider_a.fail('status', times=10, status=403, text='forbidden for now')
     told = run(box, tmp_path, fake)
     assert told.returncode == 1 and len(fake.messages) == 1
-    assert '(cloudflare) failed: ' in fake.messages[0]['text'] and 'forbidden for now' in fake.messages[0]['text']
+    assert '(%s) failed: ' % PROVIDER in fake.messages[0]['text'] and 'forbidden for now' in fake.messages[0]['text']
     fake.key = 'another'
     (tmp_path / STATUS).unlink()   # a first failure again
     refused = run(box, tmp_path, fake)
@@ -246,7 +248,7 @@ def test_several_records_tell_each_target_once_over_one_connection(box, services
     for fake in targets:
         assert fake.connections == 1 and len(fake.requests) == 1, (fake.KIND, fake.calls())
         (message,) = fake.messages
-        assert all('%s A (cloudflare) updated: %s -> %s' % (name, OLD, NEW) in message['text'] for name in names)
+        assert all('%s A (%s) updated: %s -> %s' % (name, PROVIDER, OLD, NEW) in message['text'] for name in names)
     assert targets[2].messages[0]['title'] == 'ddkit: 3 updated'
 
 
@@ -284,7 +286,7 @@ def test_check_lists_each_target_and_sends_only_a_test_message_when_asked(box, s
     assert 'FAIL  notify dingtalk 127.0.0.1: answered HTTP 200, code 300001: token is not exist -- fix: ' \
         in tested.stdout
     (message,) = good.messages
-    assert 'ddkit test message: record %s A (cloudflare) is told here' % RECORD in message['text']
+    assert 'ddkit test message: record %s A (%s) is told here' % (RECORD, PROVIDER) in message['text']
     shown = tested.stdout + tested.stderr + done.stdout
     assert [part for fake in (good, wrong) for part in secret_parts(fake) if part in shown] == []
     assert os.listdir(str(tmp_path)) == []   # --check writes nothing, the test message neither

@@ -4,7 +4,7 @@ One entry of KINDS per service: its body (a template whose slots the message fil
 is routed and signed, how long a message may be, and how its answer is judged (several answer an
 error with HTTP 200 and a code in the body). Which hosts are whose is ddkit.urls.NOTIFY_HOSTS: every
 run checks its settings with it, and only a run that sends or keeps a notice imports this module
-(ddkit.notify). A notice that cannot be delivered is logged and kept in the state directory
+(ddkit.reconcile.tell_notices: not ddkit.notify, which egress6 uses too). A notice that cannot be delivered is logged and kept in the state directory
 (NOTICES_FILE, bounded, mode 0600), and sent again by the next run. The URLs are secrets (a token, a
 key or a topic is in them): a message names a URL by its kind and host only. Each service's request
 and answer: docs/notify.md, and the documents each entry cites.
@@ -129,6 +129,54 @@ KINDS = {
     # https://api.slack.com/messaging/webhooks: the answer is the word ok, an error another word
     'slack': Kind({'text': FULL}, ok='ok'),
 }
+
+
+def tell(job, outcome, since, told):
+    """After a record's run (ddkit.reconcile.tell_notices): its notice when told (what notify_on asks
+    of it), to each notify URL, with the notices kept from earlier runs; sent at once in a run of one
+    record, at the end of a run of several (send_notices, from ddkit.updater), so that each URL gets
+    one message for all of them."""
+    cfg = job.cfg
+    job.run.notices.append((cfg.notify, about(job, outcome, since) if told else None, cfg.ca_file, cfg.timeout))
+    if not job.run.several:
+        send_notices(job.log, job.run)
+
+
+def about(job, outcome, since):
+    """(what, its line) of a record's run: the record, type, line and provider, then the old and the
+    new address, or the failure and its fix; since: when its failures began (a recovery), or None. Its
+    secrets masked (the record's log)."""
+    from ddkit import CREATED, FAILED, REMOVED, UPDATED, decimal
+    cfg, failure = job.cfg, job.failure
+    subject = '%s %s%s (%s)' % (cfg.record_name, cfg.record_type, ' line %s' % job.line if job.line else '',
+                                job.provider.NAME)
+    what = {UPDATED: 'updated', CREATED: 'created', REMOVED: 'removed', FAILED: 'failed'}.get(outcome)
+    if outcome == UPDATED:
+        said = '%s -> %s' % (job.old_ip or 'unknown', job.new_ip)
+    elif outcome == REMOVED:
+        said = 'it held %s; the line has no address' % (job.old_ip or 'unknown')
+    elif outcome == FAILED:
+        fix = failure.fix if failure.fix and 'fix: ' not in str(failure) else None
+        said = '%s%s' % (failure, '; fix: %s' % fix if fix else '')
+    else:
+        said = job.new_ip if outcome == CREATED else 'holds %s' % job.new_ip
+    header = what
+    if since is not None and outcome != FAILED:
+        began = decimal(since) if len(since) <= 12 else None   # the status file's epoch seconds
+        stamp = time.strftime('%Y-%m-%d %H:%M', time.localtime(began)) if began else 'an earlier run'
+        what, header, said = 'recovered', 'recovered, %s' % what if what else 'recovered', \
+            '%s (failing since %s)' % (said, stamp)
+    return what, cut(job.log.clean('%s %s: %s' % (subject, header, said)), PART_MAX)
+
+
+def send_notices(log, run):
+    """Send the run's notices (Run.notices) and those kept from earlier runs; never fails the run. Kept
+    in the directory where a run keeps what is no record's own (the state directory of its first
+    record: ddkit.KEEP_DIR, set by every run that writes state)."""
+    import ddkit
+    notes, run.notices = run.notices, []
+    if notes and ddkit.KEEP_DIR[0] is not None:
+        deliver(log, notes, ddkit.KEEP_DIR[0])
 
 
 class Target:

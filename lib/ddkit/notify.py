@@ -1,19 +1,13 @@
-"""Tell someone after a run: the on_change hook, the health-check ping and the notices of notify.
+"""Tell someone after a run: the on_change hook and the health-check ping.
 
-Imported only when on_change or healthcheck_url is set, or when notify may have something to send
-(ddkit.reconcile.notices_due): a run without them loads nothing of this.
+Imported only when on_change or healthcheck_url is set: a run without them loads nothing of this.
 The hook runs once the record's lock is released, without a shell, with only the DDNS_HOOK_*
 details and a few neutral variables in its environment (no setting: so no secret), and is stopped
 with its children after HOOK_TIMEOUT seconds: it can hold neither the lock nor the next run. The
 ping is one GET, no retry, a short timeout, no credential; its failure is logged, never the run's.
-A notice says what notify_on asks of a record's run: a change, the first failure of a streak, the
-first good run after one; the services are ddkit.notices, imported only when a notice is sent or
-kept ones are there to send again.
 """
 
 import os
-
-from ddkit.proc import split_command
 
 HOOK_TIMEOUT = 30        # seconds: well inside the shortest schedule (every 5 minutes)
 PING_TIMEOUT = 5         # seconds: the ping must not make a run noticeably longer
@@ -27,10 +21,45 @@ DEFAULT_PATH = '/usr/sbin:/usr/bin:/sbin:/bin'
 EVENT = ('outcome', 'record_name', 'record_type', 'old_ip', 'new_ip', 'message')
 
 
-def tell(job, outcome, since=None):
+def split_command(value):
+    """on_change as argv, never run by a shell: words split at blanks, '...' taken as it is, "..."
+    and \\ as in sh (shlex.split's words); $, ;, |, > and * are plain characters.
+    ValueError when a quote is open or no program is named (shlex would import re: start-up cost)."""
+    argv, word, quote, escaped, started = [], [], None, False, False
+    for c in value:
+        if escaped:  # inside "...", as in sh, \\ escapes only " and \\
+            word.append(c if quote is None or c in '"\\' else '\\' + c)
+            escaped = False
+        elif c == '\\' and quote != "'":
+            escaped = started = True
+        elif quote:
+            if c == quote:
+                quote = None
+            else:
+                word.append(c)
+        elif c in '"\'':
+            quote, started = c, True
+        elif c in ' \t':
+            if started:
+                argv.append(''.join(word))
+            word, started = [], False
+        else:
+            word.append(c)
+            started = True
+    if quote or escaped:
+        raise ValueError('a quote or a backslash is not closed; quote with \' or "')
+    if started:
+        argv.append(''.join(word))
+    if not argv or not argv[0]:
+        raise ValueError('must name a program, e.g. /etc/ddns/notify.sh')
+    if '/' in argv[0] and not os.path.isabs(argv[0]):
+        raise ValueError('the program must be an absolute path or a name found on PATH')
+    return argv
+
+
+def tell(job, outcome):
     """After a record's run (ddkit.reconcile.run), by its outcome: the on_change hook after a change
-    or a failure, then the health-check ping, then notify's notices (since: when the record's failures
-    began, as its status said before this run; None when its last judged run went well). A run that found no valid current IP judged nothing: no
+    or a failure, then the health-check ping. A run that found no valid current IP judged nothing: no
     ping, neither ok nor /fail (a line down for a minute pages nobody; a source that never gives an
     address stops the pings, so the check's own grace period raises the alert). In a run of several
     records each URL is pinged once, at the end (ddkit.updater)."""
@@ -47,69 +76,6 @@ def tell(job, outcome, since=None):
         job.run.pings[url] = (merge(job.run.pings.get(url, (True,))[0], ok), cfg.ca_file)
         url = None
     after_run(job.log, job.tool, cfg.on_change, url, ok, event, cfg.ca_file)
-    if cfg.notify:
-        notice(job, outcome, since)
-
-
-def notice(job, outcome, since):
-    """What notify_on asks to tell of this run, to each notify URL, with the notices kept from earlier
-    runs: at once in a run of one record; at the end of a run of several (send_notices, from
-    ddkit.updater), so that each URL gets one message for all of them."""
-    from ddkit import CREATED, FAILED, REMOVED, UNCHANGED, UPDATED
-    changed, good = outcome in (UPDATED, CREATED, REMOVED), outcome in (UNCHANGED, UPDATED, CREATED, REMOVED)
-    events = {'change'} if changed else set()
-    events |= {'failure'} if outcome == FAILED and since is None else set()
-    events |= {'recovery'} if good and since is not None else set()
-    cfg = job.cfg
-    part = about(job, outcome, since) if events & set(cfg.notify_on) else None
-    job.run.notices.append((cfg.notify, part, cfg.ca_file, cfg.timeout))
-    if not job.run.several:
-        send_notices(job.log, job.run)
-
-
-def about(job, outcome, since):
-    """(what, its line) of a record's run for a notice: the record, type, line and provider, then the
-    old and the new address, or the failure and its fix; its secrets masked (the job's log)."""
-    import time
-    from ddkit import CREATED, FAILED, REMOVED, UPDATED
-    cfg, failure = job.cfg, job.failure
-    subject = '%s %s%s (%s)' % (cfg.record_name, cfg.record_type, ' line %s' % job.line if job.line else '',
-                                job.provider.NAME)
-    what = {UPDATED: 'updated', CREATED: 'created', REMOVED: 'removed', FAILED: 'failed'}.get(outcome)
-    if outcome == UPDATED:
-        said = '%s -> %s' % (job.old_ip or 'unknown', job.new_ip)
-    elif outcome == CREATED:
-        said = job.new_ip
-    elif outcome == REMOVED:
-        said = 'it held %s; the line has no address' % (job.old_ip or 'unknown')
-    elif outcome == FAILED:
-        fix = failure.fix if failure.fix and 'fix: ' not in str(failure) else None
-        said = '%s%s' % (failure, '; fix: %s' % fix if fix else '')
-    else:
-        said = 'holds %s' % job.new_ip
-    if since is not None and outcome != FAILED:
-        from ddkit import decimal
-        began = decimal(since) if len(since) <= 12 else None   # the status file's epoch seconds
-        stamp = time.strftime('%Y-%m-%d %H:%M', time.localtime(began)) if began else 'an earlier run'
-        what, header, said = 'recovered', 'recovered, %s' % what if what else 'recovered', \
-            '%s (failing since %s)' % (said, stamp)
-    else:
-        header = what
-    from ddkit.notices import PART_MAX, cut
-    return what, cut(job.log.clean('%s %s: %s' % (subject, header, said)), PART_MAX)
-
-
-def send_notices(log, run):
-    """Send the run's notices and those kept from earlier runs (ddkit.notices, imported only when there
-    is one); never fails the run. Kept in the directory where a run keeps what is no record's own (the
-    state directory of its first record: ddkit.KEEP_DIR, set by every run that writes state)."""
-    import ddkit
-    notes, run.notices, directory = run.notices, [], ddkit.KEEP_DIR[0]
-    if directory is None or not any(part for _, part, _, _ in notes) and \
-            not os.path.exists(os.path.join(directory, ddkit.NOTICES_FILE)):
-        return
-    from ddkit import notices
-    notices.deliver(log, notes, directory)
 
 
 def merge(one, other):

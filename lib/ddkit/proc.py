@@ -8,42 +8,6 @@ os.posix_spawnp and two pipes; elsewhere subprocess is used.
 import os
 
 
-def split_command(value):
-    """on_change as argv, never run by a shell: words split at blanks, '...' taken as it is, "..."
-    and \\ as in sh (shlex.split's words); $, ;, |, > and * are plain characters.
-    ValueError when a quote is open or no program is named (shlex would import re: start-up cost)."""
-    argv, word, quote, escaped, started = [], [], None, False, False
-    for c in value:
-        if escaped:  # inside "...", as in sh, \\ escapes only " and \\
-            word.append(c if quote is None or c in '"\\' else '\\' + c)
-            escaped = False
-        elif c == '\\' and quote != "'":
-            escaped = started = True
-        elif quote:
-            if c == quote:
-                quote = None
-            else:
-                word.append(c)
-        elif c in '"\'':
-            quote, started = c, True
-        elif c in ' \t':
-            if started:
-                argv.append(''.join(word))
-            word, started = [], False
-        else:
-            word.append(c)
-            started = True
-    if quote or escaped:
-        raise ValueError('a quote or a backslash is not closed; quote with \' or "')
-    if started:
-        argv.append(''.join(word))
-    if not argv or not argv[0]:
-        raise ValueError('must name a program, e.g. /etc/ddns/notify.sh')
-    if '/' in argv[0] and not os.path.isabs(argv[0]):
-        raise ValueError('the program must be an absolute path or a name found on PATH')
-    return argv
-
-
 def run(argv, timeout=30, env=None, group=False, limit=None):
     """(exit status, stdout, stderr) of argv, output decoded as UTF-8; OSError when it cannot be
     started; TimeoutError, after killing it, when it runs longer than timeout seconds.

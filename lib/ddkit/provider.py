@@ -55,7 +55,7 @@ class Run:
 
     def __init__(self, several=False):
         self.cache, self.pings, self.several = {}, {}, several
-        self.notices = []   # [(notify URLs, (what, line) or None, ca_file, timeout)]: ddkit.notify
+        self.notices = []   # [(notify URLs, (what, line) or None, ca_file, timeout)]: ddkit.notices
 
     def shared(self, key, make):
         """make(), once per key in this run; a Failure is kept too (every record sharing it fails)."""

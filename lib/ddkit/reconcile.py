@@ -56,12 +56,13 @@ def run(job):
         job.failure = Failure('interrupted', kind='unexpected')
         return FAILED
     job.outcome = outcome
+    if not cfg.dry_run and (cfg.on_change or cfg.healthcheck_url):
+        from ddkit import notify
+        notify.tell(job, outcome)
     # the status this run follows (read with the state module every run has loaded)
     kept = state.read_lines(job.files['status_file']) if quiet or cfg.notify else None
-    since = failed_since(kept) if cfg.notify else None
-    if not cfg.dry_run and (cfg.on_change or cfg.healthcheck_url or cfg.notify and notices_due(job, outcome, since)):
-        from ddkit import notify
-        notify.tell(job, outcome, since)
+    if not cfg.dry_run and cfg.notify:
+        tell_notices(job, outcome, failed_since(kept))
     # the status last, after the run's last log line: a later line is a later run's (ddkit.status)
     if not (quiet and kept_good(job, kept)):   # the common run: its status says so already
         from ddkit import status
@@ -87,12 +88,20 @@ def failed_since(lines):
     return None
 
 
-def notices_due(job, outcome, since):
-    """True when notify may have something to send (ddkit.notify decides): a change or a failure, a
-    good run after failures, or notices an earlier run could not deliver (kept in the state
-    directory). A quiet run answers it with what it has loaded, so that it loads nothing more."""
-    return outcome not in (UNCHANGED, NO_IP) or outcome == UNCHANGED and since is not None or \
-        os.path.exists(os.path.join(KEEP_DIR[0] or job.cfg.state_dir, NOTICES_FILE))
+def tell_notices(job, outcome, since):
+    """notify: what notify_on asks to tell of this run (a change; a failure, the first of a streak; the
+    first good run after failures: since, when they began, as the status said before this run), with
+    the notices earlier runs could not deliver. The services (ddkit.notices) are imported only when
+    there is one of either: a quiet run decides with what it has loaded."""
+    events = {'change'} if outcome in (UPDATED, CREATED, REMOVED) else set()
+    if outcome == FAILED and since is None:
+        events.add('failure')
+    elif outcome in (UNCHANGED, UPDATED, CREATED, REMOVED) and since is not None:
+        events.add('recovery')
+    told = bool(events & set(job.cfg.notify_on))
+    if told or os.path.exists(os.path.join(KEEP_DIR[0], NOTICES_FILE)):
+        from ddkit import notices
+        notices.tell(job, outcome, since, told)
 
 
 def exit_status(job, outcome):

@@ -298,8 +298,8 @@ def check_source_type(ip_source, record_type):
 
 def check_command(value):
     """A command line (on_change): split into words as a shell would, never run by one (ddkit.notify)."""
-    from ddkit.proc import split_command
-    split_command(check_text(value))
+    from ddkit import notify
+    notify.split_command(check_text(value))
     return value
 
 

@@ -324,6 +324,6 @@ def finish(tool, args, outcomes, run):
             if ok is not None:
                 notify.ping(log, url, ok, ca_file)
     if run.notices:
-        from ddkit import notify
-        notify.send_notices(log, run)
+        from ddkit import notices
+        notices.send_notices(log, run)
     return max([status for _, status in outcomes] or [0])
