@@ -19,6 +19,7 @@ def decimal(text):
 # a run that writes state; None (egress6, --check, a dry run): nothing is kept.
 KEEP_DIR = [None]
 # the notices of notify that could not be delivered, in that directory, sent again by the next run
+# (ddkit.notices)
 NOTICES_FILE = '.ddkit-notices'
 
 # RFC 3986's unreserved characters: what every encoding of a secret keeps as it is (ddkit.log, ddkit.mask)

@@ -102,7 +102,7 @@ def check_notify(value):
     return value
 
 
-NOTIFY_ON = ('change', 'failure', 'recovery')   # what notify tells: ddkit.notify
+NOTIFY_ON = ('change', 'failure', 'recovery')   # what notify tells: ddkit.reconcile.tell_notices
 
 
 def check_notify_on(value):
