@@ -11,7 +11,7 @@ import time
 import pytest
 
 from conftest import RECORD, ROOT, ZONE, run_tool
-from fakes.notices import SERVICES, DingTalk, Feishu, Gotify, Ntfy, Telegram, WeCom
+from fakes.notices import SERVICES, DingTalk, Feishu, Gotify, Ntfy, Slack, Telegram, WeCom
 from providers import of
 
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
@@ -233,6 +233,8 @@ def test_a_notice_never_changes_the_exit_status(box, services, tmp_path):
 
 def test_several_records_tell_each_target_once_over_one_connection(box, services, tmp_path):
     targets = [services(Telegram), services(WeCom), services(Gotify)]
+    shared = services(Ntfy)   # two topics of one server: one connection for both
+    shared.topics.add('second-topic-4b2e1d')
     names = ['home.' + ZONE, 'www.' + ZONE, 'nas.' + ZONE]
     for name in names:
         box.provider_a.add_record(box.zone_a, name, 'A', OLD)
@@ -242,7 +244,8 @@ def test_several_records_tell_each_target_once_over_one_connection(box, services
     config.write_text(''.join('[%s]\nrecord_name=%s\n' % (name.split('.')[0], name) for name in names))
     os.chmod(str(config), 0o600)
     env = {k: v for k, v in box.env_a(str(tmp_path)).items() if k != 'DDNS_RECORD_NAME'}
-    env['DDNS_NOTIFY'] = ' '.join(t.notify_url for t in targets)
+    env['DDNS_NOTIFY'] = ' '.join([t.notify_url for t in targets + [shared]] +
+                                  [shared.notify_url.replace(Ntfy.KEY, 'second-topic-4b2e1d')])
     done = run_tool('updater_a', ['--all', '--config', str(config)], env=env)
     assert done.returncode == 0 and done.stdout.count('IP has been updated to') == 3, done.stdout + done.stderr
     for fake in targets:
@@ -250,6 +253,7 @@ def test_several_records_tell_each_target_once_over_one_connection(box, services
         (message,) = fake.messages
         assert all('%s A (%s) updated: %s -> %s' % (name, PROVIDER, OLD, NEW) in message['text'] for name in names)
     assert targets[2].messages[0]['title'] == 'ddkit: 3 updated'
+    assert shared.connections == 1 and len(shared.messages) == 2 and shared.calls() == ['json', 'json']
 
 
 def test_the_queue_is_bounded_old_notices_dropped_and_unknown_lines_ignored(tmp_path):
@@ -333,7 +337,7 @@ def test_the_real_urls_are_known_by_their_host_and_masked_but_kind_and_host():
         # the key, token, topic, chat or secret alone, as an answer may echo it
         for piece in ('123456:ABC-def', '693a91f6-7c1e', 'a3f5e8d2', 'SECb1c2d3', '2f9c4b1e-8d7a', 'qW3eR5', 'xR4mFq9ZbTk2LwYp8sVn3C',
                       'SCT214159TpQrStUv', 'sctp7777tAbCdEf', 'PDU1234TAbCd', '0a1b2c3d4e5f', 'router-alerts-7f3a9c',
-                      'kQ9wE8rT7yU6', 'XXXXXXXX', 'AbCdEfGhIjK', '-1001'):
+                      'kQ9wE8rT7yU6', 'XXXXXXXX', 'AbCdEfGhIjK', '@channel'):
             if piece in url:
                 assert piece not in log.clean('the service said: %s.' % piece), (url, piece)
 
@@ -381,9 +385,75 @@ def test_an_unchanged_run_with_notify_loads_what_one_without_it_loads(box, servi
     env = box.env_a(str(tmp_path))
     plain = run_tool('updater_a', env=env, flags=['-X', 'importtime'])
     told = run_tool('updater_a', env=dict(env, DDNS_NOTIFY=fake.notify_url + ' https://oapi.dingtalk.com/robot/send?'
-                                          'access_token=a3f5e8d2&secret=SECb1c2d3'), flags=['-X', 'importtime'])
+                                          'access_token=%s&secret=%s' % (DingTalk.KEY, DingTalk.SECRET)),
+                    flags=['-X', 'importtime'])
     for done in (plain, told):
         assert done.returncode == 0 and 'IP has not changed' in done.stdout, done.stdout + done.stderr
     assert imported(told) == imported(plain)
     assert not {'ddkit.notify', 'ddkit.notices', 'hmac', 'hashlib'} & set(imported(told))
     assert fake.requests == []
+
+
+def test_a_created_record_is_a_change(box, services, tmp_path):
+    fake = services(Slack)
+    box.lookup.answer = NEW
+    done = run(box, tmp_path, fake, DDNS_NOTIFY_ON='change')
+    assert done.returncode == 0 and box.provider_a.find(RECORD)[0]['content'] == NEW, done.stdout + done.stderr
+    assert [m['text'].split('\n')[0] for m in fake.messages] == ['%s A (%s) created: %s' % (RECORD, PROVIDER, NEW)]
+
+
+class Job:
+    """What notices.about reads of a record's run (ddkit.provider.Job), for the outcomes a run of the
+    fakes above does not reach here (a line's record removed needs the kernel's addresses)."""
+
+    def __init__(self, outcome_ip, line=None, failure=None, secrets=()):
+        from types import SimpleNamespace
+        self.cfg = SimpleNamespace(record_name=RECORD, record_type='AAAA')
+        self.provider = SimpleNamespace(NAME=PROVIDER)
+        self.line, self.failure, self.log = line, failure, Log(None, secrets=secrets)
+        self.old_ip, self.new_ip = outcome_ip
+
+
+def test_what_a_notice_says_of_each_outcome():
+    from ddkit import CREATED, FAILED, REMOVED, UNCHANGED, Failure
+    gone = Job(('240e:1::10', None), line='ct')
+    assert notices.about(gone, REMOVED, None) == ('removed', '%s AAAA line ct (%s) removed: it held 240e:1::10; '
+                                                  'the line has no address' % (RECORD, PROVIDER))
+    back = notices.about(gone, REMOVED, '1767225600')   # removed after failures: a recovery too
+    assert back[0] == 'recovered' and back[1].startswith('%s AAAA line ct (%s) recovered, removed: it held' % (
+        RECORD, PROVIDER)) and '(failing since 2026-01-0' in back[1]
+    assert notices.about(Job((None, '2001:db8::1')), CREATED, None)[1].endswith('created: 2001:db8::1')
+    assert notices.about(Job(('2001:db8::1', '2001:db8::1')), UNCHANGED, 'x' * 40)[1].endswith(
+        'recovered: holds 2001:db8::1 (failing since an earlier run)')   # a damaged status: no time
+    failure = Failure.at('update record', 'token tok-0123456789abcdef refused' + ' long' * 200, fix='renew the token')
+    what, text = notices.about(Job((None, None), failure=failure, secrets=['tok-0123456789abcdef']), FAILED, None)
+    assert what == 'failed' and 'tok-0123456789abcdef' not in text and 'token *** refused' in text
+    assert len(text) <= notices.PART_MAX and text.endswith('...')   # cut: the fix is past the end here
+    short = Failure.at('find zone', 'no such zone', fix='check zone_name')
+    assert notices.about(Job((None, None), failure=short), FAILED, None)[1].endswith(
+        'failed: find zone: no such zone; fix: check zone_name')
+
+
+@pytest.mark.parametrize('form', ['flag', 'environment', 'config file', 'uci section'])
+def test_notify_comes_in_every_form_of_a_repeated_setting(tmp_path, form):
+    urls = ['https://ntfy.sh/router-alerts-7f3a9c', 'https://api.day.app/xR4mFq9ZbTk2LwYp8sVn3C']
+    argv, environ = [], {}
+    if form == 'flag':
+        argv = ['--notify', urls[0], '--notify', urls[1], '--notify-on', 'failure']
+    elif form == 'environment':
+        environ = {'DDNS_NOTIFY': ' '.join(urls), 'DDNS_NOTIFY_ON': 'failure'}
+    elif form == 'config file':
+        path = tmp_path / 'conf'
+        path.write_text('notify=%s\nnotify_on=failure\n' % ' '.join(urls))
+        os.chmod(str(path), 0o600)
+        argv = ['--config', str(path)]
+    else:
+        path = tmp_path / 'updater_a'
+        path.write_text("config updater_a 'home'\n" + ''.join("\tlist notify '%s'\n" % url for url in urls) +
+                        "\tlist notify_on 'failure'\n")
+        argv, environ = ['--uci', 'home'], {'DDNS_UCI_FILE': str(path)}
+    args = settings.parse_args(argv, updater.COMMON, updater.SWITCHES, files=True)
+    cfg = settings.load(args, updater.COMMON, updater.SWITCHES, environ=environ,
+                        **settings.named_section(args, 'updater_a', updater.COMMON, environ))
+    assert (cfg.notify, cfg.notify_on) == (urls, ['failure']) and cfg.sources['notify'] == form
+    assert {'router-alerts-7f3a9c', 'xR4mFq9ZbTk2LwYp8sVn3C'} <= set(cfg.secrets)

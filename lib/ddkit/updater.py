@@ -59,7 +59,7 @@ COMMON = [
             'another host (gotify+https://..., ntfy+http://...); repeat the flag, blanks between them elsewhere, a '
             'UCI list; only their kind and host are ever shown', secret=notify_secrets, check=settings.check_notify,
             repeat=True, metavar='URL'),
-    Setting('notify_on', 'change failure recovery', help='what notify tells: change (a record updated or created, a '
+    Setting('notify_on', ['change', 'failure', 'recovery'], help='what notify tells: change (a record updated or created, a '
             'line\'s record removed), failure (the first of a streak), recovery (the first good run after failures)',
             check=settings.check_notify_on, repeat=True, choices=settings.NOTIFY_ON, metavar='EVENT'),
 ]  # healthcheck_url and notify are secret: whoever has them can ping the check, or post to the chat

@@ -70,7 +70,8 @@ def notify_target(url):
 def notify_secrets(urls):
     """What of the `notify` URLs is masked in every message: each URL whole, its path and query, each
     path segment but the services' own words (a token, a key, a topic) and each query value: only a
-    URL's kind and host are ever shown."""
+    URL's kind and host are ever shown. Not a piece without a letter: a chat's or a webhook's number is
+    no credential, and masked it would take the same digits out of an address or a date."""
     found = []
     for url in urls:
         bare = notify_target(url)[1]
@@ -82,4 +83,4 @@ def notify_secrets(urls):
                 found += [piece, piece[3:] if piece.startswith('bot') else piece,
                           piece[:-5] if piece.endswith('.send') else piece]
         found += [pair.partition('=')[2] for pair in query.split('&')]
-    return [text for text in dict.fromkeys(found) if len(text) >= 3]
+    return [text for text in dict.fromkeys(found) if len(text) >= 3 and any(c.isalpha() for c in text)]

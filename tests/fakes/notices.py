@@ -327,6 +327,7 @@ class Ntfy(Service):
 
     def __init__(self, tls_cert=None):
         super().__init__(tls_cert)
+        self.topics = set()   # the topics it serves beside its key's
         self.route('json', 'POST', r'/', self.publish_json)
         self.route('topic', 'POST', r'/([^/]+)', self.publish)
 
@@ -345,14 +346,14 @@ class Ntfy(Service):
 
     def publish_json(self, req):
         found = self.fields(req)
-        if found.get('topic') != self.key:
+        if found.get('topic') != self.key and found.get('topic') not in self.topics:
             return self.refused()
         if not found.get('message'):
             return Reply(400, {'code': 40011, 'http': 400, 'error': 'invalid request: message is empty'})
         return self.answer(found['topic'], found['message'], found.get('title'))
 
     def publish(self, req, topic):
-        if topic != self.key:
+        if topic != self.key and topic not in self.topics:
             return self.refused()
         return self.answer(topic, req.body.decode('utf-8'), req.headers.get('x-title') or req.headers.get('title'))
 
