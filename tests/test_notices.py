@@ -457,3 +457,15 @@ def test_notify_comes_in_every_form_of_a_repeated_setting(tmp_path, form):
                         **settings.named_section(args, 'updater_a', updater.COMMON, environ))
     assert (cfg.notify, cfg.notify_on) == (urls, ['failure']) and cfg.sources['notify'] == form
     assert {'router-alerts-7f3a9c', 'xR4mFq9ZbTk2LwYp8sVn3C'} <= set(cfg.secrets)
+
+
+def test_a_robot_over_its_rate_keeps_the_notice(services, tmp_path):
+    """DingTalk takes 20 messages a minute from a robot, then answers 130101 (HTTP 200): kept."""
+    fake = services(DingTalk)
+    fake.messages += [{'title': None, 'text': 'earlier', 'at': time.time()}] * 20
+    log = Log(str(tmp_path / 'run.log'), quiet=True, secrets=notify_secrets([fake.notify_url]))
+    notices.deliver(log, [([fake.notify_url], ('updated', 'home A updated: 1 -> 2'), None, 5)], str(tmp_path))
+    assert len(fake.messages) == 20 and len(fake.requests) == 1
+    assert 'answered HTTP 200, code 130101: send too fast' in (tmp_path / 'run.log').read_text()
+    (line,) = (tmp_path / NOTICES_FILE).read_text().splitlines()
+    assert line.endswith(' updated home A updated: 1 -> 2')

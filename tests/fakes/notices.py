@@ -40,7 +40,11 @@ class Service(FakeServer):
         raise NotImplementedError
 
     def took(self, text, title=None):
-        self.messages.append({'title': title, 'text': text})
+        self.messages.append({'title': title, 'text': text, 'at': time.time()})
+
+    def in_the_last_minute(self):
+        """The messages taken in the last 60 seconds (a robot's limit counts them)."""
+        return len([m for m in self.messages if m['at'] > time.time() - 60])
 
     def fields(self, req):
         """The request's parameters: its query, then its body as its Content-Type says (a JSON body that
@@ -117,7 +121,7 @@ class WeCom(Service):
             return Reply(200, {'errcode': 40008, 'errmsg': 'invalid message type'})
         if len(content.encode('utf-8')) > 2048:
             return Reply(200, {'errcode': 40058, 'errmsg': 'content exceed max length 2048'})
-        if len(self.messages) >= 20:
+        if self.in_the_last_minute() >= 20:
             return Reply(200, {'errcode': 45009, 'errmsg': 'api freq out of limit'})
         self.took(content)
         return Reply(200, {'errcode': 0, 'errmsg': 'ok'})
@@ -160,7 +164,7 @@ class DingTalk(Service):
         content = (found.get('text') or {}).get('content') if found.get('msgtype') == 'text' else None
         if not isinstance(content, str) or not content:
             return Reply(200, {'errcode': 40035, 'errmsg': 'missing parameter'})
-        if len(self.messages) >= 20:
+        if self.in_the_last_minute() >= 20:
             return Reply(200, {'errcode': 130101, 'errmsg': 'send too fast, exceed 20 times per minute'})
         self.took(content)
         return Reply(200, {'errcode': 0, 'errmsg': 'ok'})
