@@ -62,7 +62,7 @@ def route_ntfy(base, query):
 def route_gotify(base, query):
     """Gotify: POST <server>/message; the application token from the query goes in X-Gotify-Key,
     out of the URL and so out of the server's access log (https://gotify.net/docs/pushmsg)."""
-    token = [unquote(value) for name, value in query if name == 'token']
+    token = [value for name, value in query if name == 'token']   # as given: printable ASCII (settings)
     base = base if base.endswith('/message') else base.rstrip('/') + '/message'
     return base, [(n, v) for n, v in query if n != 'token'], {'X-Gotify-Key': token[0]} if token else {}, {}
 
@@ -156,7 +156,7 @@ def about(job, outcome, since):
     elif outcome == REMOVED:
         said = 'it held %s; the line has no address' % (job.old_ip or 'unknown')
     elif outcome == FAILED:
-        fix = failure.fix if failure.fix and 'fix: ' not in str(failure) else None
+        fix = failure.fix if failure.fix and failure.fix not in str(failure) else None   # said once
         said = '%s%s' % (failure, '; fix: %s' % fix if fix else '')
     else:
         said = job.new_ip if outcome == CREATED else 'holds %s' % job.new_ip
@@ -255,7 +255,7 @@ def post(target, kind, parts, now):
     from ddkit import http, jsontext
     base, _, query = target.bare.partition('?')
     pairs = [(name, value) for name, _, value in (p.partition('=') for p in query.split('&') if p)]
-    secret = [unquote(value) for name, value in pairs if name == 'secret']
+    secret = [unquote(value.replace('+', '%2B')) for name, value in pairs if name == 'secret']   # a + is its own
     pairs = [(name, value) for name, value in pairs if name != 'secret']   # never sent
     headers, extra, fields = {}, {}, {}
     if kind.route:
