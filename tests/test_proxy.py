@@ -289,6 +289,30 @@ def test_a_run_of_several_records_pings_through_their_proxy_at_its_end(box, tmp_
     assert len(box.provider_a.calls('create_record')) == 2
 
 
+@pytest.mark.parametrize('several', [False, True], ids=['one record', 'a run of several'])
+def test_a_notification_goes_through_the_proxy(box, tmp_path, tinyproxy, several):
+    """The record's notice (a Telegram bot's, at its fake) is sent through the record's proxy: at once in
+    a run of one record, at the end of a run of several."""
+    from fakes.notices import Telegram
+    service = Telegram().start()
+    where = hostport(service)
+    try:
+        env = env_of(box, tmp_path / 'state', DDNS_PROXY=tinyproxy.url(), DDNS_NOTIFY=service.notify_url)
+        args = []
+        if several:
+            conf = tmp_path / 'records.conf'
+            conf.write_text(''.join('[r%d]\nrecord_name=h%d.example.com\n' % (n, n) for n in range(2)))
+            os.chmod(str(conf), 0o600)
+            del env['DDNS_RECORD_NAME']
+            args = ['--all', '--config', str(conf)]
+        ok(run_tool('updater_a', args, env=env))
+    finally:
+        service.stop()
+    assert len(service.messages) == 1
+    told = [line for line in tinyproxy.requests() if where in line]
+    assert told and told[-1].startswith('POST http://%s/' % where), tinyproxy.requests()
+
+
 # --- credentials, refusals, a proxy that is down: kind 'proxy', the proxy named, never its password --
 
 @pytest.mark.parametrize('credentials, said', [

@@ -46,6 +46,9 @@ config defaults
 	#option on_change '/etc/ddns-notify.sh'
 	# pinged after every run: GET <url>, or <url>/fail after a failure (e.g. Healthchecks.io)
 	#option healthcheck_url 'https://hc-ping.com/<uuid>'
+	# tell a chat or a phone of a change, a failure and the recovery: each service's own URL (WeCom,
+	# DingTalk, Feishu, Telegram, Bark, ntfy, ...; README: notifications); a secret, as the keys are
+	#list notify 'https://api.day.app/<key>'
 	# a home with several upstream lines: each line's address under the one name, on its operator's
 	# resolution line where the provider has them, one on the default line (README: several lines);
 	# in an AAAA record's section whose ip_source reads the kernel (iface:, prefix:, eui64:, neigh:):

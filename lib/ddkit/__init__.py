@@ -18,6 +18,9 @@ def decimal(text):
 # chains end at: ddkit.http.Anchors): the state directory of its first record, set by the updater for
 # a run that writes state; None (egress6, --check, a dry run): nothing is kept.
 KEEP_DIR = [None]
+# the notices of notify that could not be delivered, in that directory, sent again by the next run
+# (ddkit.notices)
+NOTICES_FILE = '.ddkit-notices'
 
 # How the requests of the record being run reach their hosts, set by the updater before each record's
 # requests (ddkit.updater.proxy_route): a function (scheme, host) giving the ddkit.proxy.Proxy a request

@@ -47,6 +47,7 @@ def run(job):
         if not report.blocked:
             report.ok('the provider is only told the IP, never read: the next update sends it when the ip '
                       'file does not claim it')
+        report.notify_targets()
         return report.finish()
     report.step('credentials accepted', lambda: logged_in(job), lambda said: 'credentials accepted' + said)
     zone = report.step('zone found', lambda: find_zone(job), describe_zone)
@@ -56,6 +57,7 @@ def run(job):
                          '%s does not exist yet: it will be created on the first update' % what)
     report.compare(record is not None, ', '.join(map(str, record.content or ())) if record else None, current)
     report.verification()
+    report.notify_targets()
     return report.finish()
 
 
@@ -275,6 +277,32 @@ class Report:
             self.fail('TLS with %s: %s' % (_host(url), problem), fix)
         if self.tls_failed - set(self.cfg.ip_lookup_url):
             self.blocked = self.blocked or 'TLS working'
+
+    def notify_targets(self):
+        """Each notify URL by its kind and host, nothing sent; with --notify-test, one test message to
+        each (once a run), its answer on an ok or FAIL line. Then the notices kept for the next run."""
+        cfg, job = self.cfg, self.job
+        from ddkit.urls import notify_target
+        for url in dict.fromkeys(cfg.notify or ()):
+            kind, _, host = notify_target(url)
+            if not cfg.notify_test:
+                self.ok('notify %s %s: told on %s (nothing sent; --notify-test sends a test message)'
+                        % (kind, host, ', '.join(cfg.notify_on)))
+                continue
+            from ddkit import notices
+            about = 'record %s %s (%s)' % (cfg.record_name, cfg.record_type, job.provider.NAME)
+            failure = job.run.shared(('notify test', url), lambda: notices.test(
+                self.log, url, cfg.ca_file, cfg.timeout, about))
+            if failure is None:
+                self.ok('notify %s %s: the test message was delivered' % (kind, host))
+            else:
+                self.fail('notify %s %s: %s' % (kind, host, failure.why or failure), failure.fix)
+        if cfg.notify:
+            from ddkit import NOTICES_FILE, state
+            kept = state.read_lines(os.path.join(cfg.state_dir, NOTICES_FILE), limit=65536)
+            if kept:
+                self.ok('notify: %d notice%s kept from earlier runs, sent again by the next run'
+                        % (len(kept), '' if len(kept) == 1 else 's'))
 
     def current_ip(self):
         """The current IP and where it came from; a FAIL says why it was rejected. Returns it or None."""

@@ -41,6 +41,7 @@ def usage(prog, summary, settings, switches, uci_name=None, words='[options]', a
         if item.short:
             flag = '%s, %s' % (item.short, flag)
         default = getattr(item, 'default', None)
+        default = ' '.join(default) if isinstance(default, list) else default   # a repeated setting's
         extra = ' (default: %s)' % default if default not in (None, '') else ''
         lines += option_lines(flag, item.help + extra)
     if listed:

@@ -51,10 +51,11 @@ class ProviderSession:
 
 class Run:
     """What the records of one run share: lookups made once (zone, listing, current IP, token), the
-    health-check pings to send at the end, and whether it runs several records."""
+    health-check pings and notify's notices to send at the end, and whether it runs several records."""
 
     def __init__(self, several=False):
         self.cache, self.pings, self.several = {}, {}, several
+        self.notices = []   # [(notify URLs, (what, line) or None, ca_file, timeout, proxy route)]: ddkit.notices
 
     def shared(self, key, make):
         """make(), once per key in this run; a Failure is kept too (every record sharing it fails)."""

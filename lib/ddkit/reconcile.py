@@ -9,9 +9,10 @@ the provider has taken it, so a run cut short leaves the next one to ask. on_cha
 health-check ping follow, the lock released. What a provider supplies is in docs/design.md.
 """
 
+import os
 import sys
 
-from ddkit import CREATED, FAILED, KEEP_DIR, NO_IP, REMOVED, UNCHANGED, UPDATED, Failure, state
+from ddkit import CREATED, FAILED, KEEP_DIR, NO_IP, NOTICES_FILE, REMOVED, UNCHANGED, UPDATED, Failure, state
 from ddkit.provider import Exists, Stale, told
 
 
@@ -58,22 +59,49 @@ def run(job):
     if not cfg.dry_run and (cfg.on_change or cfg.healthcheck_url):
         from ddkit import notify
         notify.tell(job, outcome)
+    # the status this run follows (read with the state module every run has loaded)
+    kept = state.read_lines(job.files['status_file']) if quiet or cfg.notify else None
+    if not cfg.dry_run and cfg.notify:
+        tell_notices(job, outcome, failed_since(kept))
     # the status last, after the run's last log line: a later line is a later run's (ddkit.status)
-    if not (quiet and kept_good(job)):   # the common run: its status says so already
+    if not (quiet and kept_good(job, kept)):   # the common run: its status says so already
         from ddkit import status
         status.record(job, outcome)
     return outcome
 
 
-def kept_good(job):
-    """True when the record's status file (ddkit.status) keeps a good outcome with the current IP, or
-    there is none: what a quiet run would keep already. Read here, with the state module every run
-    has loaded, so that the common run loads nothing more."""
-    lines = state.read_lines(job.files['status_file'])
+def kept_good(job, lines):
+    """True when the record's status file's lines (ddkit.status) keep a good outcome with the current
+    IP, or there is none: what a quiet run would keep already."""
     return not lines or lines[0] in GOOD_LINES and 'ip=%s' % job.new_ip in lines
 
 
 GOOD_LINES = tuple('outcome=' + outcome for outcome in (UNCHANGED, UPDATED, CREATED))
+
+
+def failed_since(lines):
+    """When the record's failures began, as its status file's lines say (ddkit.status), or None: its
+    last judged run went well."""
+    for line in lines:
+        if line.startswith('failed_since='):
+            return line[13:] or None
+    return None
+
+
+def tell_notices(job, outcome, since):
+    """notify: what notify_on asks to tell of this run (a change; a failure, the first of a streak; the
+    first good run after failures: since, when they began, as the status said before this run), with
+    the notices earlier runs could not deliver. The services (ddkit.notices) are imported only when
+    there is one of either: a quiet run decides with what it has loaded."""
+    events = {'change'} if outcome in (UPDATED, CREATED, REMOVED) else set()
+    if outcome == FAILED and since is None:
+        events.add('failure')
+    elif outcome in (UNCHANGED, UPDATED, CREATED, REMOVED) and since is not None:
+        events.add('recovery')
+    told = bool(events & set(job.cfg.notify_on))
+    if told or os.path.exists(os.path.join(KEEP_DIR[0], NOTICES_FILE)):
+        from ddkit import notices
+        notices.tell(job, outcome, since, told)
 
 
 def exit_status(job, outcome):

@@ -118,6 +118,32 @@ def check_yes_no(value):
     return words.index(value.strip().lower()) > 3
 
 
+def check_notify(value):
+    """A notify URL: a notification service's own (its kind known by its host: https only), or KIND+ and
+    a URL of another host (ddkit.urls.notify_target); secret= only where the service signs."""
+    from ddkit.urls import SIGNED, notify_target
+    kind, bare, host = notify_target(value)
+    try:
+        check_url(bare)
+    except ValueError as e:
+        raise Withheld('%s %s: %s' % (kind, host, e))
+    if bare == value and not value.startswith('https://'):
+        raise Withheld('%s %s: a service\'s own URL is https://' % (kind, host))
+    if kind not in SIGNED and 'secret' in [pair.partition('=')[0] for pair in bare.partition('?')[2].split('&')]:
+        raise Withheld('%s %s: secret= signs the messages of %s robots only' % (kind, host, ' and '.join(SIGNED)))
+    return value
+
+
+NOTIFY_ON = ('change', 'failure', 'recovery')   # what notify tells: ddkit.reconcile.tell_notices
+
+
+def check_notify_on(value):
+    value = value.strip().lower()
+    if value not in NOTIFY_ON:
+        raise ValueError('must be %s' % ', '.join(NOTIFY_ON))
+    return value
+
+
 def api_base_url(api_path, any_case=False):
     """The check of a provider's base_url: check_url, then api_path taken off its end (the provider's
     documents write the URL with it; the tool adds it to every call); any_case: in any letter case."""

@@ -2,7 +2,8 @@
 
 The status file, `.<stem>_<record>.status` beside the record's other state files (stem: the seed
 tool's name its provider keeps, so ddkit and updater_a share it), holds `key=value` lines: outcome,
-checked and changed (epoch seconds), ip, and the fields of the last failure. It is written when a run
+checked and changed (epoch seconds), ip, the fields of the last failure, and failed_since: when the
+failures of a streak began (kept through runs that found no valid IP). It is written when a run
 decided something new: a change at the provider, another outcome or failure than the one kept, or the
 first unchanged run after a failure or no valid IP. A run that decides what is kept already (the IP
 unchanged after a good outcome, or before there was a status file; the same failure again; no valid
@@ -42,7 +43,7 @@ def read(path):
     return found
 
 
-STORED = ('outcome', 'checked', 'changed', 'ip', 'message') + FIELDS
+STORED = ('outcome', 'checked', 'changed', 'ip', 'message', 'failed_since') + FIELDS
 
 
 def record(job, outcome):
@@ -60,6 +61,12 @@ def record(job, outcome):
     values = {'outcome': outcome,
               'changed': now if outcome in (UPDATED, CREATED, REMOVED) else kept.get('changed', ''),
               'ip': job.new_ip if outcome in GOOD else '' if outcome == REMOVED else kept.get('ip', '')}
+    # when the run's failures began (a run without a valid IP judged nothing: it ends no streak), for
+    # notify, which tells the first failure of a streak and the first good run after it
+    since = kept.get('failed_since') or (kept.get('checked') if kept.get('outcome') == FAILED else None) \
+        if outcome in (FAILED, NO_IP) else None
+    if since or outcome == FAILED:
+        values['failed_since'] = since or now
     failure = job.failure if outcome == FAILED else None
     if failure is not None:
         values['message'] = job.log.clean(str(failure))   # secrets masked, as in the log

@@ -9,6 +9,7 @@ import sys
 from ddkit import UsageError, settings
 from ddkit.ipcheck import OPERATORS
 from ddkit.settings import Setting, Switch
+from ddkit.urls import notify_secrets
 
 COMMON = [
     Setting('zone_name', help='root domain of the zone, e.g. example.com; where the provider lists the '
@@ -59,7 +60,15 @@ COMMON = [
             'details in its DDNS_HOOK_* environment', check=settings.check_command),
     Setting('healthcheck_url', help='pinged after each run: GET <url>, or <url>/fail after a failure '
             '(no ping when no valid IP was found)', secret=True, check=settings.check_url),
-]  # healthcheck_url is secret: whoever has it can ping the check
+    Setting('notify', help='notification URLs, each as its service gives it (Telegram, WeCom, DingTalk, Feishu/Lark, '
+            'Bark, ServerChan, PushDeer, PushPlus, ntfy, Discord, Slack), or KIND+<URL> for a self-hosted server or '
+            'another host (gotify+https://..., ntfy+http://...); repeat the flag, blanks between them elsewhere, a '
+            'UCI list; only their kind and host are ever shown', secret=notify_secrets, check=settings.check_notify,
+            repeat=True, metavar='URL'),
+    Setting('notify_on', ['change', 'failure', 'recovery'], help='what notify tells: change (a record updated or created, a '
+            'line\'s record removed), failure (the first of a streak), recovery (the first good run after failures)',
+            check=settings.check_notify_on, repeat=True, choices=settings.NOTIFY_ON, metavar='EVENT'),
+]  # healthcheck_url and notify are secret: whoever has them can ping the check, or post to the chat
 SWITCHES = [
     Switch('force', help='update even when the IP has not changed', short='-f'),
     Switch('dry_run', help='say what would change, change nothing'),
@@ -68,6 +77,7 @@ SWITCHES = [
            'exit 0 when an update would succeed'),
     Switch('status', help='print each record\'s last outcome as its runs kept it (with --all: every enabled '
            'record, "never" for one not run yet); nothing is sent; exit 1 when a record\'s last run failed'),
+    Switch('notify_test', help='with --check: send one test message to each notify URL and report its answer'),
     Switch('json', help='with --status: a JSON array, one object per record (keys: docs/status.md)'),
     Switch('all', help='every enabled record of /etc/config/<tool> (or every [record] of the --config '
            'file) in one run; exit status the worst of them'),
@@ -103,6 +113,9 @@ def main(provider=None, argv=None, tool=None, choice=None):
         return about(tool, provider or choice, table, switches, args, overview=choice is not None and not names)
     if 'providers' in args.on:
         return choice.show_providers(COMMON, 'json' in args.on)
+    if 'notify_test' in args.on and 'check' not in args.on:
+        print('%s: --notify-test goes with --check; see --help' % tool, file=sys.stderr)
+        return 2
     if 'json' in args.on and 'status' not in args.on:
         print('%s: --json goes with --status%s; see --help' % (tool, ' or --providers' if choice else ''),
               file=sys.stderr)
@@ -316,7 +329,8 @@ def heading(job, text):
 
 def finish(tool, args, outcomes, run):
     """The worst exit status; one line naming the records that failed (always shown); then one ping
-    of each healthcheck_url the records name (ok when every record naming it was)."""
+    of each healthcheck_url the records name (ok when every record naming it was), and one message to
+    each notify URL for the notices of the records naming it."""
     from ddkit.log import Log, say
     log = Log(None, quiet='quiet' in args.on, tag=tool if openwrt() else None)
     failed = ['%s (exit %d)' % (name, status) for name, status, _ in outcomes if status]
@@ -335,6 +349,9 @@ def finish(tool, args, outcomes, run):
             if ok is not None:
                 ddkit.PROXY[0] = proxy_route(proxy)   # the proxy of the records naming it
                 notify.ping(log, url, ok, ca_file)
+    if run.notices:
+        from ddkit import notices
+        notices.send_notices(log, run)
     return max([status for _, status, _ in outcomes] or [0])
 
 

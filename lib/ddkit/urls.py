@@ -67,3 +67,62 @@ def unquoted(text):
         return (head.encode() + b''.join(bytes((int(p[:2], 16),)) + p[2:].encode() for p in pieces)).decode('utf-8')
     except ValueError:   # UnicodeDecodeError too
         raise ValueError('a % in the proxy\'s user or password starts %XX (hex digits) of UTF-8')
+
+
+# The notification services a `notify` URL may name (ddkit.notices sends to them): each kind with the
+# hosts that give its URLs (a leading dot: any name under it, as ServerChan's <uid>.push.ft07.com).
+# Here, not in ddkit.notices: every run checks its settings, and one that sends nothing loads no
+# notices. A kind with no host (gotify), a self-hosted server or another host is named by a KIND+
+# prefix of the scheme: gotify+https://push.example.org/message?token=..., ntfy+http://192.168.1.2/t
+NOTIFY_HOSTS = {
+    'telegram': ('api.telegram.org',), 'wecom': ('qyapi.weixin.qq.com',), 'dingtalk': ('oapi.dingtalk.com',),
+    'feishu': ('open.feishu.cn', 'open.larksuite.com'), 'bark': ('api.day.app',),
+    'serverchan': ('sctapi.ftqq.com', '.push.ft07.com'), 'pushdeer': ('api2.pushdeer.com',),
+    'pushplus': ('www.pushplus.plus',), 'ntfy': ('ntfy.sh',), 'gotify': (),
+    'discord': ('discord.com', 'discordapp.com'), 'slack': ('hooks.slack.com',),
+}
+SIGNED = ('dingtalk', 'feishu')   # the kinds whose robots may sign: a secret= of the URL's query
+# the words of the services' own URL paths, which hold no key (all others may: masked)
+PATH_WORDS = frozenset(('cgi-bin', 'webhook', 'send', 'robot', 'open-apis', 'bot', 'v2', 'hook', 'message',
+                        'push', 'api', 'webhooks', 'services', 'sendMessage'))
+
+
+def notify_target(url):
+    """(kind, the URL without its KIND+ prefix, host) of a `notify` URL; ValueError when it names no
+    kind (the message names the host, never a secret part)."""
+    named, plus, _ = url.partition('://')[0].partition('+')
+    kind, bare = (named.lower(), url[len(named) + 1:]) if plus else (None, url)
+    try:
+        _, host, _, _ = split_url(bare)
+    except ValueError:
+        host = ''
+    host = host.lower()
+    if kind is None:
+        kind = next((name for name, hosts in NOTIFY_HOSTS.items() for known in hosts
+                     if host == known or known[0] == '.' and host.endswith(known)), None)
+        if kind is None:
+            raise ValueError('the host %s is none of the notification services\'; for a self-hosted server '
+                             'or another host, name the kind before the scheme: KIND+https://...; the kinds: %s'
+                             % (host or '(none)', ', '.join(NOTIFY_HOSTS)))
+    elif kind not in NOTIFY_HOSTS:
+        raise ValueError('%s+ names no notification service; the kinds: %s' % (kind[:20], ', '.join(NOTIFY_HOSTS)))
+    return kind, bare, host
+
+
+def notify_secrets(urls):
+    """What of the `notify` URLs is masked in every message: each URL whole, its path and query, each
+    path segment but the services' own words (a token, a key, a topic) and each query value: only a
+    URL's kind and host are ever shown. Not a piece without a letter: a chat's or a webhook's number is
+    no credential, and masked it would take the same digits out of an address or a date."""
+    found = []
+    for url in urls:
+        bare = notify_target(url)[1]
+        rest = bare.partition('://')[2].partition('/')[2]
+        path, _, query = rest.partition('?')
+        found += [url, bare, rest]
+        for piece in path.split('/'):
+            if piece not in PATH_WORDS:   # bot<token>, <SENDKEY>.send: the key alone too
+                found += [piece, piece[3:] if piece.startswith('bot') else piece,
+                          piece[:-5] if piece.endswith('.send') else piece]
+        found += [pair.partition('=')[2] for pair in query.split('&')]
+    return [text for text in dict.fromkeys(found) if len(text) >= 3 and any(c.isalpha() for c in text)]
