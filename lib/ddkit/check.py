@@ -12,7 +12,7 @@ import sys
 
 from ddkit import Failure
 from ddkit.log import Log
-from ddkit.provider import told
+from ddkit.provider import caused_by, told
 
 OK, FAIL, SKIP = 'ok', 'FAIL', 'skip'
 CA_PACKAGE = 'opkg install ca-bundle (or ca-certificates)'
@@ -111,8 +111,12 @@ class Report:
     def ok(self, text):
         self.line(OK, text)
 
-    def fail(self, text, fix=None, status=1):
-        self.line(FAIL, text, fix)
+    def fail(self, text, fix=None, status=1, setting=()):
+        """A FAIL line; setting: the names of the settings that caused it, each said with where its
+        value came from (settings.origin)."""
+        from ddkit.settings import origin
+        said = [found for found in (origin(self.cfg, name) for name in setting) if found]
+        self.line(FAIL, text + (' (%s)' % ', '.join(said) if said else ''), fix)
         self.problems += 1
         self.status = max(self.status, status)
 
@@ -130,23 +134,23 @@ class Report:
             if isinstance(e, http.NoAnswer):   # nothing was judged: named for what failed
                 name = 'API reachable'
             said = ' [%s]' % '; '.join(self.log.errors) if self.log.errors else ''
-            self.fail('%s: %s%s' % (name, e, said), self.url_fix(e))
+            self.fail('%s: %s%s%s' % (name, e, caused_by(self.job, e), said), self.url_fix(e))
             self.blocked = name
             return None
         self.ok(describe(result))
         return result
 
     def url_fix(self, failure):
-        """The fix when a remote step got no answer, or no answer of its API, from a URL setting."""
+        """The fix when a remote step got no answer, or no answer of its API, from a URL setting
+        (ddkit.provider.cause)."""
         from ddkit import http
-        url = failure.url or ''
-        names = [n for n in self.job.provider.URLS if url.startswith(getattr(self.cfg, n) + '/')]
-        if not names:
+        from ddkit.provider import cause, unserved
+        name = cause(self.job, failure)
+        if name not in self.job.provider.URLS:
             return None
-        name = names[0]
         if isinstance(failure, http.NoAnswer):
             return 'check %s (%s) and that this host reaches it' % (name, getattr(self.cfg, name))
-        if isinstance(failure, http.NotJson):
+        if isinstance(failure, http.NotJson) or unserved(failure):
             return ('check %s: the service\'s base URL alone (the tool adds the API path), e.g. %s'
                     % (name, [s.default for s in self.job.provider.SETTINGS if s.name == name][0]))
         return None
@@ -184,7 +188,8 @@ class Report:
             return
         problem = outside_zone(cfg.record_name, cfg.zone_name)
         if problem:
-            self.fail('settings complete: %s' % problem[0], problem[1], status=2)
+            self.fail('settings complete: %s' % problem[0], problem[1], status=2,
+                      setting=('record_name', 'zone_name'))
             self.blocked = 'settings complete'
             return
         sources = sorted(set(v for k, v in cfg.sources.items()
@@ -261,11 +266,12 @@ class Report:
             ip, source, why = lookup.current_ip(cfg)
         except Failure as e:
             self.fail('current IP: %s' % e, 'check connectivity, or set ip_lookup_url to another service '
-                      '(or ip_source=iface:<wan interface>)')
+                      '(or ip_source=iface:<wan interface>)', setting=('ip_lookup_url',))
             return None
         if ip is None:
             self.fail('current IP: no valid %s address from %s: %s' % (
-                'IPv6' if cfg.record_type == 'AAAA' else 'IPv4', source, why), lookup.fix(cfg, why))
+                'IPv6' if cfg.record_type == 'AAAA' else 'IPv4', source, why), lookup.fix(cfg, why),
+                setting=('ip_lookup_url',) if cfg.ip_source == 'url' else ('ip_source',))
             return None
         self.ok('current IP %s (from %s)' % (ip, source))
         return ip

@@ -550,6 +550,25 @@ def checked(s, value, source, env, config_path, from_file, by_flag=False):
         raise UsageError('bad value for %s: %s%s%s' % (label, e, shown, '' if withheld else hint(bad)))
 
 
+def origin(cfg, name):
+    """The setting and where its value came from, as the user gave it, for a failure it caused:
+    'base_url from DDNS_BASE_URL' (or --base-url, config file two.conf line 4, UCI option base_url of
+    section cf); None for a default value."""
+    source = cfg.sources.get(name, 'default')
+    if source == 'flag':
+        where = '--' + name.replace('_', '-')
+    elif source == 'environment':
+        where = 'DDNS_' + name.upper()
+    elif source == 'config file':
+        line = cfg.given[1].get('line:' + name)
+        where = 'config file %s%s' % (cfg.config_file, ' line %s' % line if line else '')
+    elif source == 'uci section':
+        where = 'UCI option %s of section %s' % (name, cfg.uci.get('section', '?'))
+    else:
+        return None
+    return '%s from %s' % (name, where)
+
+
 def missing(cfg, required):
     """The required settings that are not set, in the table's order."""
     return [name for name in required if getattr(cfg, name, None) in (None, '')]
