@@ -49,10 +49,7 @@ def run(job):
         return report.finish()
     report.step('credentials accepted', lambda: logged_in(job), lambda said: 'credentials accepted' + said)
     zone = report.step('zone found', lambda: find_zone(job), describe_zone)
-    what = '%s %s %s' % (cfg.record_type, provider.NOUN, job.name)
-    record = report.step('record found', lambda: provider.find_record(job, zone.id, strict=True),
-                         lambda r: '%s found (id %s)' % (what, r.id) if r else
-                         '%s does not exist yet: it will be created on the first update' % what)
+    record = report.step('record found', lambda: provider.find_record(job, zone.id, strict=True), report.record_found)
     report.compare(record is not None, ', '.join(map(str, record.content or ())) if record else None, current)
     report.verification()
     return report.finish()
@@ -95,6 +92,7 @@ class Report:
         self.status = 0
         self.problems = 0
         self.blocked = None       # the failed check the remote checks depend on
+        self.line_without_ip = False   # the record's line has no address now (line_ip)
         self.tls_failed = set()
 
     # --- output ------------------------------------------------------------------------------
@@ -277,25 +275,45 @@ class Report:
         return ip
 
     def line_ip(self):
-        """The current IP of the record's line (ddkit.lines); a line without one is no failure: a run
-        removes or keeps its record (line_gone), and the default line takes the next line's."""
-        from ddkit import lines
+        """The current IP of the record's line (ddkit.lines). A line whose source cannot give one (no
+        such interface, a private address) is a FAIL; a line that has none now is down, no failure: a
+        run removes or keeps its record (line_gone, said by the record's check), and the default
+        line takes the next line's."""
+        from ddkit import lines, lookup
         line = self.job.line_plan
         ip, source, why, taken = lines.current_ip(self.job)
+        self.line_without_ip = ip is None and not line.candidates
         if ip is None and line.candidates:
             self.fail('current IP of the default line: no line has an address (%s: %s)' % (source, why),
                       'check the lines\' interfaces and sources; the default line\'s %s is kept as it is'
                       % self.job.provider.NOUN)
+        elif ip is None and not lookup.down(why):
+            own = line.source != self.cfg.ip_source   # CODE=SOURCE: the line's own source
+            cfg = self.cfg.copy()
+            cfg.ip_source = line.source
+            self.fail('current IP of line %s: none from %s: %s' % (line.code, source, why), lookup.fix(cfg, why),
+                      setting=('lines',) if own else ('ip_source',))
         elif ip is None:
-            kept = self.cfg.line_gone == 'keep' or told(self.job.provider)
-            self.ok('line %s has no address from %s: %s; a run %s' % (
-                line.code, source, why, 'keeps its %s' % self.job.provider.NOUN if kept else
-                'removes its %s, if there is one' % self.job.provider.NOUN))
+            self.ok('line %s is down: no address from %s: %s%s' % (
+                line.code, source, why, '; a run keeps its %s' % self.job.provider.NOUN
+                if told(self.job.provider) else ''))   # else the record's check says what a run does
         elif line.candidates:
             self.ok('current IP of the default line %s (line %s\'s, from %s)' % (ip, taken.code, source))
         else:
             self.ok('current IP of line %s %s (from %s)' % (line.code, ip, source))
         return ip
+
+    def record_found(self, record):
+        """The ok line of the record check: found or not, and what the next update does with it (of a
+        line without an address: its record removed or kept, line_gone; none created)."""
+        what = '%s %s %s' % (self.cfg.record_type, self.job.provider.NOUN, self.job.name)
+        if not self.line_without_ip:
+            return '%s found (id %s)' % (what, record.id) if record else \
+                '%s does not exist yet: it will be created on the first update' % what
+        if record is None:
+            return '%s does not exist: the line has no address, so none is created until it has one' % what
+        return '%s found (id %s): the line has no address, so a run %s' % (
+            what, record.id, 'keeps it as it is' if self.cfg.line_gone == 'keep' else 'removes it')
 
     def compare(self, exists, held, current):
         """What the record holds now against the current IP, and whether a normal run would act."""
