@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from conftest import RECORD, run_tool
+from conftest import RECORD, run_tool, sampled
+from providers import PROVIDERS, READ
 
 
 def write(path, text):
@@ -16,35 +17,41 @@ def write(path, text):
     return str(path)
 
 
-def alidns_file(box, tmp_path, **extra):
-    """A config file of one alidns record at the sandbox (two.conf, as the user's)."""
-    env = box.env_of('alidns', str(tmp_path / 'state'))
-    values = dict({k[5:].lower(): v for k, v in env.items()}, provider='alidns', **extra)
-    return write(tmp_path / 'two.conf', ''.join('%s=%s\n' % item for item in values.items()))
+def values_of(adapter, box, tmp_path, **changed):
+    """The settings of one record of this provider at the sandbox, as a config file holds them."""
+    env = adapter.env(box, str(tmp_path / 'state'))
+    return dict({k[5:].lower(): v for k, v in env.items()}, provider=adapter.provider, **changed)
+
+
+# the providers read at a base_url, but those whose API answers a zone it does not hold with a bare
+# HTTP 404 (its FIXES[404]): that answer and a path the host does not serve look alike
+BASE_URL = [a for a in READ if 'base_url' in a.module().URLS and 404 not in getattr(a.module(), 'FIXES', {})]
 
 
 # --- a failure a setting caused says where its value came from -------------------------------------
 
+@pytest.mark.parametrize('adapter', sampled(BASE_URL), ids=lambda a: a.label)
 @pytest.mark.parametrize('given', ['environment', 'flag', 'config file', 'uci'])
-def test_a_failure_of_a_wrong_base_url_names_where_it_came_from(box, tmp_path, given):
-    """The sandbox's settings of another provider exported: the environment's base_url beats the
-    config file's, and the FAIL line and the run's ERROR line say so."""
-    wrong = box.fakes['cloudflare'].url   # another provider's API: it serves no POST /
-    conf = alidns_file(box, tmp_path)
-    args, env, where = ['--config', conf], {}, None
+def test_a_failure_of_a_wrong_base_url_names_where_it_came_from(box, tmp_path, adapter, given):
+    """base_url of another provider's API (it serves none of this one's paths: HTTP 404), as the
+    sandbox's exported settings of another provider give it: the environment's beats the config
+    file's unseen, so the FAIL line and the run's ERROR line say where it came from."""
+    other = [a for a in PROVIDERS if a.provider != adapter.provider][0]
+    wrong = other.fake(box).url
+    values = values_of(adapter, box, tmp_path, base_url=wrong if given in ('config file', 'uci') else
+                       adapter.fake(box).url)
+    conf = write(tmp_path / 'two.conf', ''.join('%s=%s\n' % item for item in values.items()))
+    args, env = ['--config', conf], {}
     if given == 'environment':
         env, where = {'DDNS_BASE_URL': wrong}, 'DDNS_BASE_URL'
     elif given == 'flag':
         args, where = args + ['--base-url', wrong], '--base-url'
     elif given == 'config file':
-        with open(conf, 'a') as f:
-            f.write('base_url=%s\n' % wrong)
-        where = 'config file %s line 10' % conf
+        where = 'config file %s line %d' % (conf, list(values).index('base_url') + 1)
     else:
-        lines = [line.partition('=') for line in open(conf).read().splitlines()]
-        uci = write(tmp_path / 'ddkit', "config ddkit 'ali'\n" + ''.join(
-            "\toption %s '%s'\n" % (k, wrong if k == 'base_url' else v) for k, _, v in lines))
-        args, env, where = ['--uci', 'ali'], {'DDNS_UCI_FILE': uci}, 'UCI option base_url of section ali'
+        env = {'DDNS_UCI_FILE': write(tmp_path / 'ddkit', "config ddkit 'home'\n" + ''.join(
+            "\toption %s '%s'\n" % item for item in values.items()))}
+        args, where = ['--uci', 'home'], 'UCI option base_url of section home'
     done = run_tool('ddkit', args + ['--check'], env=env)
     assert done.returncode == 1, done.stdout + done.stderr
     failed = [line for line in done.stdout.splitlines() if line.startswith('FAIL')]
@@ -56,17 +63,69 @@ def test_a_failure_of_a_wrong_base_url_names_where_it_came_from(box, tmp_path, g
     assert errors and all('(base_url from %s)' % where in line for line in errors), done.stdout + done.stderr
 
 
-def test_a_failure_no_setting_caused_names_none(box, tmp_path):
-    """A refusal of the provider's own (no such domain) is no setting's fault: nothing is added."""
-    conf = alidns_file(box, tmp_path, zone_name='example.org', record_name='home.example.org')
-    done = run_tool('ddkit', ['--config', conf], env={'DDNS_BASE_URL': box.fakes['alidns'].url})
-    assert done.returncode == 1 and 'ERROR: find zone: no domain example.org' in done.stdout, done.stdout
-    assert ' from ' not in done.stdout.partition('ERROR: ')[2]
+@pytest.mark.parametrize('adapter', sampled(BASE_URL), ids=lambda a: a.label)
+def test_a_failure_no_setting_caused_names_none(box, tmp_path, adapter):
+    """The provider's own refusal (no such zone in the account) is no URL's fault: nothing is added."""
+    values = values_of(adapter, box, tmp_path, zone_name='example.org', record_name='home.example.org')
+    conf = write(tmp_path / 'two.conf', ''.join('%s=%s\n' % item for item in values.items()))
+    done = run_tool('ddkit', ['--config', conf], env={'DDNS_BASE_URL': adapter.fake(box).url})
+    errors = [line for line in (done.stdout + done.stderr).splitlines() if 'ERROR: ' in line]
+    assert done.returncode == 1 and errors and 'example.org' in errors[-1], done.stdout + done.stderr
+    assert ' from ' not in errors[-1]
 
 
 def test_a_current_ip_refused_names_where_ip_source_came_from(box, tmp_path):
-    conf = alidns_file(box, tmp_path, ip_source='iface:nope0')
+    values = values_of(READ[0], box, tmp_path, ip_source='iface:nope0')
+    conf = write(tmp_path / 'two.conf', ''.join('%s=%s\n' % item for item in values.items()))
     done = run_tool('ddkit', ['--config', conf, '--check'])
     failed = [line for line in done.stdout.splitlines() if line.startswith('FAIL')]
-    assert failed == [line for line in failed if 'interface nope0 does not exist' in line
-                      and '(ip_source from config file %s line 10)' % conf in line] != [], done.stdout
+    line = list(values).index('ip_source') + 1
+    assert failed == [text for text in failed if 'interface nope0 does not exist' in text
+                      and '(ip_source from config file %s line %d)' % (conf, line) in text] != [], done.stdout
+
+
+# --- commas between the values of a repeated setting ------------------------------------------------
+
+def headings(out):
+    return [line for line in out.splitlines() if line.startswith('Record ')]
+
+
+@pytest.mark.parametrize('form', ['flag', 'environment', 'config file', 'uci list', 'uci option'])
+def test_lines_are_taken_with_commas_between_them(box, tmp_path, form):
+    """ct,cm,cu as a user types it (the way record_type takes AAAA,A), in every form."""
+    adapter = [a for a in READ if getattr(a.module(), 'SEVERAL', False) or getattr(a.module(), 'LINES', None)][0]
+    env = dict(adapter.env(box, str(tmp_path / 'state')), DDNS_PROVIDER=adapter.provider,
+               DDNS_RECORD_TYPE='AAAA', DDNS_IP_SOURCE='iface:lo')
+    args = []
+    if form == 'flag':
+        args = ['--lines', 'ct,cm', '--lines', 'cu']
+    elif form == 'environment':
+        env['DDNS_LINES'] = 'ct,cm, cu'
+    elif form == 'config file':
+        args = ['--config', write(tmp_path / 'one.conf', 'lines=ct,cm,cu\n')]
+    else:
+        text = "\tlist lines 'ct,cm'\n\tlist lines 'cu'\n" if form == 'uci list' else "\toption lines 'ct,cm,cu'\n"
+        env['DDNS_UCI_FILE'] = write(tmp_path / 'ddkit', "config ddkit 'home'\n" + text)
+        args = ['--uci', 'home']
+    done = run_tool('ddkit', args + ['--check'], env=env)
+    assert headings(done.stdout) == ['Record AAAA %s line %s:' % (RECORD, code) for code in ('ct', 'cm', 'cu')], \
+        done.stdout + done.stderr
+    assert 'bad value' not in done.stderr
+
+
+# the providers told the IP by a request whose headers the user writes
+HEADERS = [a for a in PROVIDERS if 'headers' in [s.name for s in a.module().SETTINGS]]
+
+
+@pytest.mark.parametrize('adapter', HEADERS, ids=lambda a: a.label)
+@pytest.mark.parametrize('form', ['flag', 'environment'])
+def test_a_header_keeps_its_comma(box, tmp_path, adapter, form):
+    """A header's value may hold a comma: headers are not split at commas."""
+    fake = adapter.fake(box)
+    fake.open = True
+    env = dict(adapter.env(box, str(tmp_path / 'state')), DDNS_PROVIDER=adapter.provider)
+    if form == 'environment':
+        env['DDNS_HEADERS'] = 'X-Note:a,b'
+    done = run_tool('ddkit', ['--headers', 'X-Note:a,b'] if form == 'flag' else [], env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [r.headers.get('x-note') for r in fake.requests] == ['a,b']

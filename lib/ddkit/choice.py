@@ -53,7 +53,8 @@ def every_table(common, names=None):
                 own[s.name].secret = own[s.name].secret or s.secret   # a secret to any, masked for all
             elif s.name not in seen:
                 own[s.name] = Setting(s.name, s.default, '(%s) %s' % (name, s.help) if marked else s.help,
-                                      s.secret, s.short, s.check, s.repeat, s.metavar, choices=s.choices)
+                                      s.secret, s.short, s.check, s.repeat, s.metavar, choices=s.choices,
+                                      commas=s.commas)
                 table.append(own[s.name])
     return table + common
 

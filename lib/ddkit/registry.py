@@ -116,7 +116,7 @@ class PresetProvider:
         self.FILES = {role: pattern.replace(module.NAME, self.NAME) for role, pattern in module.FILES.items()}
         self.SETTINGS = [s if s.name not in preset.changes else
                          Setting(s.name, preset.changes[s.name], s.help, s.secret, s.short, s.check, s.repeat,
-                                 s.metavar, s.decides, s.choices) for s in module.SETTINGS]
+                                 s.metavar, s.decides, s.choices, s.commas) for s in module.SETTINGS]
         for key, value in preset.changes.items():
             if key.isupper():
                 mine = getattr(module, key)

@@ -15,16 +15,18 @@ class Setting:
     exist (the ddkit command's provider), so a file's unknown name is explained by its value first;
     `choices`: the values it takes when they are a closed set (a form offers them as a list);
     `secret`: True (its value is masked in every message, never shown), or a function giving the parts
-    of a value that are masked (the rest is shown: a URL's origin)."""
+    of a value that are masked (the rest is shown: a URL's origin); `commas`: a repeated setting none
+    of whose values holds a comma or a blank, so that both separate its values in every form
+    (--lines ct,cm,cu; not a URL, which may hold a comma, nor a header)."""
 
     takes_value = True
 
     def __init__(self, name, default=None, help='', secret=False, short=None, check=None, repeat=False,
-                 metavar='VALUE', decides=False, choices=None):
+                 metavar='VALUE', decides=False, choices=None, commas=False):
         self.name, self.default, self.help = name, default, help
         self.secret, self.short, self.check = secret, short, check
         self.repeat, self.metavar, self.decides = repeat, metavar, decides
-        self.choices = choices
+        self.choices, self.commas = choices, commas
         self.env = 'DDNS_' + name.upper()
 
     @property
@@ -503,8 +505,8 @@ def load(args, settings, switches, environ=None, uci_values=None, file_values=No
                         value, source = s.default, 'default'
         else:
             source = 'flag'
-        if s.repeat and not isinstance(value, list):
-            value = value.split() if isinstance(value, str) else []   # blanks separate them elsewhere
+        if s.repeat:
+            value = listed(value, s.commas)
         if value is not None and s.check:
             raw, value = value, checked(s, value, source, env, args.config, from_file, by_flag)
             if s.check is check_name:
@@ -519,6 +521,16 @@ def load(args, settings, switches, environ=None, uci_values=None, file_values=No
     for sw in switches:
         setattr(cfg, sw.name, sw.name in args.on)
     return cfg
+
+
+def listed(value, commas=False):
+    """The values of a repeated setting: a list as given (flags, a UCI list), else its text split at
+    blanks; commas (Setting.commas): each value split at commas and blanks too."""
+    if not isinstance(value, list):
+        value = value.split() if isinstance(value, str) else []
+    if commas:
+        value = [item for given in value for item in given.replace(',', ' ').split()]
+    return value
 
 
 CHECKED = {}   # (setting, value) -> checked value: the records of a run share most of their values
