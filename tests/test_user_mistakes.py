@@ -129,3 +129,25 @@ def test_a_header_keeps_its_comma(box, tmp_path, adapter, form):
     done = run_tool('ddkit', ['--headers', 'X-Note:a,b'] if form == 'flag' else [], env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert [r.headers.get('x-note') for r in fake.requests] == ['a,b']
+
+
+# --- a base URL with a path --------------------------------------------------------------------------
+
+# every provider's base URL settings: its URL settings that have a default, the service's own (not a
+# URL the user's own endpoint is, which has none and is the whole request's)
+BASE_URLS = [(a, s) for a in PROVIDERS for s in a.module().SETTINGS if s.name in a.module().URLS and s.default]
+
+
+@pytest.mark.parametrize('adapter, setting', BASE_URLS, ids=lambda x: getattr(x, 'label', getattr(x, 'name', '')))
+def test_a_base_url_with_a_path_is_refused_before_anything_is_sent(box, tmp_path, adapter, setting):
+    """A path the API does not serve ('.../client/v4/zones', an API call's URL copied whole) would get
+    an HTTP 404 from every request: refused up front, saying what to write."""
+    env = dict(adapter.env(box, str(tmp_path / 'state')), DDNS_PROVIDER=adapter.provider)
+    given = adapter.fake(box).url
+    done = run_tool('ddkit', ['--check', setting.flag, given + '/v1/zones/example.com'], env=env)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert 'bad value for %s (%s)' % (setting.name, setting.flag) in done.stderr
+    assert 'write %s;' % given in done.stderr and done.stdout == ''
+    assert adapter.fake(box).requests == [] and box.lookup.calls() == []
+    done = run_tool('ddkit', ['--check', setting.flag, given + '/'], env=env)   # a trailing / is no path
+    assert 'bad value' not in done.stderr, done.stderr

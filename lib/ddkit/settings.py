@@ -88,13 +88,20 @@ def check_url(value):
     return value.rstrip('/')
 
 
-def api_base_url(api_path, any_case=False):
-    """The check of a provider's base_url: check_url, then api_path taken off its end (the provider's
-    documents write the URL with it; the tool adds it to every call); any_case: in any letter case."""
+def api_base_url(api_path=''):
+    """The check of a provider's base URL (every provider's base_url, server, auth_url, dns_url):
+    check_url; api_path, the path its documents write it with (the tool adds it to every call), taken
+    off its end in any letter case; any other path is refused, naming what to write instead: the
+    scheme and host alone (else every request would go to a path the API does not serve)."""
     def check(value):
         value = check_url(value)
-        end = value.lower() if any_case else value
-        return value[:-len(api_path)] if end.endswith(api_path) else value
+        scheme, _, rest = value.partition('://')
+        cut = min([rest.index(c) for c in '/?#' if c in rest] or [len(rest)])
+        base, path = '%s://%s' % (scheme, rest[:cut]), rest[cut:]
+        if path and path.lower() != api_path.lower():
+            raise ValueError('is the service\'s base URL alone, scheme and host (the tool adds %s): write %s'
+                             % (api_path or 'the paths', base))
+        return base
     return check
 
 
