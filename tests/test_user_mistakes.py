@@ -151,3 +151,64 @@ def test_a_base_url_with_a_path_is_refused_before_anything_is_sent(box, tmp_path
     assert adapter.fake(box).requests == [] and box.lookup.calls() == []
     done = run_tool('ddkit', ['--check', setting.flag, given + '/'], env=env)   # a trailing / is no path
     assert 'bad value' not in done.stderr, done.stderr
+
+
+# --- a setting of another provider --------------------------------------------------------------------
+
+def names_of(adapter):
+    return [s.name for s in adapter.module().SETTINGS]
+
+
+def foreign_setting(adapter):
+    """(a setting of another provider that this one lacks, 'of provider(s) ...' naming every provider
+    that has it, in the registry's order)."""
+    name = [n for a in PROVIDERS if a is not adapter for n in names_of(a) if n not in names_of(adapter)][0]
+    registry = PROVIDERS[0].module.__globals__['registry']()
+    owners = [p for p in registry.PROVIDERS if name in [s.name for s in registry.provider(p).SETTINGS]]
+    return name, '%s is a setting of provider%s %s, not of %s' % (
+        name, 's' if len(owners) > 1 else '', ', '.join(owners), adapter.provider)
+
+
+def test_a_setting_of_another_provider_in_a_config_file_is_named_so(box, tmp_path):
+    """A file of one record: the setting is refused as the flag form refuses it, named for what it is."""
+    adapter = READ[0]
+    name, says = foreign_setting(adapter)
+    values = values_of(adapter, box, tmp_path, **{name: 'foo'})
+    conf = write(tmp_path / 'one.conf', ''.join('%s=%s\n' % item for item in values.items()))
+    done = run_tool('ddkit', ['--config', conf, '--check'])
+    assert done.returncode == 2 and done.stdout == '', done.stdout + done.stderr
+    assert 'config file %s line %d: %s' % (conf, len(values), says) in done.stderr, done.stderr
+    assert adapter.fake(box).requests == []
+
+
+def test_a_setting_of_another_provider_in_a_record_block_fails_that_record(box, tmp_path):
+    """--all: a [block]'s own setting of another provider fails its record (exit 2), as in a file of
+    one record; the same setting in the shared lines serves the records of its provider, and is left
+    alone by the others."""
+    adapter = READ[0]
+    name, says = foreign_setting(adapter)
+    values = values_of(adapter, box, tmp_path)
+    shared = ''.join('%s=%s\n' % item for item in values.items() if item[0] != 'record_name')
+    conf = write(tmp_path / 'all.conf', '%s=foo\n%s[good]\nrecord_name=%s\n[bad]\nrecord_name=nas.example.com\n%s=foo\n'
+                 % (name, shared, RECORD, name))
+    done = run_tool('ddkit', ['--config', conf, '--all'])
+    assert done.returncode == 2, done.stdout + done.stderr
+    line = len(values) + 5   # the name, the shared lines, [good], its record_name, [bad], its record_name
+    assert 'record bad: config file %s line %d: %s' % (conf, line, says) in done.stderr, done.stderr
+    assert '1 of 2 records failed: bad (exit 2)' in done.stdout + done.stderr
+    assert adapter.fake(box).calls(), 'the good record ran'
+
+
+def test_a_setting_of_another_provider_in_a_uci_section_fails_that_record(box, tmp_path):
+    adapter = READ[0]
+    name, says = foreign_setting(adapter)
+    values = values_of(adapter, box, tmp_path)
+    options = ''.join("\toption %s '%s'\n" % item for item in values.items() if item[0] != 'record_name')
+    uci = write(tmp_path / 'ddkit', "config defaults\n\toption %s 'foo'\n%s\nconfig ddkit 'good'\n\toption enabled '1'\n"
+                "\toption record_name '%s'\n\nconfig ddkit 'bad'\n\toption enabled '1'\n\toption record_name "
+                "'nas.example.com'\n\toption %s 'foo'\n" % (name, options, RECORD, name))
+    done = run_tool('ddkit', ['--all'], env={'DDNS_UCI_FILE': uci})
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert 'record bad: UCI section bad: %s' % says in done.stderr, done.stderr
+    assert '1 of 2 records failed: bad (exit 2)' in done.stdout + done.stderr
+    assert adapter.fake(box).calls(), 'the good record ran'

@@ -12,7 +12,8 @@ NAME_CHARS = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123
 class Setting:
     """One setting: its name, default, help text and how to check a value; `repeat`: given several
     times, its values are kept in order (a list); `decides`: its value decides which other settings
-    exist (the ddkit command's provider), so a file's unknown name is explained by its value first;
+    exist (the ddkit command's provider), so a file's unknown name is explained by its value first: a
+    function giving the values under which a name is a setting (the providers that have it);
     `choices`: the values it takes when they are a closed set (a form offers them as a list);
     `secret`: True (its value is masked in every message, never shown), or a function giving the parts
     of a value that are masked (the rest is shown: a URL's origin); `commas`: a repeated setting none
@@ -406,6 +407,7 @@ def read_config(path, known, records=None):
             raise UsageError('config file %s line %d: expected setting_name=value, got %r'
                              % (path, number, line[:60]))
         if name not in known:
+            named = []
             for decider in deciders(known):   # e.g. a provider not installed here: said first
                 named = [values.get(decider.name)]
                 for later in text.splitlines()[number:]:
@@ -414,11 +416,13 @@ def read_config(path, known, records=None):
                     key, eq, chosen = later.strip().partition('=')
                     if eq and key.strip() == decider.name:
                         named.append(chosen.strip().strip('"\''))
-                for chosen in filter(None, named):
+                named = list(filter(None, named + [shared.get(decider.name)]))
+                for chosen in named:
                     checked(decider, chosen, 'config file', decider.env, path, {})
+            stray = strayed(name, known, named[0] if named else None)
             from ddkit import helptext  # only on this error
-            raise UsageError('config file %s line %d: %r is not a setting of this tool%s (see --help)'
-                             % (path, number, name[:60], helptext.did_you_mean(name, known)))
+            raise UsageError('config file %s line %d: %s (see --help)' % (path, number, stray or (
+                '%r is not a setting of this tool%s' % (name[:60], helptext.did_you_mean(name, known)))))
         if len(value) >= 2 and value[0] == value[-1] and value[0] in '"\'':
             value = value[1:-1]
         values[name] = value
@@ -431,10 +435,29 @@ def deciders(known):
     return [s for s in known.values() if getattr(s, 'decides', False)]
 
 
-def uci_settings(path, ref, options, known):
-    """The settings among a UCI section's options; record_type may be a list (both families)."""
+# the key of a record's values (a [record] block of a config file, a UCI section) that lists the
+# names it gives itself, not those of the shared lines or `config defaults` (ddkit.records): a
+# setting of another provider among those is a mistake, where the shared ones serve several
+OWN = '[own]'
+
+
+def strayed(name, known, chosen=None):
+    """'access_key_secret is a setting of provider <a>, not of <b>' when name is a setting
+    under other values of a deciding setting (another provider's; chosen: the record's value); None."""
+    for decider in deciders(known):
+        owners = [str(value) for value in decider.decides(name) if value != chosen]
+        if owners:
+            return '%s is a setting of %s%s %s, not of %s' % (
+                name, decider.name, 's' if len(owners) > 1 else '', ', '.join(owners),
+                chosen or 'this record\'s %s' % decider.name)
+    return None
+
+
+def uci_settings(path, ref, options, known, own=()):
+    """The settings among a UCI section's options; record_type may be a list (both families). own:
+    the names of the options the section gives itself, not from `config defaults` (OWN)."""
     from ddkit import uci
-    values = {'uci:section': ref}
+    values = {'uci:section': ref, OWN: [key for key in own if key not in uci.SERVICE_OPTIONS]}
     for decider in deciders(known):
         if isinstance(options.get(decider.name), str):
             # first: a provider not installed here says so, not that its options are unknown
@@ -447,6 +470,10 @@ def uci_settings(path, ref, options, known):
             value = ' '.join(value)
         if isinstance(value, list) and known.get(key) is not None and known[key].repeat:
             values[key] = value   # a list of its own (ip_lookup_url, lookup_url)
+            continue
+        if key not in known and strayed(key, known):
+            # another provider's: `config defaults` serve records of several providers, and a section's
+            # own is refused when its record loads (ddkit.choice), as one of a config file's [record]
             continue
         if key not in known:
             from ddkit.helptext import did_you_mean  # only on this error
@@ -470,7 +497,9 @@ def named_section(args, uci_name, settings, environ=None):
         return {}
     from ddkit import uci
     path, ref = uci_path(uci_name, environ), args.uci[0]
-    return {'uci_values': uci_settings(path, ref, uci.record(path, ref), {s.name: s for s in settings})}
+    sections = uci.read(path)
+    return {'uci_values': uci_settings(path, ref, uci.record(path, ref, sections), {s.name: s for s in settings},
+                                       uci.section(path, ref, sections))}
 
 
 def load(args, settings, switches, environ=None, uci_values=None, file_values=None, by_flag=False, base=None):
