@@ -8,7 +8,7 @@ import os
 import pytest
 
 from conftest import RECORD, run_tool, sampled
-from providers import PROVIDERS, READ
+from providers import PROVIDERS, READ, registry
 
 
 def write(path, text):
@@ -163,8 +163,8 @@ def foreign_setting(adapter):
     """(a setting of another provider that this one lacks, 'of provider(s) ...' naming every provider
     that has it, in the registry's order)."""
     name = [n for a in PROVIDERS if a is not adapter for n in names_of(a) if n not in names_of(adapter)][0]
-    registry = PROVIDERS[0].module.__globals__['registry']()
-    owners = [p for p in registry.PROVIDERS if name in [s.name for s in registry.provider(p).SETTINGS]]
+    known = registry()
+    owners = [p for p in known.PROVIDERS if name in [s.name for s in known.provider(p).SETTINGS]]
     return name, '%s is a setting of provider%s %s, not of %s' % (
         name, 's' if len(owners) > 1 else '', ', '.join(owners), adapter.provider)
 
@@ -212,3 +212,36 @@ def test_a_setting_of_another_provider_in_a_uci_section_fails_that_record(box, t
     assert 'record bad: UCI section bad: %s' % says in done.stderr, done.stderr
     assert '1 of 2 records failed: bad (exit 2)' in done.stdout + done.stderr
     assert adapter.fake(box).calls(), 'the good record ran'
+
+
+# --- a provider misspelt, or called by another name ----------------------------------------------------
+
+def typed(name):
+    """How a user mistypes a provider's name: in capitals after the first letter, a letter dropped."""
+    return name[0] + name[1:].upper() if len(name) < 6 else name[:3] + name[4:]
+
+
+@pytest.mark.parametrize('form', ['flag', 'environment', 'config file', 'uci'])
+def test_a_misspelt_provider_gets_a_did_you_mean_in_every_form(tmp_path, form):
+    names = [n for n in registry().PROVIDERS if len(n) >= 6][:1] + [n for n in registry().PROVIDERS if len(n) < 6][:1]
+    alias, meant = sorted(registry().ALIASES.items())[0]
+    for given, expected in [(typed(n), n) for n in names] + [(alias, meant), (alias.upper(), meant)]:
+        args, env = ['--check'], {}
+        if form == 'flag':
+            args += ['--provider', given]
+        elif form == 'environment':
+            env['DDNS_PROVIDER'] = given
+        elif form == 'config file':
+            args += ['--config', write(tmp_path / 'one.conf', 'provider=%s\n' % given)]
+        else:
+            env['DDNS_UCI_FILE'] = write(tmp_path / 'ddkit', "config ddkit 'home'\n\toption provider '%s'\n" % given)
+            args += ['--uci', 'home']
+        done = run_tool('ddkit', args, env=env)
+        assert done.returncode == 2 and 'not a known provider; did you mean %s?' % expected in done.stderr, \
+            (given, done.stderr)
+
+
+def test_every_alias_names_a_registered_provider_and_none_is_one():
+    aliases = registry().ALIASES
+    assert set(aliases.values()) <= set(registry().PROVIDERS)
+    assert not {alias.lower() for alias in aliases} & {name.lower() for name in registry().PROVIDERS}

@@ -13,7 +13,8 @@ def check_provider(value):
     """A registered provider's name (ddkit.registry), installed here (else a UsageError naming its
     package)."""
     if value not in registry.PROVIDERS:
-        raise ValueError('not a known provider; known: %s' % ', '.join(registry.PROVIDERS))
+        raise ValueError('not a known provider%s; known: %s' % (registry.did_you_mean(value),
+                                                              ', '.join(registry.PROVIDERS)))
     registry.provider(value)
     return value
 
