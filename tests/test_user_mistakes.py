@@ -245,3 +245,31 @@ def test_every_alias_names_a_registered_provider_and_none_is_one():
     aliases = registry().ALIASES
     assert set(aliases.values()) <= set(registry().PROVIDERS)
     assert not {alias.lower() for alias in aliases} & {name.lower() for name in registry().PROVIDERS}
+
+
+# --- a DDNS_ variable misspelt --------------------------------------------------------------------------
+
+def test_a_misspelt_ddns_variable_is_warned_of_and_the_run_goes_on(box, tmp_path):
+    adapter = READ[0]
+    env = dict(adapter.env(box, str(tmp_path / 'state')), DDNS_PROVIDER=adapter.provider)
+    env['DDNS_ZONE_NAM'] = env.pop('DDNS_ZONE_NAME')   # zone_name may be left out: the run still works
+    done = run_tool('ddkit', [], env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stderr.splitlines() == ['ddkit: warning: DDNS_ZONE_NAM is not a setting of ddkit, so it is ignored; '
+                                        'did you mean DDNS_ZONE_NAME?'], done.stderr
+    if adapter.seed:   # the tool fixed to this provider says the same
+        done = run_tool(adapter.tool, ['--check'], env=env)
+        assert 'warning: DDNS_ZONE_NAM is not a setting of %s' % adapter.tool in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize('adapter', PROVIDERS, ids=lambda a: a.label)
+def test_the_variables_of_the_tools_and_of_every_provider_are_no_mistake(tmp_path, adapter):
+    """The hooks' environment, the UCI file, egress6_win's code page, and every provider's settings (an
+    environment shared by the records of several providers, some of whose names are near this
+    provider's): nothing is said of them."""
+    known = registry()
+    env = {s.env: 'x' for name in known.PROVIDERS for s in known.provider(name).SETTINGS}
+    env.update(DDNS_PROVIDER=adapter.provider, DDNS_RECORD_NAME=RECORD, DDNS_STATE_DIR=str(tmp_path),
+               DDNS_HOOK_OUTCOME='x', DDNS_HOOK_ANYTHING='x', DDNS_CODEPAGE='936', DDNS_UCI_FILE=str(tmp_path / 'none'))
+    done = run_tool('ddkit', ['--status'], env=env)   # reads the record's files alone
+    assert 'warning' not in done.stderr, done.stderr

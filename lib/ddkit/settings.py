@@ -598,6 +598,29 @@ def checked(s, value, source, env, config_path, from_file, by_flag=False):
         raise UsageError('bad value for %s: %s%s%s' % (label, e, shown, '' if withheld else hint(bad)))
 
 
+# the DDNS_* variables the tools read or set that are no record's setting: the UCI file, egress6_win's
+# code page, the ddkit command's provider (which a tool fixed to one provider does not read), and the
+# environment of a hook (DDNS_HOOK_*)
+VARIABLES = ('DDNS_UCI_FILE', 'DDNS_CODEPAGE', 'DDNS_PROVIDER')
+
+
+def misspelt(environ, table, known=None):
+    """[(variable, '; did you mean DDNS_ZONE_NAME?')] of the DDNS_* variables no setting of table
+    takes that are a near miss of one that does (DDNS_ZONE_NAM): ignored unseen otherwise. Not
+    VARIABLES and the hooks', nor one of a setting known(name) says is another's (another provider's)."""
+    names = {s.env for s in table}
+    found = []
+    for variable in environ:
+        if variable.startswith('DDNS_') and variable not in names and variable not in VARIABLES \
+                and not variable.startswith('DDNS_HOOK_'):
+            from ddkit.helptext import did_you_mean  # only when one is unknown
+            # a typo's likeness (zone_nam, 0.93), not a name of another tool's that shares a word
+            near = did_you_mean(variable[5:], (), {s.name: s.env for s in table}, cutoff=0.8)
+            if near and not (known and known(variable[5:].lower())):
+                found.append((variable, near))
+    return sorted(found)
+
+
 def origin(cfg, name):
     """The setting and where its value came from, as the user gave it, for a failure it caused:
     'base_url from DDNS_BASE_URL' (or --base-url, config file two.conf line 4, UCI option base_url of

@@ -103,6 +103,9 @@ def main(provider=None, argv=None, tool=None, choice=None):
         return 2
     run, outcomes, reading = Run(several), [], []
     environ = dict(os.environ)   # read once: each record's settings look every name up in it
+    for variable, near in settings.misspelt(environ, table, choice.owners if choice else None):
+        print('%s: warning: %s is not a setting of %s, so it is ignored%s' % (tool, variable, tool, near),
+              file=sys.stderr)
     bases = {}   # provider -> the Config of what the records share, or None (see shared_base)
     for label, values in planned:
         try:
