@@ -32,7 +32,7 @@ def plan(args, tool, table):
             'uci_values': settings.uci_settings(path, ref, options, known, uci.section(path, ref, sections))})
             for ref, options in found], \
             lambda: {'uci_values': settings.uci_settings(path, uci.DEFAULTS, uci.defaults(sections), known)}
-    return [(ref, lambda ref=ref: own_section(path, ref, known)) for ref in args.uci], None
+    return [(ref, lambda ref=ref: settings.uci_record(path, ref, known)) for ref in args.uci], None
 
 
 def block(shared, own):
@@ -41,10 +41,3 @@ def block(shared, own):
     values = dict(shared, **own)
     values[settings.OWN] = [name for name in own if not name.startswith('line:')]
     return values
-
-
-def own_section(path, ref, known):
-    """settings.load's values of the UCI section ref, the names it gives itself among them."""
-    sections = uci.read(path)
-    return {'uci_values': settings.uci_settings(path, ref, uci.record(path, ref, sections), known,
-                                                uci.section(path, ref, sections))}

@@ -495,10 +495,15 @@ def named_section(args, uci_name, settings, environ=None):
     """load()'s values of a run of one record: its --uci section's, when one is named."""
     if not args.uci:
         return {}
+    return uci_record(uci_path(uci_name, environ), args.uci[0], {s.name: s for s in settings})
+
+
+def uci_record(path, ref, known):
+    """load()'s values of the UCI section ref (its options over `config defaults`), the names it
+    gives itself among them (OWN)."""
     from ddkit import uci
-    path, ref = uci_path(uci_name, environ), args.uci[0]
     sections = uci.read(path)
-    return {'uci_values': uci_settings(path, ref, uci.record(path, ref, sections), {s.name: s for s in settings},
+    return {'uci_values': uci_settings(path, ref, uci.record(path, ref, sections), known,
                                        uci.section(path, ref, sections))}
 
 
