@@ -192,8 +192,8 @@ def test_current_ip_lookup_unreachable(ready, tmp_path, tool):
 def test_current_ip_from_missing_interface(ready, tmp_path, tool):
     status, out = run_check(env_of(ready, tool, tmp_path), tmp_path, tool, DDNS_IP_SOURCE='iface:nosuch0')
     assert status == 1, out
-    assert 'check the interface name' in line(
-        out, 'FAIL', 'current IP: no valid IPv4 address from interface nosuch0')
+    assert 'interface nosuch0 does not exist (ip_source from DDNS_IP_SOURCE) -- fix: name an interface this host ' \
+        'has' in line(out, 'FAIL', 'current IP: no valid IPv4 address from interface nosuch0')
     assert ready.lookup.calls() == []
 
 

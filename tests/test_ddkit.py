@@ -112,8 +112,8 @@ FOREIGN = [s.name for s in OTHER.module().SETTINGS if s.name not in {t.name for 
 @pytest.mark.parametrize('args, env, said', [
     ([], {}, 'ddkit: missing setting provider: give it as --provider, DDNS_PROVIDER or provider= in a '
              '--config file'),
-    (['--provider', 'nope'], {}, "ddkit: bad value for provider (--provider): not a known provider; known: "
-                                 "%s; got 'nope'" % KNOWN),
+    (['--provider', 'xyzzy'], {}, "ddkit: bad value for provider (--provider): not a known provider; known: "
+                                 "%s; got 'xyzzy'" % KNOWN),
     ([], {'DDNS_PROVIDER': FIRST.provider.upper()}, 'bad value for provider (DDNS_PROVIDER)'),
     (['--provider', FIRST.provider, '--' + FOREIGN.replace('_', '-'), 'u'], {},
      'ddkit: --%s is not a setting of provider %s; see --help' % (FOREIGN.replace('_', '-'), FIRST.provider)),

@@ -256,9 +256,14 @@ def test_check_reports_the_lan_sources(lab, tmp_path):
     assert 'ok    current IP %s9 (from neighbour %s on interface br-lan)' % (LAN, NAS_MAC) in out, out
     out = run(lab, tmp_path, 'prefix:br-lan/::7', args=['--check']).stdout
     assert 'ok    current IP %s7 (from prefix of interface br-lan + interface id ::7)' % LAN in out, out
+    out = run(lab, tmp_path, 'eui64:lo/' + NAS_MAC, args=['--check']).stdout
+    assert ('FAIL  current IP: no valid IPv6 address from prefix of interface lo + EUI-64 of %s: '
+            'interface lo has no stable global IPv6 prefix (ip_source from DDNS_IP_SOURCE) -- fix: name the LAN '
+            'interface' % NAS_MAC) in out, out
     out = run(lab, tmp_path, 'eui64:wan0/' + NAS_MAC, args=['--check']).stdout
     assert ('FAIL  current IP: no valid IPv6 address from prefix of interface wan0 + EUI-64 of %s: '
-            'interface wan0 has no stable global IPv6 prefix -- fix: name the LAN interface' % NAS_MAC) in out, out
+            'interface wan0 does not exist (ip_source from DDNS_IP_SOURCE) -- fix: name an interface this host '
+            'has' % NAS_MAC) in out, out
     assert os.listdir(tmp_path) == []
 
 

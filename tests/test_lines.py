@@ -237,8 +237,56 @@ def test_status_json_check_and_hooks_name_each_line(home, tmp_path):
     assert checked.returncode == 0, checked.stdout + checked.stderr
     out = checked.stdout
     assert 'current IP of line ct %s (from interface wan0)' % CT in out
-    assert 'line cm has no address from interface wan0' in out and 'a run removes its record' in out
+    assert 'line cm is down: no address from interface wan0' in out
+    assert 'AAAA record %s line cm does not exist: the line has no address, so none is created' % RECORD in out
     assert 'AAAA record %s line cu found' % RECORD in out
+
+
+def parts(out):
+    """{line code: its lines of a --check run of a record with lines} (the default line's: 'default')."""
+    found, code = {}, None
+    for text in out.splitlines():
+        if text.startswith('Record '):
+            code = text.rstrip(':').rpartition(' line ')[2] if ' line ' in text else 'default'
+        elif code:
+            found.setdefault(code, []).append(text)
+    return found
+
+
+@pytest.mark.parametrize('home', SEVERAL + WITH_LINES, indirect=True)
+@pytest.mark.parametrize('source', ['iface:nope0', 'prefix:nope0/::1', 'neigh:nope0/00:16:3e:44:55:66'])
+def test_check_fails_a_line_whose_source_cannot_give_an_address(home, source):
+    """No such interface is a FAIL of each line it is the source of (a run would remove their
+    records); the lines of a working source are ok beside it, and the run's exit status says it."""
+    done = home.run('--check', DDNS_IP_SOURCE=source)
+    assert done.returncode == 1, done.stdout
+    for code in ('ct', 'cm', 'cu'):
+        failed = [text for text in parts(done.stdout)[code] if text.startswith('FAIL')]
+        assert len(failed) == 1 and 'current IP of line %s' % code in failed[0], done.stdout
+        assert 'nope0' in failed[0] and '(ip_source from DDNS_IP_SOURCE)' in failed[0]
+        assert 'fix: name an interface this host has' in failed[0]
+    done = home.run('--check', DDNS_LINES='ct cm=iface:nope0 cu')
+    assert done.returncode == 1, done.stdout
+    failed = {code: [text for text in said if text.startswith('FAIL')] for code, said in parts(done.stdout).items()}
+    assert failed['ct'] == failed['cu'] == [] and len(failed['cm']) == 1, done.stdout
+    assert 'interface nope0 does not exist (lines from DDNS_LINES)' in failed['cm'][0]
+
+
+@pytest.mark.parametrize('home', SEVERAL + WITH_LINES, indirect=True)
+def test_check_says_one_thing_of_a_line_that_is_down(home):
+    """A line whose interface holds no address of its prefix is down, no FAIL: its record, while
+    there, is what a run removes; once removed, none is created until the line has an address."""
+    ok(home.run())
+    home.drop(CM)
+    for then in ('removes it', 'none is created until it has one'):
+        done = ok(home.run('--check'))
+        said = parts(done.stdout)['cm']
+        assert [text for text in said if text.startswith('ok    line cm is down: no address from interface wan0')]
+        record = [text for text in said if text.startswith(('ok    AAAA record %s line cm' % RECORD,
+                                                             'ok    AAAA recordset %s line cm' % RECORD))]
+        assert len(record) == 1 and record[0].endswith(then), done.stdout
+        assert 'created on the first update' not in ' '.join(said) and not [t for t in said if 'FAIL' in t]
+        ok(home.run())   # the line's record removed
 
 
 @pytest.mark.parametrize('provider', SEVERAL)

@@ -48,10 +48,11 @@ class Failure(Exception):
     never the wording: step (what was attempted: 'find zone', 'get current IP'), why (the line
     without its step), url, status (the HTTP status), code and provider_message (the provider's
     own), fix (what the user can do), kind (what went wrong, one of KINDS), verify_code (OpenSSL's,
-    for a certificate refused). A field not known is None."""
+    for a certificate refused), setting (the name of the setting whose value caused it: its FAIL or
+    ERROR line says where that value came from, ddkit.provider.caused_by). A field not known is None."""
 
     exit_status = 1
-    step = why = url = status = code = provider_message = fix = kind = verify_code = None
+    step = why = url = status = code = provider_message = fix = kind = verify_code = setting = None
 
     def __init__(self, text, **fields):
         super().__init__(text)
@@ -79,7 +80,7 @@ UNCHANGED, UPDATED, CREATED, FAILED, NO_IP, REMOVED = 'unchanged', 'updated', 'c
 OUTCOMES = (UNCHANGED, UPDATED, CREATED, FAILED, NO_IP, REMOVED)
 
 
-FIELDS = ('step', 'why', 'url', 'status', 'code', 'provider_message', 'fix', 'kind', 'verify_code')
+FIELDS = ('step', 'why', 'url', 'status', 'code', 'provider_message', 'fix', 'kind', 'verify_code', 'setting')
 # what went wrong: no answer came (the name did not resolve, the connection was refused or cut, the
 # time ran out, TLS refused the certificate); a server error (HTTP 5xx); an answer that was no JSON,
 # too large, a redirect; the provider refused the request, or has no such zone; an answer the tool

@@ -12,7 +12,7 @@ import sys
 
 from ddkit import Failure
 from ddkit.log import Log
-from ddkit.provider import told
+from ddkit.provider import caused_by, told
 
 OK, FAIL, SKIP = 'ok', 'FAIL', 'skip'
 CA_PACKAGE = 'opkg install ca-bundle (or ca-certificates)'
@@ -51,10 +51,7 @@ def run(job):
         return report.finish()
     report.step('credentials accepted', lambda: logged_in(job), lambda said: 'credentials accepted' + said)
     zone = report.step('zone found', lambda: find_zone(job), describe_zone)
-    what = '%s %s %s' % (cfg.record_type, provider.NOUN, job.name)
-    record = report.step('record found', lambda: provider.find_record(job, zone.id, strict=True),
-                         lambda r: '%s found (id %s)' % (what, r.id) if r else
-                         '%s does not exist yet: it will be created on the first update' % what)
+    record = report.step('record found', lambda: provider.find_record(job, zone.id, strict=True), report.record_found)
     report.compare(record is not None, ', '.join(map(str, record.content or ())) if record else None, current)
     report.verification()
     report.notify_targets()
@@ -98,6 +95,7 @@ class Report:
         self.status = 0
         self.problems = 0
         self.blocked = None       # the failed check the remote checks depend on
+        self.line_without_ip = False   # the record's line has no address now (line_ip)
         self.tls_failed = set()
 
     # --- output ------------------------------------------------------------------------------
@@ -114,8 +112,12 @@ class Report:
     def ok(self, text):
         self.line(OK, text)
 
-    def fail(self, text, fix=None, status=1):
-        self.line(FAIL, text, fix)
+    def fail(self, text, fix=None, status=1, setting=()):
+        """A FAIL line; setting: the names of the settings that caused it, each said with where its
+        value came from (settings.origin)."""
+        from ddkit.settings import origin
+        said = [found for found in (origin(self.cfg, name) for name in setting) if found]
+        self.line(FAIL, text + (' (%s)' % ', '.join(said) if said else ''), fix)
         self.problems += 1
         self.status = max(self.status, status)
 
@@ -133,23 +135,23 @@ class Report:
             if isinstance(e, http.NoAnswer):   # nothing was judged: named for what failed
                 name = 'API reachable'
             said = ' [%s]' % '; '.join(self.log.errors) if self.log.errors else ''
-            self.fail('%s: %s%s' % (name, e, said), self.url_fix(e))
+            self.fail('%s: %s%s%s' % (name, e, caused_by(self.job, e), said), self.url_fix(e))
             self.blocked = name
             return None
         self.ok(describe(result))
         return result
 
     def url_fix(self, failure):
-        """The fix when a remote step got no answer, or no answer of its API, from a URL setting."""
+        """The fix when a remote step got no answer, or no answer of its API, from a URL setting
+        (ddkit.provider.cause)."""
         from ddkit import http
-        url = failure.url or ''
-        names = [n for n in self.job.provider.URLS if url.startswith(getattr(self.cfg, n) + '/')]
-        if not names:
+        from ddkit.provider import cause, unserved
+        name = cause(self.job, failure)
+        if name not in self.job.provider.URLS:
             return None
-        name = names[0]
         if isinstance(failure, http.NoAnswer):
             return 'check %s (%s) and that this host reaches it' % (name, getattr(self.cfg, name))
-        if isinstance(failure, http.NotJson):
+        if isinstance(failure, http.NotJson) or unserved(failure):
             return ('check %s: the service\'s base URL alone (the tool adds the API path), e.g. %s'
                     % (name, [s.default for s in self.job.provider.SETTINGS if s.name == name][0]))
         return None
@@ -187,7 +189,8 @@ class Report:
             return
         problem = outside_zone(cfg.record_name, cfg.zone_name)
         if problem:
-            self.fail('settings complete: %s' % problem[0], problem[1], status=2)
+            self.fail('settings complete: %s' % problem[0], problem[1], status=2,
+                      setting=('record_name', 'zone_name'))
             self.blocked = 'settings complete'
             return
         sources = sorted(set(v for k, v in cfg.sources.items()
@@ -317,35 +320,56 @@ class Report:
             ip, source, why = lookup.current_ip(cfg)
         except Failure as e:
             self.fail('current IP: %s' % e, 'check connectivity, or set ip_lookup_url to another service '
-                      '(or ip_source=iface:<wan interface>)')
+                      '(or ip_source=iface:<wan interface>)', setting=('ip_lookup_url',))
             return None
         if ip is None:
             self.fail('current IP: no valid %s address from %s: %s' % (
-                'IPv6' if cfg.record_type == 'AAAA' else 'IPv4', source, why), lookup.fix(cfg, why))
+                'IPv6' if cfg.record_type == 'AAAA' else 'IPv4', source, why), lookup.fix(cfg, why),
+                setting=('ip_lookup_url',) if cfg.ip_source == 'url' else ('ip_source',))
             return None
         self.ok('current IP %s (from %s)' % (ip, source))
         return ip
 
     def line_ip(self):
-        """The current IP of the record's line (ddkit.lines); a line without one is no failure: a run
-        removes or keeps its record (line_gone), and the default line takes the next line's."""
-        from ddkit import lines
+        """The current IP of the record's line (ddkit.lines). A line whose source cannot give one (no
+        such interface, a private address) is a FAIL; a line that has none now is down, no failure: a
+        run removes or keeps its record (line_gone, said by the record's check), and the default
+        line takes the next line's."""
+        from ddkit import lines, lookup
         line = self.job.line_plan
         ip, source, why, taken = lines.current_ip(self.job)
+        self.line_without_ip = ip is None and not line.candidates
         if ip is None and line.candidates:
             self.fail('current IP of the default line: no line has an address (%s: %s)' % (source, why),
                       'check the lines\' interfaces and sources; the default line\'s %s is kept as it is'
                       % self.job.provider.NOUN)
+        elif ip is None and not lookup.down(why):
+            own = line.source != self.cfg.ip_source   # CODE=SOURCE: the line's own source
+            cfg = self.cfg.copy()
+            cfg.ip_source = line.source
+            self.fail('current IP of line %s: none from %s: %s' % (line.code, source, why), lookup.fix(cfg, why),
+                      setting=('lines',) if own else ('ip_source',))
         elif ip is None:
-            kept = self.cfg.line_gone == 'keep' or told(self.job.provider)
-            self.ok('line %s has no address from %s: %s; a run %s' % (
-                line.code, source, why, 'keeps its %s' % self.job.provider.NOUN if kept else
-                'removes its %s, if there is one' % self.job.provider.NOUN))
+            self.ok('line %s is down: no address from %s: %s%s' % (
+                line.code, source, why, '; a run keeps its %s' % self.job.provider.NOUN
+                if told(self.job.provider) else ''))   # else the record's check says what a run does
         elif line.candidates:
             self.ok('current IP of the default line %s (line %s\'s, from %s)' % (ip, taken.code, source))
         else:
             self.ok('current IP of line %s %s (from %s)' % (line.code, ip, source))
         return ip
+
+    def record_found(self, record):
+        """The ok line of the record check: found or not, and what the next update does with it (of a
+        line without an address: its record removed or kept, line_gone; none created)."""
+        what = '%s %s %s' % (self.cfg.record_type, self.job.provider.NOUN, self.job.name)
+        if not self.line_without_ip:
+            return '%s found (id %s)' % (what, record.id) if record else \
+                '%s does not exist yet: it will be created on the first update' % what
+        if record is None:
+            return '%s does not exist: the line has no address, so none is created until it has one' % what
+        return '%s found (id %s): the line has no address, so a run %s' % (
+            what, record.id, 'keeps it as it is' if self.cfg.line_gone == 'keep' else 'removes it')
 
     def compare(self, exists, held, current):
         """What the record holds now against the current IP, and whether a normal run would act."""

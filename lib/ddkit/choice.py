@@ -13,13 +13,27 @@ def check_provider(value):
     """A registered provider's name (ddkit.registry), installed here (else a UsageError naming its
     package)."""
     if value not in registry.PROVIDERS:
-        raise ValueError('not a known provider; known: %s' % ', '.join(registry.PROVIDERS))
+        raise ValueError('not a known provider%s; known: %s' % (registry.did_you_mean(value),
+                                                              ', '.join(registry.PROVIDERS)))
     registry.provider(value)
     return value
 
 
+def owners(name):
+    """The installed providers that have a setting of this name (what explains a name the record's
+    provider does not know: PROVIDER.decides). Imports every installed provider: only on that error."""
+    found = []
+    for each in registry.PROVIDERS:
+        try:
+            if name in [s.name for s in registry.provider(each).SETTINGS]:
+                found.append(each)
+        except UsageError:   # not installed here
+            continue
+    return found
+
+
 PROVIDER = Setting('provider', help='the DNS provider of the record: %s; its settings follow, marked with its '
-                   'name' % ', '.join(registry.PROVIDERS), check=check_provider, decides=True,
+                   'name' % ', '.join(registry.PROVIDERS), check=check_provider, decides=owners,
                    choices=registry.PROVIDERS)
 # the ddkit command's own switch: what this router can run, for a person or (with --json) a form
 SWITCHES = [Switch('providers', help='list the installed providers, one line each (with --json: each with its '
@@ -53,7 +67,8 @@ def every_table(common, names=None):
                 own[s.name].secret = own[s.name].secret or s.secret   # a secret to any, masked for all
             elif s.name not in seen:
                 own[s.name] = Setting(s.name, s.default, '(%s) %s' % (name, s.help) if marked else s.help,
-                                      s.secret, s.short, s.check, s.repeat, s.metavar, choices=s.choices)
+                                      s.secret, s.short, s.check, s.repeat, s.metavar, choices=s.choices,
+                                      commas=s.commas)
                 table.append(own[s.name])
     return table + common
 
@@ -142,14 +157,34 @@ def chosen(args, own, environ, several, common):
                          '--config file (UCI: option provider \'...\'); known providers: %s'
                          % ', '.join(registry.PROVIDERS))
     provider = registry.provider(cfg.provider)
+    mine = {s.name for s in table_of(provider, common)}
     if not several:   # the flags of a run of several are shared by records of several providers
-        mine = {s.name for s in table_of(provider, common)}
         foreign = sorted(name for name in args.values if name not in mine)
         if foreign:
             raise UsageError('%s %s not a setting of provider %s; see --help' % (
                 ', '.join('--' + name.replace('_', '-') for name in foreign),
                 'is' if len(foreign) == 1 else 'are', cfg.provider))
+    stray_setting(own, mine, cfg.provider, several, args.config)
     return provider
+
+
+def stray_setting(own, mine, provider, several, path):
+    """A UsageError when the record's own values (a config file of one record, a [record] block, a
+    UCI section's own options: settings.OWN) give a setting of another provider, which this one would
+    leave unused; the shared ones (lines before the first block, `config defaults`, a config file
+    beside --uci) serve records of several providers."""
+    found = own.get('file_values')
+    if found is not None:
+        given = found.get(settings.OWN, None if several else [k for k in found if not k.startswith('line:')])
+    else:
+        found = own.get('uci_values') or {}
+        given = found.get(settings.OWN)
+    for name in [name for name in given or () if name not in mine]:
+        stray = settings.strayed(name, {PROVIDER.name: PROVIDER}, provider)
+        if stray:
+            line = found.get('line:' + name)
+            raise UsageError('%s: %s (see --help)' % ('config file %s line %s' % (path, line) if line else
+                                                       'UCI section %s' % found.get('uci:section'), stray))
 
 
 def catalog(common):

@@ -57,13 +57,15 @@ def usage(prog, summary, settings, switches, uci_name=None, words='[options]', a
     return '\n'.join(lines)
 
 
-def did_you_mean(name, known):
-    """'; did you mean x?' for a misspelt setting or flag name (case, "-" and "_" aside), else ''."""
+def did_you_mean(name, known, aliases=None, cutoff=0.6):
+    """'; did you mean x?' for a misspelt setting, flag or provider name (case, "-" and "_" aside), or
+    (aliases: {what users call it: its name}) a name users call one by, else ''; cutoff: how alike
+    (0-1, difflib's ratio) a name must be."""
     import difflib
-    forms = {}
+    forms = {_plain(alias): candidate for alias, candidate in (aliases or {}).items()}
     for candidate in known:
         forms.setdefault(_plain(candidate), candidate)
-    close = difflib.get_close_matches(_plain(name), list(forms), 1, 0.6)
+    close = difflib.get_close_matches(_plain(name), list(forms), 1, cutoff)
     return '; did you mean %s?' % forms[close[0]] if close else ''
 
 

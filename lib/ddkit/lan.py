@@ -3,7 +3,7 @@ kernel: its interface's prefix, or its IPv6 neighbour table. Imported only by ru
 
 import os
 
-from ddkit import ipcheck
+from ddkit import Reason, ipcheck
 
 # neighbour states (include/uapi/linux/neighbour.h) with a known link-layer address: reachable,
 # stale, delay, probe, permanent (set by the administrator); stale: not confirmed lately
@@ -32,10 +32,14 @@ def from_prefix(cfg, spec, operator=None):
         if number is not None:   # checked as made: not parsed again from its text
             ip, why = ipcheck.judged(6, number, 'AAAA')
             return ip, source, why
+    if not PREFIXES[name]:
+        from ddkit import iface
+        if iface.flags(name) is None:
+            return '', source, Reason('interface %s does not exist' % name, 'no interface')
     # found but no room: e.g. only a /128 (DHCPv6 IA_NA), no host part to put the identifier in
     held = ' the interface id fits in (%s)' % ', '.join('%s/%d' % (a.address, a.prefixlen) for a in found)
-    return '', source, 'interface %s has no stable global IPv6 prefix%s%s' % (
-        name, ipcheck.in_operator_prefix(operator), held if found else '')
+    return '', source, Reason('interface %s has no stable global IPv6 prefix%s%s' % (
+        name, ipcheck.in_operator_prefix(operator), held if found else ''), 'no address')
 
 
 def from_neighbour(cfg, spec, operator=None):
@@ -48,16 +52,17 @@ def from_neighbour(cfg, spec, operator=None):
     try:
         own = [(address, state) for address, _, state in neighbours(name, mac) if state & NUD_KNOWN]
     except OSError as e:
-        return '', source, 'cannot read the IPv6 neighbour table of %s: %s' % (name, e.strerror or e)
+        return '', source, Reason('cannot read the IPv6 neighbour table of %s: %s' % (name, e.strerror or e),
+                                  'no interface' if e.errno == 19 else 'unreadable')   # ENODEV
     slaac = ipcheck.eui64(mac)
     ranked = sorted((ipcheck.join(address, 64, slaac) != address, bool(state & NUD_STALE), address)
                     for address, state in own
                     if ipcheck.valid_ip(address, 'AAAA')[0] and ipcheck.of_operator(address, operator))
     if ranked:
         return ranked[0][2], source, None
-    return '', source, 'the IPv6 neighbour table of %s has no global address of %s%s%s' % (
+    return '', source, Reason('the IPv6 neighbour table of %s has no global address of %s%s%s' % (
         name, text, ipcheck.in_operator_prefix(operator),
-        ' (only %s)' % ', '.join(sorted(a for a, _ in own)) if own else '')
+        ' (only %s)' % ', '.join(sorted(a for a, _ in own)) if own else ''), 'no address')
 
 
 def neighbours(ifname, mac=None):

@@ -39,10 +39,10 @@ def from_iface(cfg, name, operator=None):
     else:
         text = iface.ipv4_address(name) or ''
     if not text and iface.flags(name) is None:
-        return '', 'interface ' + name, Reason('interface %s does not exist' % name, 'interface')
+        return '', 'interface ' + name, Reason('interface %s does not exist' % name, 'no interface')
     return text, 'interface ' + name, None if text else Reason('interface %s has no %s address%s' % (
         name, 'stable global IPv6' if cfg.record_type == 'AAAA' else 'IPv4', ipcheck.in_operator_prefix(operator)),
-        'interface')
+        'no address')
 
 
 def from_urls(cfg):
@@ -159,17 +159,26 @@ def resolve(cfg, name):
     return None, 'DoH has no %s answer for %s' % (cfg.record_type, name)
 
 
+def down(why):
+    """True when a kernel source refused for why holds no address now (an interface without one, of
+    the operator's prefix, a LAN host not seen): its line is down, where a source that cannot give
+    one (no such interface, a private address) is broken."""
+    return getattr(why, 'kind', None) == 'no address'
+
+
 def fix(cfg, why):
     """The fix for a rejected current IP, by the kind of reason (a ddkit.Reason) it was refused for."""
     kind, _, spec = cfg.ip_source.partition(':')
     name = spec.partition('/')[0]
+    kind_of = getattr(why, 'kind', None)
+    if kind_of == 'no interface':
+        return 'name an interface this host has (ip link shows them)'
     if kind == 'neigh':
         return ('check the MAC and ip -6 neigh show dev %s: a device is listed once it speaks IPv6 through '
                 'the router; or give it a fixed interface id and use prefix:%s/<id>' % (name, name))
     if kind in ('prefix', 'eui64'):
         return 'name the LAN interface that holds the delegated prefix (ip -6 addr show dev %s)' % name
-    kind_of = getattr(why, 'kind', None)
-    if kind_of == 'interface':
+    if kind_of == 'no address':
         return ('check the interface name (ip addr), that it is up and holds a global address; or use '
                 'ip_source=url')
     if kind_of == 'not public':

@@ -186,6 +186,43 @@ class Job:
             self.log.info('cannot remove state file %s: %s.' % (path, problem))
 
 
+# the kinds of a failure after which no answer of the provider's API came from the URL it went to:
+# nothing answered, an answer that was no JSON, a redirect; the URL setting is the likely cause
+NO_API = ('resolve', 'unreachable', 'timeout', 'tls', 'not json', 'redirect')
+
+
+def cause(job, failure):
+    """The name of the setting whose value caused the failure, or None: the one it names (its field
+    setting), else the URL setting its request went to when no answer of the provider's API came
+    from there (NO_API, or unserved)."""
+    if failure.setting:
+        return failure.setting
+    if failure.kind not in NO_API and not unserved(failure):
+        return None
+    url = failure.url or ''
+    for name in job.provider.URLS:
+        value = getattr(job.cfg, name, None)
+        if value and (url == value or url.startswith(value + '/') or url.startswith(value + '?')):
+            return name
+    return None
+
+
+def unserved(failure):
+    """True for an HTTP 404 that carries no code of the API's: a path the host does not serve (another
+    service's URL, an API path in a base URL), not an answer of the API."""
+    return failure.status == 404 and failure.code is None and failure.kind in ('refused', 'unexpected')
+
+
+def caused_by(job, failure):
+    """What a FAIL or ERROR line adds when a setting caused the failure (cause): ' (base_url from
+    DDNS_BASE_URL)', where its value came from (the environment beats a config file unseen); '' when
+    none did, or its value is the default. The failure keeps the setting's name."""
+    from ddkit.settings import origin
+    failure.setting = cause(job, failure)
+    said = failure.setting and origin(job.cfg, failure.setting)
+    return ' (%s)' % said if said else ''
+
+
 def missing(provider, cfg):
     """[(setting, fix or None)] of what a record lacks: the names every updater needs, the provider's
     required ones and its credentials (of which several forms may do)."""

@@ -13,7 +13,7 @@ import os
 import sys
 
 from ddkit import CREATED, FAILED, KEEP_DIR, NO_IP, NOTICES_FILE, REMOVED, UNCHANGED, UPDATED, Failure, state
-from ddkit.provider import Exists, Stale, told
+from ddkit.provider import Exists, Stale, caused_by, told
 
 
 def run(job):
@@ -49,7 +49,7 @@ def run(job):
                 update(job, current)
             outcome = job.outcome or UNCHANGED
     except Failure as e:
-        log.error('ERROR: %s' % e)
+        log.error('ERROR: %s%s' % (e, caused_by(job, e)))
         outcome, job.failure = FAILED, e
     except KeyboardInterrupt:
         log.error('ERROR: interrupted')

@@ -19,7 +19,7 @@ def plan(args, tool, table):
         if not blocks:
             raise UsageError('config file %s lists no [record]: add one [name] line before the settings '
                              'of each record, or run without --all' % args.config)
-        return [(label, lambda own=own: {'file_values': dict(shared, **own)}) for label, own in blocks], \
+        return [(label, lambda own=own: {'file_values': block(shared, own)}) for label, own in blocks], \
             lambda: {'file_values': shared}
     path = settings.uci_path(tool)
     if 'all' in args.on:
@@ -29,7 +29,15 @@ def plan(args, tool, table):
             raise UsageError('no enabled %s section in %s: set option enabled \'1\' in the sections to run'
                              % (tool, path))
         return [(ref, lambda ref=ref, options=options: {
-            'uci_values': settings.uci_settings(path, ref, options, known)}) for ref, options in found], \
+            'uci_values': settings.uci_settings(path, ref, options, known, uci.section(path, ref, sections))})
+            for ref, options in found], \
             lambda: {'uci_values': settings.uci_settings(path, uci.DEFAULTS, uci.defaults(sections), known)}
-    return [(ref, lambda ref=ref: {'uci_values': settings.uci_settings(path, ref, uci.record(path, ref), known)})
-            for ref in args.uci], None
+    return [(ref, lambda ref=ref: settings.uci_record(path, ref, known)) for ref in args.uci], None
+
+
+def block(shared, own):
+    """The values of a [record] block over the shared lines', with the names it gives itself
+    (settings.OWN)."""
+    values = dict(shared, **own)
+    values[settings.OWN] = [name for name in own if not name.startswith('line:')]
+    return values

@@ -65,6 +65,29 @@ PROVIDERS = (
 )
 
 
+# what users call a provider, where one registered name is meant: offered as a did-you-mean of a
+# provider not known (the name itself is what a record names, so its files and status are found)
+ALIASES = {
+    'cf': 'cloudflare',
+    'huawei': 'huaweicloud', 'hwcloud': 'huaweicloud',
+    'tencent': 'dnspod', 'tencentcloud': 'dnspod', 'qcloud': 'dnspod',   # Tencent Cloud's DNS is DNSPod
+    'aliyun': 'alidns', 'alibaba': 'alidns', 'alibabacloud': 'alidns',   # Alibaba Cloud's DNS
+    'volc': 'volcengine', 'huoshan': 'volcengine',
+    'baidu': 'baiducloud', 'bce': 'baiducloud',
+    'name.com': 'namecom',
+    'west': 'westcn', 'west.cn': 'westcn',
+    'no-ip': 'noip',
+    'dyndns': 'dyndns2',
+}
+
+
+def did_you_mean(name):
+    """'; did you mean x?' for a name that is not a registered provider: a misspelt one (in any letter
+    case), or what users call one (ALIASES); else ''."""
+    from ddkit import helptext
+    return helptext.did_you_mean(name, PROVIDERS, ALIASES)
+
+
 def module_name(name):
     """The module a registered provider runs: its own, or a preset's protocol."""
     entry = PROVIDERS[PROVIDERS.index(name)]
@@ -80,7 +103,8 @@ def provider(name):
     """The provider registered under name: its module, or a preset's (PresetProvider); a UsageError
     naming the known ones, or the package to install."""
     if name not in PROVIDERS:
-        raise UsageError('unknown provider %r: known providers are %s' % (name, ', '.join(PROVIDERS)))
+        raise UsageError('unknown provider %r%s: known providers are %s' % (name, did_you_mean(name),
+                                                                          ', '.join(PROVIDERS)))
     module = module_name(name)
     try:   # __import__, not importlib: its package loads warnings, which a cron run has no use for
         found = __import__(PACKAGE + module, fromlist=['NAME'])
@@ -116,7 +140,7 @@ class PresetProvider:
         self.FILES = {role: pattern.replace(module.NAME, self.NAME) for role, pattern in module.FILES.items()}
         self.SETTINGS = [s if s.name not in preset.changes else
                          Setting(s.name, preset.changes[s.name], s.help, s.secret, s.short, s.check, s.repeat,
-                                 s.metavar, s.decides, s.choices) for s in module.SETTINGS]
+                                 s.metavar, s.decides, s.choices, s.commas) for s in module.SETTINGS]
         for key, value in preset.changes.items():
             if key.isupper():
                 mine = getattr(module, key)

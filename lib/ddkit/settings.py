@@ -12,19 +12,22 @@ NAME_CHARS = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123
 class Setting:
     """One setting: its name, default, help text and how to check a value; `repeat`: given several
     times, its values are kept in order (a list); `decides`: its value decides which other settings
-    exist (the ddkit command's provider), so a file's unknown name is explained by its value first;
+    exist (the ddkit command's provider), so a file's unknown name is explained by its value first: a
+    function giving the values under which a name is a setting (the providers that have it);
     `choices`: the values it takes when they are a closed set (a form offers them as a list);
     `secret`: True (its value is masked in every message, never shown), or a function giving the parts
-    of a value that are masked (the rest is shown: a URL's origin)."""
+    of a value that are masked (the rest is shown: a URL's origin); `commas`: a repeated setting none
+    of whose values holds a comma or a blank, so that both separate its values in every form
+    (--lines ct,cm,cu; not a URL, which may hold a comma, nor a header)."""
 
     takes_value = True
 
     def __init__(self, name, default=None, help='', secret=False, short=None, check=None, repeat=False,
-                 metavar='VALUE', decides=False, choices=None):
+                 metavar='VALUE', decides=False, choices=None, commas=False):
         self.name, self.default, self.help = name, default, help
         self.secret, self.short, self.check = secret, short, check
         self.repeat, self.metavar, self.decides = repeat, metavar, decides
-        self.choices = choices
+        self.choices, self.commas = choices, commas
         self.env = 'DDNS_' + name.upper()
 
     @property
@@ -144,13 +147,20 @@ def check_notify_on(value):
     return value
 
 
-def api_base_url(api_path, any_case=False):
-    """The check of a provider's base_url: check_url, then api_path taken off its end (the provider's
-    documents write the URL with it; the tool adds it to every call); any_case: in any letter case."""
+def api_base_url(api_path=''):
+    """The check of a provider's base URL (every provider's base_url, server, auth_url, dns_url):
+    check_url; api_path, the path its documents write it with (the tool adds it to every call), taken
+    off its end in any letter case; any other path is refused, naming what to write instead: the
+    scheme and host alone (else every request would go to a path the API does not serve)."""
     def check(value):
         value = check_url(value)
-        end = value.lower() if any_case else value
-        return value[:-len(api_path)] if end.endswith(api_path) else value
+        scheme, _, rest = value.partition('://')
+        cut = min([rest.index(c) for c in '/?#' if c in rest] or [len(rest)])
+        base, path = '%s://%s' % (scheme, rest[:cut]), rest[cut:]
+        if path and path.lower() != api_path.lower():
+            raise ValueError('is the service\'s base URL alone, scheme and host (the tool adds %s): write %s'
+                             % (api_path or 'the paths', base))
+        return base
     return check
 
 
@@ -455,6 +465,7 @@ def read_config(path, known, records=None):
             raise UsageError('config file %s line %d: expected setting_name=value, got %r'
                              % (path, number, line[:60]))
         if name not in known:
+            named = []
             for decider in deciders(known):   # e.g. a provider not installed here: said first
                 named = [values.get(decider.name)]
                 for later in text.splitlines()[number:]:
@@ -463,11 +474,13 @@ def read_config(path, known, records=None):
                     key, eq, chosen = later.strip().partition('=')
                     if eq and key.strip() == decider.name:
                         named.append(chosen.strip().strip('"\''))
-                for chosen in filter(None, named):
+                named = list(filter(None, named + [shared.get(decider.name)]))
+                for chosen in named:
                     checked(decider, chosen, 'config file', decider.env, path, {})
+            stray = strayed(name, known, named[0] if named else None)
             from ddkit import helptext  # only on this error
-            raise UsageError('config file %s line %d: %r is not a setting of this tool%s (see --help)'
-                             % (path, number, name[:60], helptext.did_you_mean(name, known)))
+            raise UsageError('config file %s line %d: %s (see --help)' % (path, number, stray or (
+                '%r is not a setting of this tool%s' % (name[:60], helptext.did_you_mean(name, known)))))
         if len(value) >= 2 and value[0] == value[-1] and value[0] in '"\'':
             value = value[1:-1]
         values[name] = value
@@ -480,10 +493,29 @@ def deciders(known):
     return [s for s in known.values() if getattr(s, 'decides', False)]
 
 
-def uci_settings(path, ref, options, known):
-    """The settings among a UCI section's options; record_type may be a list (both families)."""
+# the key of a record's values (a [record] block of a config file, a UCI section) that lists the
+# names it gives itself, not those of the shared lines or `config defaults` (ddkit.records): a
+# setting of another provider among those is a mistake, where the shared ones serve several
+OWN = '[own]'
+
+
+def strayed(name, known, chosen=None):
+    """'access_key_secret is a setting of provider <a>, not of <b>' when name is a setting
+    under other values of a deciding setting (another provider's; chosen: the record's value); None."""
+    for decider in deciders(known):
+        owners = [str(value) for value in decider.decides(name) if value != chosen]
+        if owners:
+            return '%s is a setting of %s%s %s, not of %s' % (
+                name, decider.name, 's' if len(owners) > 1 else '', ', '.join(owners),
+                chosen or 'this record\'s %s' % decider.name)
+    return None
+
+
+def uci_settings(path, ref, options, known, own=()):
+    """The settings among a UCI section's options; record_type may be a list (both families). own:
+    the names of the options the section gives itself, not from `config defaults` (OWN)."""
     from ddkit import uci
-    values = {'uci:section': ref}
+    values = {'uci:section': ref, OWN: [key for key in own if key not in uci.SERVICE_OPTIONS]}
     for decider in deciders(known):
         if isinstance(options.get(decider.name), str):
             # first: a provider not installed here says so, not that its options are unknown
@@ -496,6 +528,10 @@ def uci_settings(path, ref, options, known):
             value = ' '.join(value)
         if isinstance(value, list) and known.get(key) is not None and known[key].repeat:
             values[key] = value   # a list of its own (ip_lookup_url, lookup_url)
+            continue
+        if key not in known and strayed(key, known):
+            # another provider's: `config defaults` serve records of several providers, and a section's
+            # own is refused when its record loads (ddkit.choice), as one of a config file's [record]
             continue
         if key not in known:
             from ddkit.helptext import did_you_mean  # only on this error
@@ -517,9 +553,16 @@ def named_section(args, uci_name, settings, environ=None):
     """load()'s values of a run of one record: its --uci section's, when one is named."""
     if not args.uci:
         return {}
+    return uci_record(uci_path(uci_name, environ), args.uci[0], {s.name: s for s in settings})
+
+
+def uci_record(path, ref, known):
+    """load()'s values of the UCI section ref (its options over `config defaults`), the names it
+    gives itself among them (OWN)."""
     from ddkit import uci
-    path, ref = uci_path(uci_name, environ), args.uci[0]
-    return {'uci_values': uci_settings(path, ref, uci.record(path, ref), {s.name: s for s in settings})}
+    sections = uci.read(path)
+    return {'uci_values': uci_settings(path, ref, uci.record(path, ref, sections), known,
+                                       uci.section(path, ref, sections))}
 
 
 def load(args, settings, switches, environ=None, uci_values=None, file_values=None, by_flag=False, base=None):
@@ -561,8 +604,8 @@ def load(args, settings, switches, environ=None, uci_values=None, file_values=No
                         value, source = s.default, 'default'
         else:
             source = 'flag'
-        if s.repeat and not isinstance(value, list):
-            value = value.split() if isinstance(value, str) else []   # blanks separate them elsewhere
+        if s.repeat:
+            value = listed(value, s.commas)
         if value is not None and s.check:
             raw, value = value, checked(s, value, source, env, args.config, from_file, by_flag)
             if s.check is check_name:
@@ -579,6 +622,16 @@ def load(args, settings, switches, environ=None, uci_values=None, file_values=No
     for sw in switches:
         setattr(cfg, sw.name, sw.name in args.on)
     return cfg
+
+
+def listed(value, commas=False):
+    """The values of a repeated setting: a list as given (flags, a UCI list), else its text split at
+    blanks; commas (Setting.commas): each value split at commas and blanks too."""
+    if not isinstance(value, list):
+        value = value.split() if isinstance(value, str) else []
+    if commas:
+        value = [item for given in value for item in given.replace(',', ' ').split()]
+    return value
 
 
 CHECKED = {}   # (setting, value) -> checked value: the records of a run share most of their values
@@ -608,6 +661,48 @@ def checked(s, value, source, env, config_path, from_file, by_flag=False):
         withheld = s.secret or isinstance(e, Withheld)   # a secret is never shown
         shown = '' if withheld else '; got %r' % bad[:80]
         raise UsageError('bad value for %s: %s%s%s' % (label, e, shown, '' if withheld else hint(bad)))
+
+
+# the DDNS_* variables the tools read or set that are no record's setting: the UCI file, egress6_win's
+# code page, the ddkit command's provider (which a tool fixed to one provider does not read), and the
+# environment of a hook (DDNS_HOOK_*)
+VARIABLES = ('DDNS_UCI_FILE', 'DDNS_CODEPAGE', 'DDNS_PROVIDER')
+
+
+def misspelt(environ, table, known=None):
+    """[(variable, '; did you mean DDNS_ZONE_NAME?')] of the DDNS_* variables no setting of table
+    takes that are a near miss of one that does (DDNS_ZONE_NAM): ignored unseen otherwise. Not
+    VARIABLES and the hooks', nor one of a setting known(name) says is another's (another provider's)."""
+    names = {s.env for s in table}
+    found = []
+    for variable in environ:
+        if variable.startswith('DDNS_') and variable not in names and variable not in VARIABLES \
+                and not variable.startswith('DDNS_HOOK_'):
+            from ddkit.helptext import did_you_mean  # only when one is unknown
+            # a typo's likeness (zone_nam, 0.93), not a name of another tool's that shares a word
+            near = did_you_mean(variable[5:], (), {s.name: s.env for s in table}, cutoff=0.8)
+            if near and not (known and known(variable[5:].lower())):
+                found.append((variable, near))
+    return sorted(found)
+
+
+def origin(cfg, name):
+    """The setting and where its value came from, as the user gave it, for a failure it caused:
+    'base_url from DDNS_BASE_URL' (or --base-url, config file two.conf line 4, UCI option base_url of
+    section cf); None for a default value."""
+    source = cfg.sources.get(name, 'default')
+    if source == 'flag':
+        where = '--' + name.replace('_', '-')
+    elif source == 'environment':
+        where = 'DDNS_' + name.upper()
+    elif source == 'config file':
+        line = cfg.given[1].get('line:' + name)
+        where = 'config file %s%s' % (cfg.config_file, ' line %s' % line if line else '')
+    elif source == 'uci section':
+        where = 'UCI option %s of section %s' % (name, cfg.uci.get('section', '?'))
+    else:
+        return None
+    return '%s from %s' % (name, where)
 
 
 def missing(cfg, required):

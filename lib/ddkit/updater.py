@@ -33,8 +33,8 @@ COMMON = [
     Setting('lines', help='the operator lines of a home with several upstream lines, each line\'s address '
             'published under the name (on its resolution line where the provider has them): ct, cm, cu '
             '(the IPv6 address of ip_source in 240e::/16, 2409::/16, 2408::/16), or CODE=SOURCE (e.g. '
-            'ct=iface:pppoe-ct); repeat the flag, blanks between them elsewhere, a UCI list',
-            check=settings.check_line, repeat=True, metavar='LINE'),
+            'ct=iface:pppoe-ct); commas or blanks between them (ct,cm,cu), or repeat the flag, or a UCI list',
+            check=settings.check_line, repeat=True, metavar='LINE', commas=True),
     Setting('default_line', help='the line whose address the provider\'s default line gets, for visitors of '
             'other operators and abroad (default: the first of lines)', check=settings.check_line_code,
             choices=tuple(OPERATORS)),
@@ -122,6 +122,9 @@ def main(provider=None, argv=None, tool=None, choice=None):
         return 2
     run, outcomes, reading = Run(several), [], []
     environ = dict(os.environ)   # read once: each record's settings look every name up in it
+    for variable, near in settings.misspelt(environ, table, choice.owners if choice else None):
+        print('%s: warning: %s is not a setting of %s, so it is ignored%s' % (tool, variable, tool, near),
+              file=sys.stderr)
     bases = {}   # provider -> the Config of what the records share, or None (see shared_base)
     for label, values in planned:
         try:

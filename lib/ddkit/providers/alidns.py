@@ -16,7 +16,7 @@ import time
 
 from ddkit import Failure
 from ddkit.provider import Exists, Record, Stale, Zone, account_zones as every_zone, canonical_query, listing, safe_id
-from ddkit.settings import Setting, check_url
+from ddkit.settings import Setting, api_base_url
 
 NAME = 'alidns'
 STEM = 'ddkit_alidns'                    # its lock and log files' prefix (no seed tool runs it)
@@ -26,7 +26,7 @@ SETTINGS = [
             check=lambda v: check_key(v)),
     Setting('access_key_secret', help='its AccessKey secret (prefer DDNS_ACCESS_KEY_SECRET or --config: argv '
             'is visible)', secret=True, check=lambda v: check_key(v)),
-    Setting('base_url', 'https://alidns.aliyuncs.com', help='API endpoint (scheme and host)', check=check_url),
+    Setting('base_url', 'https://alidns.aliyuncs.com', help='API endpoint (scheme and host)', check=api_base_url()),
 ]
 FILES = {'ip_file': '.alidns-ip_%s.txt', 'ids_file': '.alidns-id_%s.txt'}
 REQUIRED = ('access_key_id', 'access_key_secret')

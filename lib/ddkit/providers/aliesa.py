@@ -20,7 +20,7 @@ import time
 
 from ddkit import Failure
 from ddkit.provider import Exists, Record, Stale, Zone, canonical_query, host_header, listing, safe_id
-from ddkit.settings import Setting, check_header, check_url
+from ddkit.settings import Setting, api_base_url, check_header
 
 NAME = 'aliesa'
 STEM = 'ddkit_aliesa'                    # its lock and log files' prefix (no seed tool runs it)
@@ -31,7 +31,7 @@ SETTINGS = [
     Setting('access_key_secret', help='its AccessKey secret (prefer DDNS_ACCESS_KEY_SECRET or --config: argv '
             'is visible)', secret=True, check=check_header),
     Setting('base_url', 'https://esa.cn-hangzhou.aliyuncs.com', help='ESA API endpoint (scheme and host, '
-            'https://esa.<region>.aliyuncs.com)', check=check_url),
+            'https://esa.<region>.aliyuncs.com)', check=api_base_url()),
 ]
 FILES = {'ip_file': '.aliesa-ip_%s.txt', 'ids_file': '.aliesa-id_%s.txt'}
 REQUIRED = ('access_key_id', 'access_key_secret')

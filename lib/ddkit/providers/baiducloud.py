@@ -20,7 +20,7 @@ import time
 
 from ddkit import Failure
 from ddkit.provider import PAGE, PAGES, Exists, Record, Stale, Zone, listing, safe_id
-from ddkit.settings import Setting, check_header, check_url
+from ddkit.settings import Setting, api_base_url, check_header
 
 NAME = 'baiducloud'
 STEM = 'ddkit_baiducloud'                # its lock and log files' prefix (no seed tool runs it)
@@ -31,13 +31,15 @@ SETTINGS = [
             check=check_header),
     Setting('secret_access_key', help='its Secret Access Key (prefer DDNS_SECRET_ACCESS_KEY or --config: argv '
             'is visible)', secret=True, check=check_header),
-    Setting('base_url', 'https://dns.baidubce.com', help='DNS API endpoint (scheme and host)', check=check_url),
+    Setting('base_url', 'https://dns.baidubce.com', help='DNS API endpoint (scheme and host)',
+            check=lambda v: base_url(v)),
 ]
 FILES = {'ip_file': '.baiducloud-ip_%s.txt', 'ids_file': '.baiducloud-id_%s.txt'}
 REQUIRED = ('access_key_id', 'secret_access_key')
 URLS = ('base_url',)
 NOUN = 'record'
 API_PATH = '/v1/dns'
+base_url = api_base_url(API_PATH)   # the check of base_url
 EXPIRES = 1800                           # seconds a signature is valid (what the official SDK signs with)
 SIGNED_HEADERS = 'host;x-bce-date'
 # each operator line's line value for the basic and discount editions ("Add resolution record": ct,

@@ -17,7 +17,7 @@ https://www.cloudns.net/wiki/article/188/ (TTLs)
 from ddkit import Failure, decimal
 from ddkit.ipcheck import OPERATORS, first_group
 from ddkit.provider import Record, Stale, Zone, safe_id
-from ddkit.settings import Setting, check_text, check_url
+from ddkit.settings import Setting, api_base_url, check_text
 
 NAME = 'cloudns'
 STEM = 'ddkit_cloudns'                   # its lock and log files' prefix (no seed tool)
@@ -52,7 +52,7 @@ SETTINGS = [
     Setting('auth_password', help='the API user\'s (or sub-user\'s) password (prefer DDNS_AUTH_PASSWORD or '
             '--config: argv is visible)', secret=True, check=check_text),
     Setting('base_url', 'https://api.cloudns.net', help='API base URL (scheme and host; the tool adds the paths)',
-            check=check_url),
+            check=api_base_url()),
 ]
 FILES = {'ip_file': '.cloudns-ip_%s.txt', 'ids_file': '.cloudns-id_%s.txt'}
 REQUIRED = ('auth_id', 'auth_password')

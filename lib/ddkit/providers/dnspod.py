@@ -18,7 +18,7 @@ import time
 from ddkit import Failure, decimal
 from ddkit.provider import (PAGE, PAGES, Exists, Record, Stale, Zone, account_zones as every_zone, host_header, listing,
                             tc3, whole_zone)
-from ddkit.settings import Setting, check_header, check_url
+from ddkit.settings import Setting, api_base_url, check_header
 
 NAME = 'dnspod'
 STEM = 'ddkit_dnspod'                    # its lock and log files' prefix (no seed tool)
@@ -28,7 +28,7 @@ SETTINGS = [
     Setting('secret_key', help='SecretKey of that API key (prefer DDNS_SECRET_KEY or --config: argv is visible)',
             secret=True, check=check_header),
     Setting('base_url', 'https://dnspod.tencentcloudapi.com', help='Tencent Cloud API endpoint of DNSPod',
-            check=check_url),
+            check=api_base_url()),
 ]
 FILES = {'ip_file': '.dnspod-ip_%s.txt', 'ids_file': '.dnspod-id_%s.txt'}
 REQUIRED = ('secret_id', 'secret_key')

@@ -10,7 +10,7 @@ API reference: https://www.duckdns.org/spec.jsp
 """
 
 from ddkit import Failure
-from ddkit.settings import Setting, check_text, check_url
+from ddkit.settings import Setting, api_base_url, check_text
 
 NAME = 'duckdns'
 STEM = 'ddkit_duckdns'                   # its lock and log files' prefix
@@ -19,13 +19,14 @@ SETTINGS = [
     Setting('token', help='the account\'s token, shown at duckdns.org when logged in (prefer DDNS_TOKEN or '
             '--config: argv is visible)', secret=True, check=check_text),
     Setting('base_url', 'https://www.duckdns.org', help='DuckDNS\'s base URL, scheme and host (the tool adds '
-            '/update)', check=check_url),
+            '/update)', check=lambda v: base_url(v)),
 ]
 FILES = {'ip_file': '.duckdns-ip_%s.txt'}
 REQUIRED = ('token',)
 URLS = ('base_url',)
 NOUN = 'domain'
 UPDATE_PATH = '/update'
+base_url = api_base_url(UPDATE_PATH)   # the check of base_url
 # the field that carries the address, by record type: an IPv6 one in ipv6, which turns off DuckDNS's
 # detection of the IPv4 address from the request (that would set the A record to the router's address)
 FIELD = {'A': 'ip', 'AAAA': 'ipv6'}

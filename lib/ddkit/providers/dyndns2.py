@@ -17,7 +17,7 @@ https://help.dyn.com/remote-access-api/return-codes/
 import time
 
 from ddkit import Failure
-from ddkit.settings import Setting, check_text, check_url
+from ddkit.settings import Setting, api_base_url, check_text
 
 NAME = 'dyndns2'
 STEM = 'ddkit_dyndns2'                   # its lock and log files' prefix
@@ -27,13 +27,14 @@ SETTINGS = [
     Setting('password', help='account password or the service\'s update key (prefer DDNS_PASSWORD or '
             '--config: argv is visible)', secret=True, check=check_text),
     Setting('server', 'https://members.dyndns.org', help='the service\'s base URL, scheme and host (the tool '
-            'adds /nic/update)', check=check_url),
+            'adds /nic/update)', check=lambda v: base_url(v)),
 ]
 FILES = {'ip_file': '.dyndns2-ip_%s.txt', 'hold_file': '.dyndns2-hold_%s.txt'}
 REQUIRED = ('username', 'password')
 URLS = ('server',)
 NOUN = 'host'
 UPDATE_PATH = '/nic/update'
+base_url = api_base_url(UPDATE_PATH)   # the check of server
 HOLD_SECONDS = 1800      # after 911 or dnserr: the protocol asks for 30 minutes or more before a retry
 FIXES = {   # what to do about the protocol's answers (docs/providers.md)
     'badauth': 'the user name or password is wrong: check username and password',

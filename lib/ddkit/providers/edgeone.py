@@ -19,7 +19,7 @@ import time
 
 from ddkit import Failure
 from ddkit.provider import Exists, Record, Stale, Zone, host_header, listing, safe_id, tc3
-from ddkit.settings import Setting, check_header, check_url
+from ddkit.settings import Setting, api_base_url, check_header
 
 NAME = 'edgeone'
 STEM = 'ddkit_edgeone'                   # its lock and log files' prefix (no seed tool)
@@ -29,7 +29,7 @@ SETTINGS = [
     Setting('secret_key', help='SecretKey of that API key (prefer DDNS_SECRET_KEY or --config: argv is visible)',
             secret=True, check=check_header),
     Setting('base_url', 'https://teo.tencentcloudapi.com', help='Tencent Cloud API endpoint of EdgeOne (the '
-            'international site: https://teo.intl.tencentcloudapi.com)', check=check_url),
+            'international site: https://teo.intl.tencentcloudapi.com)', check=api_base_url()),
 ]
 FILES = {'ip_file': '.edgeone-ip_%s.txt', 'ids_file': '.edgeone-id_%s.txt'}
 REQUIRED = ('secret_id', 'secret_key')

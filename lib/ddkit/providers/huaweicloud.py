@@ -17,7 +17,7 @@ import time
 from ddkit import Failure, decimal
 from ddkit.provider import (PAGE, Absent, Exists, ProviderSession, Record, Stale, Zone, account_zones as every_zone,
                             listing, safe_id, whole_zone)
-from ddkit.settings import Setting, check_header, check_text, check_url
+from ddkit.settings import Setting, api_base_url, check_header, check_text
 
 NAME = 'huaweicloud'
 STEM = 'updater_b'                       # its lock and log files' prefix: the seed tool's name
@@ -33,8 +33,8 @@ SETTINGS = [
             'using username, password and project_name', check=check_header),
     Setting('secret_key', help='secret access key (SK) of access_key (prefer DDNS_SECRET_KEY or --config: '
             'argv is visible)', secret=True, check=check_header),
-    Setting('auth_url', 'https://iam.myhuaweicloud.com', help='IAM base URL (token)', check=check_url),
-    Setting('dns_url', 'https://dns.myhuaweicloud.com', help='DNS API base URL', check=check_url),
+    Setting('auth_url', 'https://iam.myhuaweicloud.com', help='IAM base URL (token)', check=api_base_url()),
+    Setting('dns_url', 'https://dns.myhuaweicloud.com', help='DNS API base URL', check=api_base_url()),
 ]
 FILES = {'ip_file': '.hw-wan_ip_%s.txt', 'ids_file': '.hw-id_%s.txt', 'auth_file': '.hw-token_%s.txt'}
 REQUIRED = ()                 # the credentials: missing_credentials

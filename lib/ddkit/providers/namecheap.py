@@ -13,7 +13,7 @@ Reference: https://www.namecheap.com/support/knowledgebase/article.aspx/29/11/ho
 """
 
 from ddkit import Failure
-from ddkit.settings import Setting, check_text, check_url
+from ddkit.settings import Setting, api_base_url, check_text
 
 NAME = 'namecheap'
 STEM = 'ddkit_namecheap'                 # its lock and log files' prefix
@@ -23,7 +23,7 @@ SETTINGS = [
             '> Dynamic DNS; not the account\'s password; prefer DDNS_PASSWORD or --config: argv is visible)',
             secret=True, check=check_text),
     Setting('base_url', 'https://dynamicdns.park-your-domain.com', help='the Dynamic DNS service\'s base URL, '
-            'scheme and host (the tool adds /update)', check=check_url),
+            'scheme and host (the tool adds /update)', check=lambda v: base_url(v)),
 ]
 FILES = {'ip_file': '.namecheap-ip_%s.txt'}
 REQUIRED = ('password', 'zone_name')   # the domain is sent apart from the host
@@ -31,6 +31,7 @@ URLS = ('base_url',)
 NOUN = 'host'
 FAMILIES = ('A',)   # IPv4 only: an AAAA record is refused before anything is sent
 UPDATE_PATH = '/update'
+base_url = api_base_url(UPDATE_PATH)   # the check of base_url
 FIELD_MAX = 1000    # characters of one field read from an answer
 FIXES = {   # what to do about Namecheap's ResponseNumber codes (docs/providers.md)
     '304156': 'Namecheap refused a field (its message says which; ddkit sends a checked IPv4 address): check '

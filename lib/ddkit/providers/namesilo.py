@@ -50,7 +50,7 @@ FIXES = {   # what to do about the API's reply codes users meet (docs/providers.
 }
 
 
-base_url = api_base_url(API_PATH, any_case=True)   # the check of base_url
+base_url = api_base_url(API_PATH)   # the check of base_url
 
 
 def account(cfg):

@@ -56,7 +56,7 @@ FIXES = {   # what to do about the API's messages users meet (it sends no codes;
 }
 
 
-base_url = api_base_url(API_PATH, any_case=True)   # the check of base_url
+base_url = api_base_url(API_PATH)   # the check of base_url
 
 
 def account(cfg):

@@ -21,7 +21,7 @@ import time
 from ddkit import Failure, decimal
 from ddkit.ipcheck import OPERATORS, first_group
 from ddkit.provider import PAGE, Exists, Record, Stale, Zone, listing, safe_id, whole_zone
-from ddkit.settings import Setting, check_header, check_url
+from ddkit.settings import Setting, api_base_url, check_header
 
 NAME = 'volcengine'
 STEM = 'ddkit_volcengine'                # its lock and log files' prefix (no seed tool runs it)
@@ -33,7 +33,7 @@ SETTINGS = [
     Setting('secret_access_key', help='its Secret Access Key (prefer DDNS_SECRET_ACCESS_KEY or --config: argv '
             'is visible)', secret=True, check=check_header),
     Setting('base_url', 'https://open.volcengineapi.com', help='OpenAPI endpoint (scheme and host)',
-            check=check_url),
+            check=api_base_url()),
 ]
 FILES = {'ip_file': '.volcengine-ip_%s.txt', 'ids_file': '.volcengine-id_%s.txt'}
 REQUIRED = ('access_key_id', 'secret_access_key')

@@ -76,7 +76,7 @@ def check_ascii(value):
     return value
 
 
-base_url = api_base_url(API_PATH, any_case=True)   # the check of base_url
+base_url = api_base_url(API_PATH)   # the check of base_url
 
 
 def account(cfg):
