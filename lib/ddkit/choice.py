@@ -157,7 +157,9 @@ def chosen(args, own, environ, several, common):
                          '--config file (UCI: option provider \'...\'); known providers: %s'
                          % ', '.join(registry.PROVIDERS))
     provider = registry.provider(cfg.provider)
-    mine = {s.name for s in table_of(provider, common)}
+    if provider not in _MINE:   # asked for each record of a run of several
+        _MINE[provider] = frozenset(s.name for s in table_of(provider, common))
+    mine = _MINE[provider]
     if not several:   # the flags of a run of several are shared by records of several providers
         foreign = sorted(name for name in args.values if name not in mine)
         if foreign:
@@ -166,6 +168,9 @@ def chosen(args, own, environ, several, common):
                 'is' if len(foreign) == 1 else 'are', cfg.provider))
     stray_setting(own, mine, cfg.provider, several, args.config)
     return provider
+
+
+_MINE = {}   # provider -> the names of its settings and the common ones
 
 
 def stray_setting(own, mine, provider, several, path):

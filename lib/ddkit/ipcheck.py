@@ -101,8 +101,13 @@ def ipv6(text):
 def interface_id(text):
     """A LAN host's interface identifier written as an IPv6 address (::1a2b:3c4d:5e6f:7890), as an
     integer; None unless it is one, not zero, and fits the host part of a /48 (a site's shortest)."""
-    version, number = _parse(text.strip()) if ':' in text else (None, None)
-    return number if version == 6 and 0 < number < 1 << 80 else None
+    if text not in _IIDS:   # a prefix: source's is read when its setting is checked, and by the run
+        version, number = _parse(text.strip()) if ':' in text else (None, None)
+        _IIDS[text] = number if version == 6 and 0 < number < 1 << 80 else None
+    return _IIDS[text]
+
+
+_IIDS = {}   # text -> interface_id(text), for the records of a run
 
 
 def mac(text):
@@ -195,7 +200,8 @@ def address_text(version, number):
     """The canonical text: dotted quad, or RFC 5952 IPv6 (lower case, longest zero run as ::)."""
     if version == 4:
         return '.'.join(str(number >> shift & 255) for shift in (24, 16, 8, 0))
-    groups = [_hex(number >> shift & 0xffff) for shift in range(112, -16, -16)]
+    digits = number.to_bytes(16, 'big').hex()   # the bytes' own hex: no number formatting code
+    groups = [digits[i:i + 4].lstrip('0') or '0' for i in range(0, 32, 4)]
     best, start = (1, None), None
     for i, group in enumerate(groups + ['end']):
         if group == '0':

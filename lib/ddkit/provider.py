@@ -124,13 +124,15 @@ class Job:
     def untrusted_dirs(self):
         """(problem, fix) when another user could change the state or the log file's directory, so
         plant links or files where a root run writes; else None. --check gives the same verdict."""
-        # once per state_dir and log_file in a run of several records (they share their state_dir):
-        # only root or this user, who own every trusted directory, could change the verdict meanwhile
-        return self.run.shared(('untrusted', self.cfg.state_dir, self.cfg.log_file), self._untrusted_dirs)
+        log_file = self.cfg.log_file
+        log_dir = os.path.dirname(log_file if os.path.isabs(log_file) else os.path.abspath(log_file))
+        # once per pair of directories in a run of several records (they share their state_dir): only
+        # root or this user, who own every trusted directory, could change the verdict meanwhile
+        return self.run.shared(('untrusted', self.cfg.state_dir, log_dir), lambda: self._untrusted_dirs(log_dir))
 
-    def _untrusted_dirs(self):
+    def _untrusted_dirs(self, log_dir):
         from ddkit import state
-        for directory in (self.cfg.state_dir, os.path.dirname(os.path.abspath(self.cfg.log_file))):
+        for directory in (self.cfg.state_dir, log_dir):
             found = self.run.shared(('untrusted', directory), lambda: state.untrusted(directory))
             if found:
                 return 'directory %s cannot be trusted: %s' % (directory, found[0]), found[1]
