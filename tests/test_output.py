@@ -35,3 +35,20 @@ def test_an_update_with_stdout_closed_still_completes_and_logs(box, tmp_path, to
     with open(os.path.join(str(tmp_path), '%s_%s.log' % (tool, RECORD))) as f:
         log = f.read()
     assert 'IP changed from 81.2.69.1 to 81.2.69.10' in log and 'IP has been updated to: 81.2.69.10' in log
+
+
+def test_a_line_without_a_secret_computes_no_masks():
+    """A secret of unreserved characters alone is shown only as it is: a line that holds its letters
+    but not itself (a proxy password 'secret' against 'IP has not changed ... verified at the
+    provider') loads nothing of ddkit.mask, the forms a quiet run has no use for; one that holds it is
+    masked."""
+    import subprocess
+    import sys
+    from conftest import ROOT
+    code = ('import sys; sys.path.insert(0, %r); from ddkit.log import Log; log = Log(secrets=["secret", "bench:secret"]); '
+            'print(log.clean("IP has not changed: 240e::2 (last verified at the provider: 2026-11-27 20:00:00)")); '
+            'print("ddkit.mask" in sys.modules); print(log.clean("the proxy said: secret")); '
+            'print("ddkit.mask" in sys.modules)' % os.path.join(ROOT, 'lib'))
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.split('\n')
+    assert out[:4] == ['IP has not changed: 240e::2 (last verified at the provider: 2026-11-27 20:00:00)', 'False',
+                       'the proxy said: ***', 'True'], out

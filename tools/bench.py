@@ -58,6 +58,10 @@ RECORDS = 10                         # the records of the --all rows
 MANY = 100                           # the records of the rows of how a run grows
 PAGE_RECORDS = 20                    # the records of the LuCI page's status rows
 BUSY = 1000                          # the neighbour entries of a busy LAN (the kernel's gc_thresh3: 1024)
+# the reach rows: a Telegram bot and a proxy of a record that finds nothing changed, so it tells
+# nothing and sends nothing through the proxy (nothing listens there: a request would fail the row)
+REACH_NOTIFY = 'https://api.telegram.org/bot123456:ABCdefGhIJKlmNoPQRstuVWXyz/sendMessage?chat_id=42'
+REACH_PROXY = 'http://bench:secret@127.0.0.1:9'
 BUSY_IFACE = 'bench1'                # the device with the busy neighbour table (IFACE's veth peer)
 TMPDIR = [tempfile.gettempdir()]     # the tools' TMPDIR (the single files keep compiled code there)
 BEGIN, END = '<!-- bench: begin -->', '<!-- bench: end -->'
@@ -406,20 +410,22 @@ class Bench:
             cmd, why = None, 'skipped: ' + lacking
         seed = adapter_of(label).seed   # the other providers: what their own code adds to a run
         specs = ([('iface', 'A'), ('iface', 'AAAA'), ('prefix', 'AAAA'), ('neigh', 'AAAA')] if seed else []) \
+            + ([('reach', 'AAAA')] if seed and variant != 'bin' else []) \
             + [('url', 'A')] + ([('notify', 'A')] if not isolated and seed else []) \
             + ([('changed', 'A')] if variant != 'installed' and not isolated else [])
         for kind, rtype in specs:
             name = {'iface': '%s unchanged, iface %s' % (label, 'IPv4' if rtype == 'A' else 'IPv6'),
                     'prefix': '%s unchanged, prefix IPv6 (LAN host)' % label,
                     'neigh': '%s unchanged, neigh IPv6 (LAN host)' % label,
+                    'reach': '%s unchanged, iface IPv6, notify and proxy set' % label,
                     'url': '%s unchanged, url' % label,
                     'notify': '%s unchanged + on_change + healthcheck_url (url)' % label,
                     'changed': '%s changed, %s' % (label, 'nothing to read: told the IP' if adapter_of(label).told else
                                                    'ids%s cached' % (' and token' if 'auth_file' in
                                                                      adapter_of(label).files else ''))}[kind]
             # the LAN sources read the kernel as iface: does, so they are held to its budget
-            local = kind in ('iface', 'prefix', 'neigh')
-            path = Path(name + suffix, budget=('iface' if local else kind, label, variant))
+            local = kind in ('iface', 'prefix', 'neigh', 'reach')
+            path = Path(name + suffix, budget=('iface' if kind != 'reach' and local else kind, label, variant))
             path.isolated = isolated
             self.paths.append(path)
             if cmd is None:
@@ -438,9 +444,15 @@ class Bench:
             if adapter_of(label).told:   # it updates only a host that exists: made as its user made it
                 adapter_of(label).add(self.box, record.lower(), rtype, SEEN)
             if local:
-                env['DDNS_IP_SOURCE'] = {'iface': 'iface:' + IFACE, 'prefix': 'prefix:%s/%s' % (
+                env['DDNS_IP_SOURCE'] = {'iface': 'iface:' + IFACE, 'reach': 'iface:' + IFACE, 'prefix': 'prefix:%s/%s' % (
                     IFACE, LAN_ID), 'neigh': 'neigh:%s/%s' % (IFACE, LAN_MAC)}[kind]
-                held = {'iface': IFACE_V4 if rtype == 'A' else IFACE_V6, 'prefix': LAN_V6, 'neigh': NEIGH_V6}
+                held = {'iface': IFACE_V4 if rtype == 'A' else IFACE_V6, 'reach': IFACE_V6, 'prefix': LAN_V6,
+                        'neigh': NEIGH_V6}
+                if kind == 'reach':   # nothing changed: nothing is told, nothing goes through the proxy
+                    env.update({'DDNS_NOTIFY': REACH_NOTIFY, 'DDNS_PROXY': REACH_PROXY})
+                    # the ip file a run before made (through a proxy that is up then), claiming the address
+                    ip_file = os.path.join(state, adapter_of(label).files['ip_file'] % (record.lower() + '_AAAA'))
+                    path.before = lambda ip_file=ip_file: private_file(ip_file, IFACE_V6 + '\n')
                 path.seed = {(record.lower(), rtype): [held[kind]]}
                 path.expect = 'IP has not changed: %s' % held[kind]
             elif kind in ('url', 'notify'):
@@ -754,6 +766,21 @@ def verdict(path, bench, rtt):
         if dd.peak is not None and path.peak > dd.peak:
             missed.append('RSS above ddclient')
         if any(c != ('lookup',) for c in path.requests):
+            missed.append('requests')
+    elif kind == 'reach':
+        # the same run without them (the iface IPv6 row of the same form): what notify and proxy cost
+        plain = next((p for p in bench.paths if p.name == path.name.replace(', notify and proxy set', '')), None)
+        text = 'wall <= 1.1x and RSS <= +0.1 MiB the same row without them, its modules; 0 requests'
+        if plain is None or plain.wall is None:
+            missed.append('no row without them')
+        else:
+            if path.wall > 1.1 * plain.wall:
+                missed.append('wall %.2fx' % (path.wall / plain.wall))
+            if path.peak > plain.peak + 102:
+                missed.append('RSS +%.1f MiB' % ((path.peak - plain.peak) / MiB))
+            if plain.modules is not None and path.modules is not None and set(path.modules) != set(plain.modules):
+                missed.append('modules %s' % ', '.join(sorted(set(path.modules) ^ set(plain.modules))))
+        if any(path.requests):
             missed.append('requests')
     elif kind == 'notify':
         text = 'wall <= 4.0x floor; 1 lookup + 1 ping; hook not run'

@@ -28,6 +28,7 @@ class Log:
         self.fd = None     # the log file, open from the first line to close()
         self.size = 0      # its size
         self.held = ''     # a heading, written with the line after it (heading())
+        self.plain = []    # the secrets of unreserved characters alone: a line shows one only as it is
         for secret in secrets:
             self.add_secret(secret)
 
@@ -36,6 +37,8 @@ class Log:
         if secret and len(secret) >= 3 and secret not in self.secrets:
             self.secrets.append(secret)
             self.forms = None
+            if UNRESERVED.issuperset(secret):   # its one form is itself (ddkit.mask.secret_forms)
+                self.plain.append(secret)
 
     def clean(self, message):
         """Mask secrets (in every form a server may echo them) and escape the unprintable: provider
@@ -52,9 +55,10 @@ class Log:
     def masks(self, text):
         """The forms of the secrets that text may show, longest first. Every form keeps the unreserved
         characters of its secret (only the others are escaped, blanks collapsed): a line without one
-        of them, and without an excerpt's '...', shows none, and a cron run's lines skip computing
-        the forms (sets, sorting, translate: ~200 KiB of interpreter code it uses nowhere else)."""
-        if '...' not in text and not any(all(c in text for c in secret if c in UNRESERVED)
+        of them (a secret of those characters alone: without itself), and without an excerpt's '...',
+        shows none, and a cron run's lines skip computing the forms (sets, sorting, translate: ~200 KiB of interpreter code it uses nowhere else)."""
+        if '...' not in text and not any(secret in text if secret in self.plain else
+                                         all(c in text for c in secret if c in UNRESERVED)
                                          for secret in self.secrets):
             return ()
         if self.forms is None:
