@@ -18,7 +18,7 @@ import pytest
 import needs
 from conftest import GUARD_DIR, GUARD_MARK, RECORD, ROOT, ZONE, import_guard, package_depends, run_tool, sampled
 from openwrt_env import (COMMAND, COMMAND_PACKAGE, DDNS_LIBRARY, EPOCH, LIBRARY, LUCI_PACKAGES,  # noqa: F401
-                         PACKAGES, SAMPLED_PACKAGES, SAMPLED_PROVIDER_PACKAGES,
+                         OPTIONAL_MODULES, OPTIONAL_PACKAGES, PACKAGES, SAMPLED_PACKAGES, SAMPLED_PROVIDER_PACKAGES,
                          PROVIDER_PACKAGES, REGISTERED, ROUTER_TOOLS, SERVICES, build_feed, feed, install,
                          install_all, ipk_path, libraries, members, package_of, quoted, signify_key,
                          tar_entries)
@@ -157,12 +157,12 @@ MODULES = {name: standalone.PROVIDERS + name for name in REGISTERED}   # each pr
 
 
 def importers():
-    """{library module: the router tools that import it}, from the tools' sources; but the providers,
-    each of which is a package of its own."""
+    """{library module: the router tools that import it}, from the tools' sources; but the providers
+    and the optional modules, each of which is a package of its own."""
     out = {}
     for tool in SERVICES:
         with open(os.path.join(ROOT, 'bin', tool + '.py')) as f:
-            for module in standalone.used_modules(f.read()) - set(MODULES.values()):
+            for module in standalone.used_modules(f.read()) - set(MODULES.values()) - set(OPTIONAL_MODULES.values()):
                 out.setdefault(module, set()).add(tool)
     return out
 
@@ -256,16 +256,21 @@ def test_modules_only_one_tool_imports_ship_in_its_package(feed):
         assert shipped[tool] == {} and own_modules(tool) == [] and of(tool).provider in REGISTERED
     everywhere = [m for name in PACKAGES for m in shipped[name]]
     assert sorted(everywhere) == sorted(set(everywhere)) == sorted(['__init__'] + list(importers())
-                                                                   + list(MODULES.values()))
-    for tool in ROUTER_TOOLS:
+                                                                   + list(MODULES.values())
+                                                                   + list(OPTIONAL_MODULES.values()))
+    # an optional package holds its module alone, which no other package ships
+    assert {name: sorted(shipped[name]) for name in OPTIONAL_PACKAGES} == {
+        name: [module] for name, module in OPTIONAL_MODULES.items()}
+    for tool in ROUTER_TOOLS:   # but the optional modules, which a router installs to use them
         with open(os.path.join(ROOT, 'bin', tool + '.py')) as f:
             used = standalone.used_modules(f.read())
-        assert used <= set().union(*[shipped[name] for name in libraries(tool) + (tool,)]), tool
-    # the command: everything but the providers, which a router installs one by one
+        reached = set().union(*[shipped[name] for name in libraries(tool) + (tool,)])
+        assert used - reached == (set(OPTIONAL_MODULES.values()) if tool in UPDATERS else set()), tool
+    # the command: everything but the providers, which a router installs one by one, and the optional ones
     with open(os.path.join(ROOT, 'bin', COMMAND + '.py')) as f:
         used = standalone.used_modules(f.read())
     reached = set().union(*[shipped[name] for name in libraries(COMMAND) + (COMMAND_PACKAGE,)])
-    assert used - reached == set(MODULES.values())
+    assert used - reached == set(MODULES.values()) | set(OPTIONAL_MODULES.values())
     for module, code in shipped['egress6'].items():
         with open(os.path.join(ROOT, 'lib', 'ddkit', module + '.py')) as f:
             assert code.decode() == standalone.strip(f.read()), module
