@@ -6,6 +6,7 @@ own package ddkit-<provider>), the same in an SDK build."""
 
 import base64
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -359,7 +360,8 @@ def test_optional_packages_hold_their_module_alone_and_nothing_depends_on_them(f
     with open(os.path.join(feed, 'Packages')) as f:
         depends = {dict(e)['Package']: dict(e).get('Depends', '') for e in stanzas(f.read())}
     assert sorted(depends) == sorted(PACKAGES)
-    assert [name for name, said in depends.items() if set(said.replace(',', ' ').split()) & set(OPTIONAL_PACKAGES)] == []
+    assert [name for name, said in depends.items()
+            if set(said.replace(',', ' ').split()) & set(OPTIONAL_PACKAGES)] == []
 
 
 @pytest.mark.parametrize('change, said', [
@@ -883,7 +885,11 @@ def test_without_ddkit_notify_notify_is_refused_and_with_it_the_notice_is_sent(f
     request, one line naming the package (exit 2); --check (--notify-test too) says it on a FAIL line
     and sends nothing. With ddkit-notify installed the same run updates the record and tells it."""
     router = command_router(feed, tmp_path / 'root')
-    assert 'notices.py' not in os.listdir(str(router / 'usr' / 'lib' / 'ddkit' / 'ddkit'))
+    assert not {'notices.py', 'proxy.py'} & set(os.listdir(str(router / 'usr' / 'lib' / 'ddkit' / 'ddkit')))
+    # the settings are offered all the same (--providers --json, the LuCI page's form): the package is
+    # what a router admin installs to use them
+    shown = run_installed(router, COMMAND, ['--providers', '--json'], tmp_path)
+    assert {'notify', 'notify_on', 'proxy', 'proxy_lookup'} <= {s['name'] for s in json.loads(shown.stdout)['common']}
     changing(box)
     env = dict(command_env(box, tmp_path / 'state'), DDNS_NOTIFY=telegram.notify_url)
     refused = run_installed(router, COMMAND, [], tmp_path, env=env)
@@ -930,7 +936,8 @@ def test_without_ddkit_proxy_proxy_is_refused_an_environment_proxy_fails_and_wit
     failed = run_installed(router, COMMAND, [], tmp_path, env=dict(env, http_proxy=tinyproxy.url()))
     said = 'environment variable http_proxy names a proxy, and the package ddkit-proxy is not installed; fix: ' \
         'opkg install ddkit-proxy (apk add ddkit-proxy on OpenWrt 25.12), or set proxy off (http_proxy unused: direct)'
-    assert failed.returncode == 1 and said in failed.stdout and 'Traceback' not in failed.stderr, failed.stdout + failed.stderr
+    assert failed.returncode == 1 and said in failed.stdout and 'Traceback' not in failed.stderr, \
+        failed.stdout + failed.stderr
     assert len(box.lookup.calls()) == looked + 1 and ADAPTERS[0].fake(box).calls() == [] and tinyproxy.requests() == []
     direct = run_installed(router, COMMAND, [], tmp_path, env=dict(env, http_proxy=tinyproxy.url(), DDNS_PROXY='off'))
     assert direct.returncode == 0 and 'IP has been updated to: 81.2.69.10' in direct.stdout, direct.stderr

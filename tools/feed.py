@@ -267,8 +267,8 @@ class Recipe:
                 sys.exit('feed: %s imports %s, which no package %s depends on ships' % (name, unmet, name))
             users = [p for p in self.packages if name in self.needs(p)]
             if users:
-                sys.exit('feed: openwrt/Makefile: %s depend%s on the optional package %s: nothing may (a '
-                         'router installs it for its feature alone)' % (', '.join(users), 's' * (len(users) == 1), name))
+                sys.exit('feed: openwrt/Makefile: %s depend%s on the optional package %s: nothing may (a router '
+                         'installs it for its feature alone)' % (', '.join(users), 's' * (len(users) == 1), name))
         return stated
 
     def module_packages(self):
@@ -392,8 +392,8 @@ class Recipe:
         """The data of a package as [(path, mode, bytes or None for a directory)], from its
         install block: the library (LIB_DIR/ddkit/ but the tools' own modules, the providers' and
         those of the other library packages), another library package (its MODULES_), an optional one
-        (its OPTIONAL_MODULES_), a provider's (its module), or install-tool (the tool's code, own modules and stub, its UCI file, init and
-        hotplug)."""
+        (its OPTIONAL_MODULES_), a provider's (its module), or install-tool (the tool's code, own
+        modules and stub, its UCI file, init and hotplug)."""
         install = '\n'.join(self.blocks.get('Package/%s/install' % name, []))
         shared, providers = self.shared_modules(), self.provider_packages()
         optional = self.optional_modules()
