@@ -54,7 +54,7 @@ MiB = 1024.0
 KB = 1000                            # size budgets in the stricter reading: 160 KB = 160,000 bytes
 SINGLE_BUDGET, IPK_BUDGET = 160 * KB, 32 * KB   # a single file (dist/<tool>.py), an .ipk
 # what a router with the command and one provider installs, every package together (not the optional
-# ddkit-notify and ddkit-proxy): the largest, with huaweicloud, 250.4 KB (BENCHMARKS.md says why not 230)
+# ddkit-notify and ddkit-proxy): 250.4 KB with the largest provider (BENCHMARKS.md says why not 230 KB)
 ROUTER_BUDGET = 255 * KB
 RECORDS = 10                         # the records of the --all rows
 MANY = 100                           # the records of the rows of how a run grows
