@@ -246,10 +246,9 @@ class Recipe:
                 sys.exit('feed: openwrt/Makefile: the modules of %s (%s) must be modules the tools import, '
                          'left out by Package/%s/install ($(%s)) and installed by Package/%s/install'
                          % (name, ', '.join(modules), self.library(), variable, name))
-            importers = {package for tool, path in self.tool_paths().items() for m in modules
-                         if m in standalone.names_in(standalone.tool_code(path)[2])
-                         for package in [self.package_of(tool)]}
-            importers |= {shipped[other] for other in shipped for m in modules if m in standalone.names_in(
+            importers = {self.package_of(tool) for tool, path in self.tool_paths().items()
+                         if set(modules) & standalone.names_in(standalone.tool_code(path)[2])}
+            importers |= {package for other, package in shipped.items() if set(modules) & standalone.names_in(
                 standalone.strip(standalone.read(standalone.module_file(other))))}
             wanted = sorted(p for p in importers if not any(p in self.needs(q) for q in importers))
             fields = self.fields(name)
