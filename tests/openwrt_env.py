@@ -29,7 +29,12 @@ DDNS_LIBRARY = 'ddkit-ddns'            # the updaters' loop, which only they nee
 REGISTERED = standalone.registered()   # each provider of the registry is the package ddkit-<provider>
 PROVIDER_PACKAGES = tuple('ddkit-' + name for name in REGISTERED)
 LUCI_PACKAGES = ('luci-app-ddkit', 'luci-i18n-ddkit-zh-cn')   # the LuCI page and its translation
-PACKAGES = (LIBRARY, DDNS_LIBRARY) + ROUTER_TOOLS + (COMMAND_PACKAGE,) + PROVIDER_PACKAGES + LUCI_PACKAGES
+# the optional parts of the update loop, each its module alone, which nothing depends on: a router
+# installs one to use its feature ({package: module})
+OPTIONAL_MODULES = {'ddkit-notify': 'notices', 'ddkit-proxy': 'proxy'}
+OPTIONAL_PACKAGES = tuple(OPTIONAL_MODULES)
+PACKAGES = (LIBRARY, DDNS_LIBRARY) + OPTIONAL_PACKAGES + ROUTER_TOOLS + (COMMAND_PACKAGE,) + PROVIDER_PACKAGES \
+    + LUCI_PACKAGES
 # the packages a table of every package runs through: all of them under make test-full, and under
 # make test every package but three of the providers' (alike: a module each), spread over the registry
 SAMPLED_PACKAGES = tuple(p for p in PACKAGES if p not in PROVIDER_PACKAGES or p in sampled(PROVIDER_PACKAGES, 3))

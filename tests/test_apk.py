@@ -19,8 +19,9 @@ import needs
 from apk_reader import Adb, Refused, key_id, read_index, read_package
 from apk_root import Router, tree
 from conftest import RECORD, ROOT, ZONE, run_tool, sampled
-from openwrt_env import (COMMAND, COMMAND_PACKAGE, DDNS_LIBRARY, EPOCH, LIBRARY, PACKAGES,  # noqa: F401
-                         REGISTERED, SAMPLED_PACKAGES, SERVICES, feed, ipk_path, libraries, members, package_of,
+from openwrt_env import (COMMAND, COMMAND_PACKAGE, DDNS_LIBRARY, EPOCH, LIBRARY, OPTIONAL_PACKAGES,  # noqa: F401
+                         PACKAGES, REGISTERED, SAMPLED_PACKAGES, SERVICES, feed, ipk_path, libraries, members,
+                         package_of,
                          quoted, records,
                          signify_key, standins)
 from providers import PROVIDERS as ADAPTERS
@@ -468,6 +469,46 @@ def test_the_command_with_one_provider_from_the_feed_runs_it_and_a_provider_remo
         adapter.provider, provider) in done.stderr, done.stderr
     router.delete(COMMAND_PACKAGE, DDNS_LIBRARY, LIBRARY, *SYSTEM)
     assert tree(root) == before
+
+
+def test_the_optional_packages_come_only_when_added_and_bring_their_feature(apk_feed, apk_key, system_repo, offline,
+                                                                            box, tmp_path):
+    """apk add ddkit-command ddkit-<provider> brings neither ddkit-notify nor ddkit-proxy, each of which
+    needs ddkit-ddns of its build alone; a record that sets notify is then refused, naming apk's command
+    too. apk add ddkit-notify brings ddkit/notices.py and the record's notice is sent; apk del
+    ddkit-notify takes it away, and the record is refused again."""
+    from fakes.notices import Telegram
+    root, env, before = offline
+    router = Router(root, [system_repo, os.path.join(apk_feed, 'packages.adb')], keys_dir=apk_key[1], env=env)
+    for name in OPTIONAL_PACKAGES:
+        assert router.order([name]) == sorted(SYSTEM) + [LIBRARY, DDNS_LIBRARY, name]
+    adapter = ADAPTERS[0]
+    router.add(COMMAND_PACKAGE, 'ddkit-' + adapter.provider)
+    library = root / 'usr' / 'lib' / 'ddkit' / 'ddkit'
+    assert not {'notices.py', 'proxy.py'} & set(os.listdir(str(library)))
+    assert not set(OPTIONAL_PACKAGES) & set(router.installed)
+    adapter.add(box, RECORD, 'A', '81.2.69.1')
+    box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
+    service = Telegram().start()
+    try:
+        settings = dict(adapter.env(box, tmp_path / 'state'), DDNS_PROVIDER=adapter.provider,
+                        DDNS_NOTIFY=service.notify_url, TMPDIR=str(tmp_path))
+        refused = 'ddkit: notify needs the package ddkit-notify: opkg install ddkit-notify (apk add ddkit-notify on ' \
+            'OpenWrt 25.12)\n'
+        done = run_tool(str(root / 'usr' / 'bin' / COMMAND), [], env=settings)
+        assert done.returncode == 2 and done.stderr == refused, done.stderr
+        router.add('ddkit-notify')
+        assert (library / 'notices.py').exists()
+        done = run_tool(str(root / 'usr' / 'bin' / COMMAND), [], env=settings)
+        assert done.returncode == 0 and 'IP has been updated to: 81.2.69.10' in done.stdout, done.stdout + done.stderr
+        assert len(service.messages) == 1
+        router.delete('ddkit-notify')
+        assert not (library / 'notices.py').exists()
+        done = run_tool(str(root / 'usr' / 'bin' / COMMAND), ['--force'], env=settings)
+        assert done.returncode == 2 and done.stderr == refused, done.stderr
+    finally:
+        service.stop()
+    assert len(service.messages) == 1
 
 
 def test_unsigned_feed_installs_only_when_allowed(apk_unsigned, apk_key, system_repo, offline):

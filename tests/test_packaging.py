@@ -6,6 +6,7 @@ own package ddkit-<provider>), the same in an SDK build."""
 
 import base64
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -18,7 +19,7 @@ import pytest
 import needs
 from conftest import GUARD_DIR, GUARD_MARK, RECORD, ROOT, ZONE, import_guard, package_depends, run_tool, sampled
 from openwrt_env import (COMMAND, COMMAND_PACKAGE, DDNS_LIBRARY, EPOCH, LIBRARY, LUCI_PACKAGES,  # noqa: F401
-                         PACKAGES, SAMPLED_PACKAGES, SAMPLED_PROVIDER_PACKAGES,
+                         OPTIONAL_MODULES, OPTIONAL_PACKAGES, PACKAGES, SAMPLED_PACKAGES, SAMPLED_PROVIDER_PACKAGES,
                          PROVIDER_PACKAGES, REGISTERED, ROUTER_TOOLS, SERVICES, build_feed, feed, install,
                          install_all, ipk_path, libraries, members, package_of, quoted, signify_key,
                          tar_entries)
@@ -157,12 +158,12 @@ MODULES = {name: standalone.PROVIDERS + name for name in REGISTERED}   # each pr
 
 
 def importers():
-    """{library module: the router tools that import it}, from the tools' sources; but the providers,
-    each of which is a package of its own."""
+    """{library module: the router tools that import it}, from the tools' sources; but the providers
+    and the optional modules, each of which is a package of its own."""
     out = {}
     for tool in SERVICES:
         with open(os.path.join(ROOT, 'bin', tool + '.py')) as f:
-            for module in standalone.used_modules(f.read()) - set(MODULES.values()):
+            for module in standalone.used_modules(f.read()) - set(MODULES.values()) - set(OPTIONAL_MODULES.values()):
                 out.setdefault(module, set()).add(tool)
     return out
 
@@ -256,16 +257,21 @@ def test_modules_only_one_tool_imports_ship_in_its_package(feed):
         assert shipped[tool] == {} and own_modules(tool) == [] and of(tool).provider in REGISTERED
     everywhere = [m for name in PACKAGES for m in shipped[name]]
     assert sorted(everywhere) == sorted(set(everywhere)) == sorted(['__init__'] + list(importers())
-                                                                   + list(MODULES.values()))
-    for tool in ROUTER_TOOLS:
+                                                                   + list(MODULES.values())
+                                                                   + list(OPTIONAL_MODULES.values()))
+    # an optional package holds its module alone, which no other package ships
+    assert {name: sorted(shipped[name]) for name in OPTIONAL_PACKAGES} == {
+        name: [module] for name, module in OPTIONAL_MODULES.items()}
+    for tool in ROUTER_TOOLS:   # but the optional modules, which a router installs to use them
         with open(os.path.join(ROOT, 'bin', tool + '.py')) as f:
             used = standalone.used_modules(f.read())
-        assert used <= set().union(*[shipped[name] for name in libraries(tool) + (tool,)]), tool
-    # the command: everything but the providers, which a router installs one by one
+        reached = set().union(*[shipped[name] for name in libraries(tool) + (tool,)])
+        assert used - reached == (set(OPTIONAL_MODULES.values()) if tool in UPDATERS else set()), tool
+    # the command: everything but the providers, which a router installs one by one, and the optional ones
     with open(os.path.join(ROOT, 'bin', COMMAND + '.py')) as f:
         used = standalone.used_modules(f.read())
     reached = set().union(*[shipped[name] for name in libraries(COMMAND) + (COMMAND_PACKAGE,)])
-    assert used - reached == set(MODULES.values())
+    assert used - reached == set(MODULES.values()) | set(OPTIONAL_MODULES.values())
     for module, code in shipped['egress6'].items():
         with open(os.path.join(ROOT, 'lib', 'ddkit', module + '.py')) as f:
             assert code.decode() == standalone.strip(f.read()), module
@@ -333,6 +339,62 @@ def test_feed_stops_when_the_recipe_states_other_provider_packages(tmp_path, cha
     (tmp_path / 'Makefile').write_text(makefile.replace(old, new))
     with pytest.raises(SystemExit) as stopped:
         feed_tool.Recipe(str(tmp_path / 'Makefile')).provider_depends()
+    assert said in str(stopped.value), stopped.value
+
+
+def test_optional_packages_hold_their_module_alone_and_nothing_depends_on_them(feed):
+    """ddkit-notify is ddkit/notices.py, ddkit-proxy ddkit/proxy.py, each alone and stripped, and no other
+    package ships them (ddkit-ddns did); each depends on ddkit-ddns of the very same build (the SDK's
+    DEPENDS selects it, EXTRA_DEPENDS pins it); no package depends on either: a router installs one
+    for its feature."""
+    recipe = feed_tool.Recipe()
+    for name, module in OPTIONAL_MODULES.items():
+        shipped = modules_of(feed, name)
+        with open(os.path.join(ROOT, 'lib', 'ddkit', module + '.py')) as f:
+            assert shipped == {module: standalone.strip(f.read()).encode()}, name
+        assert [other for other in PACKAGES if module in modules_of(feed, other)] == [name]
+        (fields,) = stanzas(control_files(feed, name)[1]['control'])
+        assert dict(fields)['Depends'] == '%s (=%s)' % (DDNS_LIBRARY, VERSION)
+        assert recipe.fields(name)['DEPENDS'] == '+' + DDNS_LIBRARY
+        assert recipe.fields(name)['EXTRA_DEPENDS'] == '%s (=$(VERSION))' % DDNS_LIBRARY
+    with open(os.path.join(feed, 'Packages')) as f:
+        depends = {dict(e)['Package']: dict(e).get('Depends', '') for e in stanzas(f.read())}
+    assert sorted(depends) == sorted(PACKAGES)
+    assert [name for name, said in depends.items()
+            if set(said.replace(',', ' ').split()) & set(OPTIONAL_PACKAGES)] == []
+
+
+@pytest.mark.parametrize('change, said', [
+    ('another module', 'disagrees with the library'),
+    ('on the library alone', "must depend on ['ddkit-ddns']"),
+    ('not pinned', "must depend on ['ddkit-ddns']"),
+    ('the command depends on it', 'nothing may'),
+    ('the library keeps it', 'left out by Package/ddkit/install'),
+])
+def test_feed_stops_when_the_recipe_states_another_optional_package(tmp_path, change, said):
+    """What openwrt/Makefile says of the optional packages (OPTIONAL_MODULES_<package>, their Depends, the
+    library's install block) must be what the library says (ddkit.OPTIONAL: the package a run names) and
+    the imports: each depends, pinned, on ddkit-ddns, whose modules import it, and nothing depends on it."""
+    with open(os.path.join(ROOT, 'openwrt', 'Makefile')) as f:
+        makefile = f.read()
+    assert feed_tool.Recipe().optional_modules() == {name: [module] for name, module in OPTIONAL_MODULES.items()}
+    notify_title = 'TITLE:=Notifications of the DDNS updaters (notify: Telegram, WeCom, DingTalk, ntfy and more)\n'
+    proxy_title = 'TITLE:=Proxy of the DDNS updaters (HTTP CONNECT, SOCKS5)\n'
+    command_title = 'TITLE:=The ddkit command: DDNS at any provider, one service for all\n'
+    old, new = {
+        'another module': ('OPTIONAL_MODULES_ddkit_proxy:=proxy\n', 'OPTIONAL_MODULES_ddkit_proxy:=proxy lookup\n'),
+        'on the library alone': (notify_title + '  DEPENDS:=+ddkit-ddns\n  EXTRA_DEPENDS:=ddkit-ddns (=$(VERSION))\n',
+                                 notify_title + '  DEPENDS:=+ddkit\n  EXTRA_DEPENDS:=ddkit (=$(VERSION))\n'),
+        'not pinned': (proxy_title + '  DEPENDS:=+ddkit-ddns\n  EXTRA_DEPENDS:=ddkit-ddns (=$(VERSION))\n',
+                       proxy_title + '  DEPENDS:=+ddkit-ddns\n'),
+        'the command depends on it': (command_title + '  DEPENDS:=+ddkit-ddns\n',
+                                      command_title + '  DEPENDS:=+ddkit-ddns +ddkit-notify\n'),
+        'the library keeps it': (' $(OPTIONAL_MODULES_ddkit_notify) ', ' '),
+    }[change]
+    assert makefile.count(old) == 1, old
+    (tmp_path / 'Makefile').write_text(makefile.replace(old, new))
+    with pytest.raises(SystemExit) as stopped:
+        feed_tool.Recipe(str(tmp_path / 'Makefile')).optional_modules()
     assert said in str(stopped.value), stopped.value
 
 
@@ -785,6 +847,109 @@ def test_the_command_and_one_provider_package_run_it_and_carry_no_other(feed, bo
     shown = run_installed(router, COMMAND, ['--help'], tmp_path)   # the others listed as not installed
     missing = set(re.findall(r'^  (\w+) +not installed here', shown.stdout, re.M))
     assert shown.returncode == 0 and missing == set(names) - brought, shown.stdout
+
+
+def command_router(feed, root, *optional):
+    """A router with the command, provider A's package (ADAPTERS[0]) and the optional packages named."""
+    install_all(feed, str(root), libraries(COMMAND) + (COMMAND_PACKAGE, ADAPTERS[0].package) + optional)
+    return root
+
+
+def changing(box):
+    """Provider A's record holds an old address, the lookup another: a run updates it."""
+    ADAPTERS[0].add(box, RECORD, 'A', '81.2.69.1')
+    box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
+
+
+def command_env(box, state):
+    """The command's settings of provider A's record, pointed at the sandbox."""
+    return dict(ADAPTERS[0].env(box, state), DDNS_PROVIDER=ADAPTERS[0].provider)
+
+
+def without(package):
+    """What a run says of a setting whose optional package is not installed."""
+    return '%s needs the package %s: opkg install %s (apk add %s on OpenWrt 25.12)' % (
+        {'ddkit-notify': 'notify', 'ddkit-proxy': 'proxy'}[package], package, package, package)
+
+
+@pytest.fixture
+def telegram():
+    from fakes.notices import Telegram
+    service = Telegram().start()
+    yield service
+    service.stop()
+
+
+def test_without_ddkit_notify_notify_is_refused_and_with_it_the_notice_is_sent(feed, box, telegram, tmp_path):
+    """The command and a provider without ddkit-notify: a record that sets notify is refused before any
+    request, one line naming the package (exit 2); --check (--notify-test too) says it on a FAIL line
+    and sends nothing. With ddkit-notify installed the same run updates the record and tells it."""
+    router = command_router(feed, tmp_path / 'root')
+    assert not {'notices.py', 'proxy.py'} & set(os.listdir(str(router / 'usr' / 'lib' / 'ddkit' / 'ddkit')))
+    # the settings are offered all the same (--providers --json, the LuCI page's form): the package is
+    # what a router admin installs to use them
+    shown = run_installed(router, COMMAND, ['--providers', '--json'], tmp_path)
+    assert {'notify', 'notify_on', 'proxy', 'proxy_lookup'} <= {s['name'] for s in json.loads(shown.stdout)['common']}
+    changing(box)
+    env = dict(command_env(box, tmp_path / 'state'), DDNS_NOTIFY=telegram.notify_url)
+    refused = run_installed(router, COMMAND, [], tmp_path, env=env)
+    assert refused.returncode == 2 and refused.stderr == 'ddkit: %s\n' % without('ddkit-notify'), refused.stderr
+    assert calls_of(box) == [0] * len(box.servers) and refused.stdout == ''
+    for args in (['--check'], ['--check', '--notify-test']):
+        checked = run_installed(router, COMMAND, args, tmp_path, env=env)
+        assert checked.returncode == 2 and 'Traceback' not in checked.stderr, checked.stdout + checked.stderr
+        assert 'FAIL  notify needs the package ddkit-notify (notify from DDNS_NOTIFY) -- fix: opkg install ' \
+            'ddkit-notify (apk add ddkit-notify on OpenWrt 25.12)\n' in checked.stdout, checked.stdout
+        assert 'ok    record holds 81.2.69.1, the current IP is 81.2.69.10' in checked.stdout   # the rest checked
+    assert telegram.requests == []
+    install(ipk_path(feed, 'ddkit-notify'), str(router))
+    done = run_installed(router, COMMAND, [], tmp_path, env=env)
+    assert done.returncode == 0 and 'IP has been updated to: 81.2.69.10' in done.stdout, done.stdout + done.stderr
+    assert len(telegram.messages) == 1 and '81.2.69.10' in telegram.messages[0]['text']
+
+
+@pytest.fixture
+def tinyproxy(tmp_path):
+    from test_proxy import Tinyproxy
+    started = Tinyproxy(str(tmp_path / 'tinyproxy'))
+    yield started
+    started.stop()
+
+
+def test_without_ddkit_proxy_proxy_is_refused_an_environment_proxy_fails_and_with_it_both_go_through(
+        feed, box, tinyproxy, tmp_path):
+    """Without ddkit-proxy: a record that sets proxy is refused before any request (exit 2), and --check
+    FAILs it; a proxy named by the environment alone fails the provider's first request (exit 1) naming
+    the variable and both fixes, the lookup made direct as ever, nothing sent to the provider or the
+    proxy; proxy off, one of the fixes, goes direct. With ddkit-proxy installed both go through the proxy."""
+    router = command_router(feed, tmp_path / 'root')
+    changing(box)
+    env = command_env(box, tmp_path / 'state')
+    refused = run_installed(router, COMMAND, [], tmp_path, env=dict(env, DDNS_PROXY=tinyproxy.url()))
+    assert refused.returncode == 2 and refused.stderr == 'ddkit: %s\n' % without('ddkit-proxy'), refused.stderr
+    assert calls_of(box) == [0] * len(box.servers)
+    checked = run_installed(router, COMMAND, ['--check'], tmp_path, env=dict(env, DDNS_PROXY=tinyproxy.url()))
+    assert checked.returncode == 2 and 'FAIL  proxy needs the package ddkit-proxy (proxy from DDNS_PROXY) -- fix: ' \
+        'opkg install ddkit-proxy (apk add ddkit-proxy on OpenWrt 25.12)\n' in checked.stdout, checked.stdout
+    assert 'skip  zone found: not checked (needs: proxy reached)' in checked.stdout
+    looked = len(box.lookup.calls())
+    failed = run_installed(router, COMMAND, [], tmp_path, env=dict(env, http_proxy=tinyproxy.url()))
+    said = 'environment variable http_proxy names a proxy, and the package ddkit-proxy is not installed; fix: ' \
+        'opkg install ddkit-proxy (apk add ddkit-proxy on OpenWrt 25.12), or set proxy off (http_proxy unused: direct)'
+    assert failed.returncode == 1 and said in failed.stdout and 'Traceback' not in failed.stderr, \
+        failed.stdout + failed.stderr
+    assert len(box.lookup.calls()) == looked + 1 and ADAPTERS[0].fake(box).calls() == [] and tinyproxy.requests() == []
+    direct = run_installed(router, COMMAND, [], tmp_path, env=dict(env, http_proxy=tinyproxy.url(), DDNS_PROXY='off'))
+    assert direct.returncode == 0 and 'IP has been updated to: 81.2.69.10' in direct.stdout, direct.stderr
+    assert tinyproxy.requests() == []
+    install(ipk_path(feed, 'ddkit-proxy'), str(router))
+    fake = ADAPTERS[0].fake(box)
+    for more in ({'DDNS_PROXY': tinyproxy.url()}, {'http_proxy': tinyproxy.url()}):
+        sent, asked = len(tinyproxy.requests()), len(fake.calls())
+        done = run_installed(router, COMMAND, ['--force'], tmp_path, env=dict(env, **more))
+        assert done.returncode == 0 and 'Traceback' not in done.stderr, done.stdout + done.stderr
+        through = [line for line in tinyproxy.requests()[sent:] if line.split()[1].startswith(fake.url + '/')]
+        assert through and len(through) == len(fake.calls()[asked:]), tinyproxy.requests()
 
 
 @pytest.mark.parametrize('adapter', sampled(ADAPTERS, 4), ids=[a.provider for a in sampled(ADAPTERS, 4)])

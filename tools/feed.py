@@ -74,6 +74,7 @@ class Recipe:
     def __init__(self, path=os.path.join(OPENWRT, 'Makefile')):
         self.variables, self.blocks, self.packages = {}, {}, []
         self.made = {}   # {package: (the list variable, its item)} of the packages a $(foreach) makes
+        self._used = {}
         with open(path, encoding='utf-8') as f:
             self.parse(f.read().splitlines())
 
@@ -197,10 +198,85 @@ class Recipe:
             digest.update(repr((name, fields, files)).encode() + b'\0')
         return digest.hexdigest()
 
-    def used(self):
-        """{tool: the library modules it imports but the providers (each ships in its own package)}."""
-        return {tool: standalone.used_modules(standalone.tool_code(path)[2], providers=False)
-                for tool, path in self.tool_paths().items()}
+    def used(self, optional=False):
+        """{tool: the library modules it imports but the providers (each ships in its own package) and
+        the optional ones (each a package of its own, optional_modules()); optional: those too}."""
+        if optional not in self._used:   # the same sources all along: a feed asks for every package
+            left_out = set() if optional else set().union(*self.optional().values())
+            self._used[optional] = {tool: standalone.used_modules(standalone.tool_code(path)[2], providers=False)
+                                    - left_out for tool, path in self.tool_paths().items()}
+        return {tool: set(modules) for tool, modules in self._used[optional].items()}
+
+    def optional(self):
+        """{package: [modules]} of the optional library packages as openwrt/Makefile states them
+        (OPTIONAL_MODULES_<package>, its - written _); optional_modules() checks them."""
+        prefix, out = 'OPTIONAL_MODULES_', {}
+        for name in self.packages:
+            variable = prefix + name.replace('-', '_')
+            if variable in self.variables:
+                out[name] = sorted(self.variables[variable].split())
+        stray = sorted(v for v in self.variables if v.startswith(prefix)
+                       and v not in [prefix + name.replace('-', '_') for name in out])
+        if stray:
+            sys.exit('feed: openwrt/Makefile: %s names no package it builds' % ', '.join(stray))
+        return out
+
+    def optional_modules(self):
+        """{package: [modules]}: the library modules that are packages of their own, which only the
+        routers using them install (OPTIONAL_MODULES_<package>), left out of the packages the imports
+        would put them in (used()). Stops unless the library's ddkit.OPTIONAL names the same (a run
+        says which package to install), the tools import each module, each package depends on those
+        holding the modules that import it (DEPENDS and EXTRA_DEPENDS, the version pinned) and, through
+        them, on those holding what it imports, the library's install block leaves its modules out,
+        and no package depends on it (a router without it runs)."""
+        stated, declared = self.optional(), {}
+        for module, package in library_optional().items():
+            declared.setdefault(package, []).append(module)
+        declared = {package: sorted(modules) for package, modules in declared.items()}
+        if stated != declared:
+            sys.exit('feed: openwrt/Makefile disagrees with the library: its optional packages are %s '
+                     '(OPTIONAL_MODULES_<package>:=), lib/ddkit/__init__.py OPTIONAL says %s' % (stated, declared))
+        imported = set().union(*self.used(optional=True).values())
+        shipped = self.module_packages()
+        first = '\n'.join(self.blocks.get('Package/%s/install' % self.library(), []))
+        for name, modules in sorted(stated.items()):
+            variable = 'OPTIONAL_MODULES_' + name.replace('-', '_')
+            own = '\n'.join(self.blocks.get('Package/%s/install' % name, []))
+            if not set(modules) <= imported or '$(%s)' % variable not in first or variable not in own:
+                sys.exit('feed: openwrt/Makefile: the modules of %s (%s) must be modules the tools import, '
+                         'left out by Package/%s/install ($(%s)) and installed by Package/%s/install'
+                         % (name, ', '.join(modules), self.library(), variable, name))
+            importers = {self.package_of(tool) for tool, path in self.tool_paths().items()
+                         if set(modules) & standalone.names_in(standalone.tool_code(path)[2])}
+            importers |= {package for other, package in shipped.items() if set(modules) & standalone.names_in(
+                standalone.strip(standalone.read(standalone.module_file(other))))}
+            wanted = sorted(p for p in importers if not any(p in self.needs(q) for q in importers))
+            fields = self.fields(name)
+            selected = sorted(d.lstrip('+') for d in fields.get('DEPENDS', '').split())
+            pinned = sorted(d.split()[0] for d in fields.get('EXTRA_DEPENDS', '').split(',')
+                            if d.strip() and d.split()[1:] == ['(=$(VERSION))'])
+            if not selected == pinned == wanted:
+                sys.exit('feed: openwrt/Makefile disagrees with the imports: Package/%s must depend on %s '
+                         '(DEPENDS:=+<package>, EXTRA_DEPENDS:=<package> (=$(VERSION))): the packages of the '
+                         'modules that import %s' % (name, wanted, ', '.join(modules)))
+            needs = set().union(*[standalone.used_modules(standalone.strip(standalone.read(standalone.module_file(m))),
+                                                          providers=False) for m in modules]) - set(modules)
+            unmet = sorted(m for m in needs if shipped.get(m) not in self.needs(name))
+            if unmet:
+                sys.exit('feed: %s imports %s, which no package %s depends on ships' % (name, unmet, name))
+            users = [p for p in self.packages if name in self.needs(p)]
+            if users:
+                sys.exit('feed: openwrt/Makefile: %s depend%s on the optional package %s: nothing may (a router '
+                         'installs it for its feature alone)' % (', '.join(users), 's' * (len(users) == 1), name))
+        return stated
+
+    def module_packages(self):
+        """{library module: the package that ships it}, but the providers and the optional modules."""
+        own, shared = self.own_modules(), self.shared_modules()
+        out = {m: self.library() for modules in self.used().values() for m in modules}
+        out.update({m: name for name, modules in shared.items() for m in modules})
+        out.update({m: self.package_of(tool) for tool, modules in own.items() for m in modules})
+        return out
 
     def own_modules(self):
         """{tool: [library modules that no other tool imports]}: they ship in the tool's package. Stops
@@ -293,9 +369,10 @@ class Recipe:
 
     def libraries(self):
         """The library packages, in the order of openwrt/Makefile: every package that is no tool, no
-        provider and none of the LuCI page."""
-        luci = self.luci_packages()
-        return [p for p in self.packages if not self.tool(p) and p not in self.made and p not in luci]
+        provider, no optional package and none of the LuCI page."""
+        luci, optional = self.luci_packages(), self.optional()
+        return [p for p in self.packages if not self.tool(p) and p not in self.made and p not in luci
+                and p not in optional]
 
     def needs(self, name):
         """The packages of this feed that name depends on, directly or through another."""
@@ -313,11 +390,12 @@ class Recipe:
     def files(self, name, installed, own):
         """The data of a package as [(path, mode, bytes or None for a directory)], from its
         install block: the library (LIB_DIR/ddkit/ but the tools' own modules, the providers' and
-        those of the other library packages), another library package (its MODULES_), a provider's
-        (its module), or install-tool (the tool's code, own modules and stub, its UCI file, init and
-        hotplug)."""
+        those of the other library packages), another library package (its MODULES_), an optional one
+        (its OPTIONAL_MODULES_), a provider's (its module), or install-tool (the tool's code, own
+        modules and stub, its UCI file, init and hotplug)."""
         install = '\n'.join(self.blocks.get('Package/%s/install' % name, []))
         shared, providers = self.shared_modules(), self.provider_packages()
+        optional = self.optional_modules()
         if name in self.luci_packages():
             return self.installed_by_steps(name)
         if name in providers:
@@ -327,11 +405,12 @@ class Recipe:
         elif self.tool(name):
             self.provider_depends()
             wanted = self.tool_files(*self.tool(name), installed=installed, own=own)
-        elif name in shared:
-            wanted = [(module_path(m),) + installed[module_path(m)] for m in shared[name]]
+        elif name in shared or name in optional:
+            modules = shared[name] if name in shared else optional[name]
+            wanted = [(module_path(m),) + installed[module_path(m)] for m in modules]
         elif '/%s/ddkit' % standalone.LIB_DIR in install:
             elsewhere = {module_path(m) for modules in list(own.values()) + list(shared.values())
-                         + [list(providers.values())] for m in modules}
+                         + list(optional.values()) + [list(providers.values())] for m in modules}
             # LIB_DIR/ddkit/*.py: the providers' folder is theirs
             top = standalone.LIB_DIR + '/ddkit/'
             wanted = [(path, mode, data) for path, (mode, data) in sorted(installed.items())
@@ -418,6 +497,15 @@ class Recipe:
                 ('etc/config/' + tool, 0o600, config),
                 ('etc/init.d/' + tool, 0o755, named(read(os.path.join(files, template + '.init')), tool)),
                 ('etc/hotplug.d/iface/95-' + tool, 0o644, named(read(os.path.join(files, template + '.hotplug')), tool))]
+
+
+def library_optional():
+    """ddkit.OPTIONAL of lib/ddkit/__init__.py ({module: package}), read without importing the library."""
+    import ast
+    tree = ast.parse(read(os.path.join(standalone.LIB, '__init__.py')).decode('utf-8'))
+    (value,) = [node.value for node in tree.body if isinstance(node, ast.Assign)
+                and [getattr(t, 'id', None) for t in node.targets] == ['OPTIONAL']]
+    return ast.literal_eval(value)
 
 
 def called(template, item):

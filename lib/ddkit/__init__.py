@@ -28,6 +28,40 @@ NOTICES_FILE = '.ddkit-notices'
 # DoH). None (egress6: no proxy settings): every request direct.
 PROXY = [None]
 
+# The library modules that are packages of their own, installed only by the routers that use them (as
+# ddns-scripts ships its optional parts apart): {module: its package}. A run imports one only when a
+# setting asks for it, and says which package to install when it is not there (needs_package).
+# openwrt/Makefile's OPTIONAL_MODULES_<package> lines say the same: tools/feed.py checks that they do.
+OPTIONAL = {'notices': 'ddkit-notify', 'proxy': 'ddkit-proxy'}
+
+
+def install_command(package):
+    """How a router installs a package, with either package manager."""
+    return 'opkg install %s (apk add %s on OpenWrt 25.12)' % (package, package)
+
+
+def not_installed(module):
+    """The package of the optional library module ddkit.<module> (OPTIONAL) when it is not installed,
+    else None. Asked of the import system's finders (sys.meta_path, as importlib.util.find_spec asks
+    them, which would load more modules), never imported: a run whose setting names it yet that uses
+    it not (notify with nothing to tell) loads no more than a run without the setting."""
+    import sys
+    name = '%s.%s' % (__name__, module)
+    if name in sys.modules or any(getattr(finder, 'find_spec', None) and finder.find_spec(name, __path__)
+                                  for finder in sys.meta_path):
+        return None
+    return OPTIONAL[module]
+
+
+def needs_package(setting, module):
+    """The UsageError of a setting whose optional module ddkit.<module> is not installed, else None."""
+    package = not_installed(module)
+    if package is None:
+        return None
+    why = '%s needs the package %s' % (setting, package)
+    return UsageError('%s: %s' % (why, install_command(package)), why=why, fix=install_command(package),
+                      setting=setting)
+
 # RFC 3986's unreserved characters: what every encoding of a secret keeps as it is (ddkit.log, ddkit.mask)
 UNRESERVED = frozenset('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~')
 

@@ -10,6 +10,7 @@ not, 2 when settings are missing (reported as FAIL lines, then the checks that c
 import os
 import sys
 
+import ddkit
 from ddkit import Failure
 from ddkit.log import Log
 from ddkit.provider import caused_by, told
@@ -229,13 +230,25 @@ class Report:
     def proxy_reached(self, urls):
         """Which proxy the provider's requests go through (from the proxy setting or the environment),
         and a connection through it to the first URL's host; a line saying why none is used when one is
-        named (proxy off, no_proxy); none when none is named."""
-        from ddkit import http, proxy, wire
+        named (proxy off, no_proxy); none when none is named. Without the package ddkit-proxy: a FAIL
+        when one is named, as a run refuses the setting (exit 2) and fails on a variable's."""
+        from ddkit import http, wire
+        from ddkit.urls import ProxyError, proxy_uninstalled
         cfg, url = self.cfg, next((u for u in urls if u), None)
         if url is None:
             return None
         scheme, host, port, _ = http.split_url(url)
+        problem = cfg.proxy not in (None, '', 'off') and ddkit.needs_package('proxy', 'proxy')
+        if problem:
+            self.blocked = self.blocked or 'proxy reached'
+            return self.fail(problem.why, problem.fix, status=2, setting=('proxy',))
         try:
+            if ddkit.not_installed('proxy'):
+                problem = proxy_uninstalled(cfg.proxy, scheme, os.environ)
+                if problem:
+                    raise problem
+                return None
+            from ddkit import proxy
             via, note = proxy.route(cfg.proxy, scheme, host)
             if via is None:
                 return note and self.ok('proxy: none for %s (%s)' % (host, note))
@@ -243,7 +256,7 @@ class Report:
              via.tunnel(wire.connect, host, port, cfg.timeout)).close()
         except OSError as e:   # a ProxyError, or the host's name (socks5: resolved here)
             self.blocked = self.blocked or 'proxy reached'
-            return self.fail(str(e) if isinstance(e, proxy.ProxyError) else 'proxy: %s: %s' % (host, e),
+            return self.fail(str(e) if isinstance(e, ProxyError) else 'proxy: %s: %s' % (host, e),
                              getattr(e, 'fix', None))
         self.ok('proxy %s (from %s) connected to %s; the IP lookups and DoH go %s' % (
             via.label, via.origin, 'it' if via.absolute and scheme == 'http' else '%s:%d' % (host, port),
@@ -286,6 +299,9 @@ class Report:
         each (once a run), its answer on an ok or FAIL line. Then the notices kept for the next run."""
         cfg, job = self.cfg, self.job
         from ddkit.urls import notify_target
+        problem = cfg.notify and ddkit.needs_package('notify', 'notices')
+        if problem:   # a run refuses notify (exit 2): nothing could be sent
+            return self.fail(problem.why, problem.fix, status=2, setting=('notify',))
         for url in dict.fromkeys(cfg.notify or ()):
             kind, _, host = notify_target(url)
             if not cfg.notify_test:

@@ -23,11 +23,9 @@ import os
 import time
 
 from ddkit import decimal, native
-from ddkit.urls import split_proxy
+from ddkit.urls import ProxyError, first_set, proxy_variable, split_proxy
 
 MAX_ANSWER = 8 * 1024     # a CONNECT answer's status line and headers: more is no proxy to talk to
-VARIABLES = {'https': ('https_proxy', 'HTTPS_PROXY'), 'http': ('http_proxy',)}   # then every scheme's:
-EVERY = ('all_proxy', 'ALL_PROXY')
 EXEMPT = ('no_proxy', 'NO_PROXY')
 # the SOCKS5 replies (RFC 1928 section 6); 3 to 6: the proxy cannot reach the address
 SOCKS_REPLIES = ('', 'general failure', 'not allowed by ruleset', 'network unreachable', 'host unreachable',
@@ -39,16 +37,6 @@ FIXES = {'reach': 'check that the proxy runs at the host and port %s names',
          'credentials': 'check the user and password in %s',
          'rules': 'allow %s in the proxy\'s rules',
          'route': 'check that the proxy reaches %s'}
-
-
-class ProxyError(OSError):
-    """The proxy gave no connection (down, refusing, credentials rejected, the host out of its reach, or
-    not speaking its protocol). proxy: scheme://host:port (None: a variable that names none); fix: what
-    to do; unreachable: the proxy could not connect to the address it was given. Never its password."""
-
-    def __init__(self, proxy, text, fix, unreachable=False):
-        super().__init__(text)
-        self.proxy, self.fix, self.unreachable = proxy, fix, unreachable
 
 
 def hostport(host, port):
@@ -236,17 +224,12 @@ def parsed(url, name):
                          'set %s to an http:// or socks5:// proxy, or set proxy (off: none)' % name)
 
 
-def found(environ, names):
-    """(name, value) of the first of the variables that is set and not empty, else (None, '')."""
-    return next(((name, environ[name]) for name in names if environ.get(name)), (None, ''))
-
-
 def route(setting, scheme, host, environ=None):
     """(the Proxy a request of scheme to host goes through, or None: direct; and when a proxy was named
     yet is not used, why, else ''). setting: the record's proxy ('' or None unset: the environment's)."""
     environ = os.environ if environ is None else environ
-    name, value = found(environ, VARIABLES.get(scheme, ()) + EVERY)
-    exempt_name, exempt = found(environ, EXEMPT)
+    name, value = proxy_variable(environ, scheme)
+    exempt_name, exempt = first_set(environ, EXEMPT)
     if setting == 'off':
         return None, 'proxy off: %s of the environment is not used' % name if name else ''
     if setting:

@@ -6,10 +6,11 @@ loop (ddkit.reconcile) or --check (ddkit.check). A provider module supplies only
 import os
 import sys
 
+import ddkit
 from ddkit import UsageError, settings
 from ddkit.ipcheck import OPERATORS
 from ddkit.settings import Setting, Switch
-from ddkit.urls import notify_secrets
+from ddkit.urls import notify_secrets, proxy_uninstalled
 
 COMMON = [
     Setting('zone_name', help='root domain of the zone, e.g. example.com; where the provider lists the '
@@ -230,8 +231,13 @@ def usable(provider, cfg, label, reading=False):
     if [family for family in cfg.record_type.split() if family not in held]:
         raise UsageError('record_type %s: provider %s holds %s records only; nothing was sent; fix: set '
                          'record_type %s' % (cfg.record_type, provider.NAME, ' and '.join(held), ' '.join(held)))
-    if cfg.check:
+    if cfg.check:   # --check says it on a FAIL line of its own
         return
+    for setting, module in (('notify', 'notices'), ('proxy', 'proxy')):   # refused before anything is sent
+        if getattr(cfg, setting) not in (None, '', [], 'off'):
+            problem = ddkit.needs_package(setting, module)
+            if problem:
+                raise problem
     from ddkit.provider import missing
     lacking = missing(provider, cfg)
     if lacking:
@@ -286,7 +292,6 @@ def openwrt():
 
 def one_record(job):
     """--check or the update of one record: its exit status."""
-    import ddkit
     ddkit.PROXY[0] = proxy_route(job.cfg.proxy)   # the record's requests go through its proxy (ddkit.http)
     if job.cfg.check:
         from ddkit import check
@@ -304,6 +309,11 @@ def proxy_route(setting):
     first request that may go through one: never with proxy off, nor unset with no variable naming one."""
     def route(scheme, host):
         if setting == 'off' or not setting and not any(name.lower() in PROXY_VARIABLES for name in os.environ):
+            return None
+        if ddkit.not_installed('proxy'):   # the package ddkit-proxy: a proxy named by the environment fails
+            problem = proxy_uninstalled(setting, scheme, os.environ)
+            if problem:
+                raise problem
             return None
         from ddkit import proxy
         return proxy.route(setting, scheme, host)[0]
@@ -347,7 +357,6 @@ def finish(tool, args, outcomes, run):
         log.info(text)
     if run.pings:
         from ddkit import notify
-        import ddkit
         for url, (ok, ca_file, proxy) in run.pings.items():
             if ok is not None:
                 ddkit.PROXY[0] = proxy_route(proxy)   # the proxy of the records naming it

@@ -126,3 +126,47 @@ def notify_secrets(urls):
                           piece[:-5] if piece.endswith('.send') else piece]
         found += [pair.partition('=')[2] for pair in query.split('&')]
     return [text for text in dict.fromkeys(found) if len(text) >= 3 and any(c.isalpha() for c in text)]
+
+
+# The variables of the environment that may name the proxy of a request, as curl 7.88 reads them
+# (ddkit.proxy.route): for https:// https_proxy, then HTTPS_PROXY; for http:// http_proxy alone
+# (HTTP_PROXY is not read: a CGI program finds a request's Proxy: header there); then every scheme's.
+# Here, as ProxyError, not in ddkit.proxy: a router without the package ddkit-proxy still says which
+# variable named a proxy it cannot go through.
+SCHEME_VARIABLES = {'https': ('https_proxy', 'HTTPS_PROXY'), 'http': ('http_proxy',)}
+EVERY_SCHEME = ('all_proxy', 'ALL_PROXY')
+
+
+class ProxyError(OSError):
+    """The proxy gave no connection (down, refusing, credentials rejected, the host out of its reach, or
+    not speaking its protocol; or no proxy code installed). proxy: scheme://host:port (None: a variable
+    that names none); fix: what to do; unreachable: the proxy could not connect to the address it was
+    given. Never its password."""
+
+    def __init__(self, proxy, text, fix, unreachable=False):
+        super().__init__(text)
+        self.proxy, self.fix, self.unreachable = proxy, fix, unreachable
+
+
+def first_set(environ, names):
+    """(name, value) of the first of the variables that is set and not empty, else (None, '')."""
+    return next(((name, environ[name]) for name in names if environ.get(name)), (None, ''))
+
+
+def proxy_variable(environ, scheme):
+    """(name, value) of the variable that names the proxy of a request of scheme, else (None, '')."""
+    return first_set(environ, SCHEME_VARIABLES.get(scheme, ()) + EVERY_SCHEME)
+
+
+def proxy_uninstalled(setting, scheme, environ):
+    """With the package ddkit-proxy not installed: the ProxyError of a request of scheme when a proxy is
+    named for it (by the proxy setting, else a variable), naming the package and the fixes; None when
+    none is (proxy off, or unset and no variable names one): the request goes direct, as it would."""
+    from ddkit import OPTIONAL, install_command
+    name = 'proxy' if setting else proxy_variable(environ, scheme)[0]
+    if setting == 'off' or name is None:
+        return None
+    package = OPTIONAL['proxy']
+    where = 'the proxy setting' if setting else 'environment variable ' + name
+    return ProxyError(None, '%s names a proxy, and the package %s is not installed' % (where, package),
+                      install_command(package) + ('' if setting else ', or set proxy off (%s unused: direct)' % name))

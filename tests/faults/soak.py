@@ -444,8 +444,13 @@ class Soak:
             start, self.checked[server] = self.checked.get(server, 0), len(server.requests)
             places += [('URL at %s' % r.route, r.path + '?' + repr(r.query)) for r in server.requests[start:]]
         for name in os.listdir(rig.state_dir):
-            if name not in rig.token_names:
-                places.append((name, (self.read(name) or b'').decode('utf-8', 'replace')))
+            # the token file holds the token, and so does a copy a run killed while writing it left
+            # (the next write removes it): both its owner's alone
+            if name in rig.token_names or name.partition('.tmp')[0] in rig.token_names and '.tmp' in name:
+                if os.stat(self.path(name)).st_mode & 0o077:
+                    places.append(('%s, readable by others' % name, ''.join(rig.secrets)))
+                continue
+            places.append((name, (self.read(name) or b'').decode('utf-8', 'replace')))
         if os.path.exists(rig.argv_log):
             with open(rig.argv_log) as f:
                 places.append(('argv of a child process', f.read()))
