@@ -1129,13 +1129,14 @@ def makefile_at(commit):
 def test_pkg_release_moves_whenever_the_package_contents_do():
     """openwrt/Makefile records what the packages of PKG_RELEASE hold (PKG_CONTENTS); both feeds
     carry that one version. Changed contents need a new PKG_RELEASE: no release of the history
-    recorded two contents."""
+    recorded two contents. The history of main, its first parents: a branch's commits before their
+    merge were never built for a router, and their release is the merge's to set."""
     recipe = feed_tool.Recipe()
     assert recipe.variables['PKG_CONTENTS'] == recipe.contents(), (
         'the packages hold something new: raise PKG_RELEASE in openwrt/Makefile and write '
         'PKG_CONTENTS:=%s beside it (tools/feed.py --contents prints it)' % recipe.contents())
     seen = {recipe.variables['PKG_RELEASE']: {recipe.variables['PKG_CONTENTS']}}
-    commits = subprocess.run(['git', '-C', ROOT, 'log', '--format=%H', '--', 'openwrt/Makefile'],
+    commits = subprocess.run(['git', '-C', ROOT, 'log', '--first-parent', '--format=%H', '--', 'openwrt/Makefile'],
                              capture_output=True, text=True).stdout.split()
     for commit in commits:
         release, contents = makefile_at(commit)
