@@ -104,3 +104,25 @@ def test_an_unchanged_run_loads_its_provider_alone_and_no_http(box, tmp_path, ad
             - {registry.PACKAGE + adapter.module_name}] == []
     assert not {'hmac', 'hashlib', 'json', 'ssl', 'http.client'} & set(modules), sorted({'hmac', 'hashlib', 'json', 'ssl', 'http.client'} & set(modules))
     assert adapter.fake(box).calls() == []
+
+
+# the providers that judge an answer with no body as a request timed out at their gateway (http.Response.nonempty)
+GATEWAYED = [a for a in PROVIDERS if not a.told and '.nonempty()' in open(a.module().__file__).read()]
+
+
+@pytest.mark.parametrize('adapter', sampled(GATEWAYED, 4), ids=[p.provider for p in sampled(GATEWAYED, 4)])
+def test_an_answer_with_no_body_is_a_request_timed_out(box, tmp_path, adapter):
+    """A provider's gateway that gave up on its backend answers HTTP 200 with nothing: the run fails
+    naming its first step and what to check, and says nothing else happened (no traceback, no write)."""
+    state = tmp_path / 'state'
+    env = arrange(adapter, box, state, 'created')
+    fake = adapter.fake(box)
+    fake.fail('empty', times=10)
+    done = run_tool(adapter.tool, env=env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert 'empty answer (HTTP 200): the request timed out; check connectivity' in done.stdout + done.stderr, \
+        done.stdout + done.stderr
+    assert 'Traceback' not in done.stderr
+    shown = json.loads(run_tool(adapter.tool, ['--status', '--json'], env=env).stdout)[0]
+    assert shown['kind'] == 'unexpected' and shown['fix'] == 'check connectivity', shown
+    assert not [c for c in fake.calls() if c.startswith(('create', 'update'))]

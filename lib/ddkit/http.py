@@ -131,6 +131,15 @@ class Response:
     def text(self):
         return self.body.decode('utf-8', 'replace')
 
+    def nonempty(self):
+        """This answer; a Failure naming the step when it has no body: a provider's gateway that gave
+        up waiting for its backend answers nothing."""
+        if not self.body.strip():
+            raise Failure.at(self.step, 'empty answer (HTTP %d): the request timed out; check connectivity'
+                             % self.status, url=self.where, status=self.status, kind='unexpected',
+                             fix='check connectivity')
+        return self
+
     def json(self):
         """The body as JSON; a Failure naming the step when it is not JSON."""
         from ddkit import jsontext  # not json: start-up cost

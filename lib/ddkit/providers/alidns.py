@@ -278,10 +278,7 @@ def call(job, action, params, step, stale=False, create=False, same=False, gone=
     for attempt in (1, 2):
         answer = http.request(METHOD, cfg.base_url + '/?' + signed_query(cfg, action, params), step,
                               timeout=cfg.timeout, ca_file=cfg.ca_file, repeatable=not create)
-        if not answer.body.strip():
-            raise Failure.at(step, 'empty answer (HTTP %d): the request timed out; check connectivity'
-                             % answer.status, url=answer.where, status=answer.status, kind='unexpected',
-                             fix='check connectivity')
+        answer.nonempty()
         data = answer.json()
         if not isinstance(data, dict):
             raise Failure.at(step, 'unexpected answer: %s' % http.snippet(answer.text), url=answer.where,

@@ -279,10 +279,7 @@ def call(job, method, action, params, step, stale=False, create=False):
                        time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()), os.urandom(16).hex())
         answer = http.request(method, url, step, headers=headers, timeout=cfg.timeout, ca_file=cfg.ca_file,
                               repeatable=not create)
-        if not answer.body.strip():
-            raise Failure.at(step, 'empty answer (HTTP %d): the request timed out; check connectivity'
-                             % answer.status, url=answer.where, status=answer.status, kind='unexpected',
-                             fix='check connectivity')
+        answer.nonempty()
         data = answer.json()
         if not isinstance(data, dict):
             raise Failure.at(step, 'unexpected answer: %s' % http.snippet(answer.text), url=answer.where,

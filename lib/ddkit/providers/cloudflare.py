@@ -210,9 +210,7 @@ def call(job, method, path, step, body=None, stale=False):
         headers.update({'X-Auth-Email': cfg.auth_email, 'X-Auth-Key': cfg.auth_key})
     answer = http.request(method, cfg.base_url + API_PATH + path, step, headers=headers,
                           json_body=body, timeout=cfg.timeout, ca_file=cfg.ca_file)
-    if not answer.body.strip():
-        raise Failure.at(step, 'empty answer (HTTP %d): the request timed out; check connectivity' % answer.status,
-                         url=answer.where, status=answer.status, kind='unexpected', fix='check connectivity')
+    answer.nonempty()
     data = answer.json()
     if not isinstance(data, dict):
         raise Failure.at(step, 'unexpected answer: %s' % http.snippet(answer.text), url=answer.where,

@@ -253,9 +253,7 @@ def call(job, method, params, step, stale=False, gone=False, tolerate=False, rep
                                                     ': %s; the next run tries again' % http.snippet(answer.text)),
                          url=answer.where, status=answer.status, kind='refused' if throttled else 'server error',
                          fix=THROTTLED if throttled else None)
-    if not answer.body.strip():
-        raise Failure.at(step, 'empty answer (HTTP %d): the request timed out; check connectivity' % answer.status,
-                         url=answer.where, status=answer.status, kind='unexpected', fix='check connectivity')
+    answer.nonempty()
     try:
         data = answer.json()
     except http.NotJson:

@@ -276,9 +276,7 @@ def call(job, action, params, step, gone=(), exists=None, empty=()):
     # a read, or an update that sets what it sets, may be sent again; a create only when surely unsent
     answer = http.request('POST', url, step, headers=headers, json_body=params,
                           timeout=cfg.timeout, ca_file=cfg.ca_file, repeatable=action != 'CreateRecord')
-    if not answer.body.strip():
-        raise Failure.at(step, 'empty answer (HTTP %d): the request timed out; check connectivity' % answer.status,
-                         url=answer.where, status=answer.status, kind='unexpected', fix='check connectivity')
+    answer.nonempty()
     data = answer.json()
     response = data.get('Response') if isinstance(data, dict) else None
     if not isinstance(response, dict):

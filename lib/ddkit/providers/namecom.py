@@ -228,13 +228,9 @@ def call(job, method, path, step, body=None, stale=False, zone=False):
     answer = http.request(method, cfg.base_url + API_PATH + path, step, headers=headers, json_body=body,
                           timeout=cfg.timeout, ca_file=cfg.ca_file, repeatable=method != 'POST')
     if 200 <= answer.status < 300:
-        if not answer.body.strip():
-            if method == 'DELETE':
-                return {}
-            raise Failure.at(step, 'empty answer (HTTP %d): the request timed out; check connectivity'
-                             % answer.status, url=answer.where, status=answer.status, kind='unexpected',
-                             fix='check connectivity')
-        data = answer.json()
+        if not answer.body.strip() and method == 'DELETE':
+            return {}
+        data = answer.nonempty().json()
         if not isinstance(data, dict):
             raise Failure.at(step, 'unexpected answer: %s' % http.snippet(answer.text), url=answer.where,
                              status=answer.status, kind='unexpected')

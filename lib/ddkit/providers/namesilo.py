@@ -221,9 +221,7 @@ def call(job, operation, params, step, repeatable=True):
     url = '%s%s/%s?%s' % (cfg.base_url, API_PATH, operation, '&'.join(
         '%s=%s' % (quote(k), quote(v)) for k, v in query.items()))
     answer = http.request('GET', url, step, timeout=cfg.timeout, ca_file=cfg.ca_file, repeatable=repeatable)
-    if not answer.body.strip():
-        raise Failure.at(step, 'empty answer (HTTP %d): the request timed out; check connectivity' % answer.status,
-                         url=answer.where, status=answer.status, kind='unexpected', fix='check connectivity')
+    answer.nonempty()
     try:
         data = answer.json()
     except http.NotJson:

@@ -219,9 +219,7 @@ def call(job, path, step, body=None, stale=False, repeatable=True):
     sent = dict(body or {}, apikey=cfg.api_key, secretapikey=cfg.secret_api_key)
     answer = http.request('POST', cfg.base_url + API_PATH + path, step, json_body=sent, timeout=cfg.timeout,
                           ca_file=cfg.ca_file, repeatable=repeatable)
-    if not answer.body.strip():
-        raise Failure.at(step, 'empty answer (HTTP %d): the request timed out; check connectivity' % answer.status,
-                         url=answer.where, status=answer.status, kind='unexpected', fix='check connectivity')
+    answer.nonempty()
     data = answer.json()
     outcome = data.get('status') if isinstance(data, dict) else None
     if outcome == 'SUCCESS' and answer.status < 300:

@@ -318,9 +318,7 @@ def call(job, action, body, step, stale=False, exists=False, gone=()):
     # a read, an update or a delete may be sent again; a create only when surely unsent
     answer = http.request('POST', url, step, headers=headers, data=payload, timeout=cfg.timeout,
                           ca_file=cfg.ca_file, repeatable=action != 'CreateRecord')
-    if not answer.body.strip():
-        raise Failure.at(step, 'empty answer (HTTP %d): the request timed out; check connectivity' % answer.status,
-                         url=answer.where, status=answer.status, kind='unexpected', fix='check connectivity')
+    answer.nonempty()
     data = answer.json()
     meta = data.get('ResponseMetadata') if isinstance(data, dict) else None
     if not isinstance(meta, dict):

@@ -357,9 +357,7 @@ def call(job, act, params, step, gone=(), exists=False, empty=()):
     answer = http.request('POST', '%s%s/domain/?act=%s' % (cfg.base_url, API_PATH, act), step,
                           headers={'Content-Type': 'application/x-www-form-urlencoded'}, data=form(body),
                           timeout=cfg.timeout, ca_file=cfg.ca_file, repeatable=act != 'adddnsrecord')
-    if not answer.body.strip():
-        raise Failure.at(step, 'empty answer (HTTP %d): the request timed out; check connectivity' % answer.status,
-                         url=answer.where, status=answer.status, kind='unexpected', fix='check connectivity')
+    answer.nonempty()
     data = decoded(answer, step)
     if not isinstance(data, dict) or 'result' not in data:
         raise Failure.at(step, 'unexpected answer (HTTP %d): %s' % (
