@@ -376,6 +376,36 @@ def canonical_query(params):
                     for k, v in sorted(params.items()))
 
 
+def tc3_answer(answer):
+    """(the Response object, None, None) of a Tencent Cloud API 3.0 answer that is no error, else
+    (None, its error's code, its message), bounded (None where the answer gives none); a Failure when
+    the answer is none of the API's. https://cloud.tencent.com/document/api/1427/56192"""
+    from ddkit import http
+    data = answer.nonempty().json()
+    response = data.get('Response') if isinstance(data, dict) else None
+    if not isinstance(response, dict):
+        raise Failure.at(answer.step, 'unexpected answer (HTTP %d): %s' % (answer.status, http.snippet(answer.text)),
+                         url=answer.where, status=answer.status,
+                         kind='server error' if answer.status >= 500 else 'unexpected')
+    error = response.get('Error')
+    if error is None and answer.status < 300:
+        return response, None, None
+    error = error if isinstance(error, dict) else {}
+    code = str(error['Code'])[:80] if isinstance(error.get('Code'), (str, int)) else None
+    message = str(error['Message'])[:300] if isinstance(error.get('Message'), (str, int)) else None
+    return None, code, message
+
+
+def tc3_refused(answer, code, message, fix):
+    """The Failure of a Tencent Cloud API 3.0 error answer no caller took: a server error (HTTP 5xx, an
+    InternalError code) or the request refused, its code and fix said."""
+    return Failure.at(answer.step, 'the provider refused the request (%s%s)%s' % (
+        'HTTP %d, ' % answer.status if answer.status != 200 else '', 'code %s' % code if code else 'no error code',
+        '; ' + fix if fix else ''), url=answer.where, status=answer.status, code=code, provider_message=message,
+        fix=fix, kind='server error' if answer.status >= 500 or (code or '').startswith('InternalError')
+        else 'refused')
+
+
 def tc3(secret_id, secret_key, service, version, host, action, payload, timestamp, path='/'):
     """The headers of one Tencent Cloud API 3.0 call: a POST of the JSON payload (bytes) to host at
     timestamp, naming its action and version, signed TC3-HMAC-SHA256 for service (the credential

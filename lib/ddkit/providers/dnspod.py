@@ -17,7 +17,7 @@ import time
 
 from ddkit import Failure, decimal
 from ddkit.provider import (PAGE, PAGES, Exists, Record, Stale, Zone, account_zones as every_zone, host_header, listing,
-                            tc3, whole_zone)
+                            tc3, tc3_answer, tc3_refused, whole_zone)
 from ddkit.settings import Setting, api_base_url, check_header
 
 NAME = 'dnspod'
@@ -276,19 +276,9 @@ def call(job, action, params, step, gone=(), exists=None, empty=()):
     # a read, or an update that sets what it sets, may be sent again; a create only when surely unsent
     answer = http.request('POST', url, step, headers=headers, json_body=params,
                           timeout=cfg.timeout, ca_file=cfg.ca_file, repeatable=action != 'CreateRecord')
-    answer.nonempty()
-    data = answer.json()
-    response = data.get('Response') if isinstance(data, dict) else None
-    if not isinstance(response, dict):
-        raise Failure.at(step, 'unexpected answer (HTTP %d): %s' % (answer.status, http.snippet(answer.text)),
-                         url=answer.where, status=answer.status,
-                         kind='server error' if answer.status >= 500 else 'unexpected')
-    error = response.get('Error')
-    if error is None and answer.status < 300:
+    response, code, message = tc3_answer(answer)
+    if response is not None:
         return response
-    error = error if isinstance(error, dict) else {}
-    code = str(error['Code'])[:80] if isinstance(error.get('Code'), (str, int)) else None
-    message = str(error['Message'])[:300] if isinstance(error.get('Message'), (str, int)) else None
     if code is not None and (code in gone or code in empty or code == exists):
         log.info('%s: %s (%s)' % (step, code, message))
         if code in empty:
@@ -300,8 +290,4 @@ def call(job, action, params, step, gone=(), exists=None, empty=()):
         raise Failure.at('find zone', 'no domain %s in this account (%s)%s' % (
             cfg.zone_name, code, '; ' + fix if fix else ''), url=answer.where, status=answer.status,
             kind='not found', code=code, provider_message=message, fix=fix)
-    raise Failure.at(step, 'the provider refused the request (%s%s)%s' % (
-        'HTTP %d, ' % answer.status if answer.status != 200 else '', 'code %s' % code if code else 'no error code',
-        '; ' + fix if fix else ''), url=answer.where, status=answer.status, code=code, provider_message=message,
-        fix=fix, kind='server error' if answer.status >= 500 or (code or '').startswith('InternalError')
-        else 'refused')
+    raise tc3_refused(answer, code, message, fix)
