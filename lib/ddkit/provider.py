@@ -367,6 +367,29 @@ def host_header(url):
     return name if port == (443 if scheme == 'https' else 80) else '%s:%d' % (name, port)
 
 
+# Alibaba Cloud's refusal of a request that repeats a nonce it has seen: a retry after a lost answer
+ALIBABA_NONCE_USED = 'SignatureNonceUsed'
+
+
+def alibaba_answer(send, step, log, create):
+    """(the Response, its JSON object, its error Code or None) of one Alibaba Cloud call (RPC or ACS3):
+    send() signs the request anew (a new nonce) and sends it. A read or an update that ddkit.http sent
+    again with the same nonce, which the API refuses once the first one arrived, is signed anew and
+    sent once more; a create never (create). A Failure when the answer is no JSON object."""
+    from ddkit import http
+    for attempt in (1, 2):
+        answer = send()
+        data = answer.nonempty().json()
+        if not isinstance(data, dict):
+            raise Failure.at(step, 'unexpected answer: %s' % http.snippet(answer.text), url=answer.where,
+                             status=answer.status, kind='unexpected')
+        code = data.get('Code')
+        code = str(code)[:80] if isinstance(code, (str, int)) and not isinstance(code, bool) else None
+        if code != ALIBABA_NONCE_USED or create or attempt == 2:
+            return answer, data, code
+        log.info('%s: a request sent again repeated its nonce; signing it anew.' % step)
+
+
 def canonical_query(params):
     """The query of these parameters, sorted by name, each name and value percent-encoded (RFC 3986's
     unreserved characters stay): what Alibaba Cloud's signatures cover, and what is sent."""

@@ -15,7 +15,8 @@ import os
 import time
 
 from ddkit import Failure
-from ddkit.provider import Exists, Record, Stale, Zone, account_zones as every_zone, canonical_query, listing, safe_id
+from ddkit.provider import (Exists, Record, Stale, Zone, account_zones as every_zone, alibaba_answer, canonical_query,
+                            listing, safe_id)
 from ddkit.settings import Setting, api_base_url
 
 NAME = 'alidns'
@@ -45,7 +46,6 @@ RECORD_GONE = {'DomainRecordNotBelongToUser'}                       # no such re
 # Alibaba's own Terraform provider also takes for a record id that is gone
 DELETED = RECORD_GONE | {'InvalidRR.NoExist'}
 DUPLICATE = 'DomainRecordDuplicate'  # a record of this name, type, line and value exists already
-NONCE_USED = 'SignatureNonceUsed'    # a request sent again (a retry after a lost answer) repeats its nonce
 FIXES = {   # what to do about the API's error codes users meet (docs/providers.md)
     'SignatureDoesNotMatch': 'access_key_secret is not the secret of access_key_id: copy both from the same '
                              'AccessKey pair',
@@ -275,19 +275,9 @@ def call(job, action, params, step, stale=False, create=False, same=False, gone=
     gone (a delete's record already gone) gives None."""
     from ddkit import http  # only on a request: a run that sends none loads none of it
     cfg, log = job.cfg, job.log
-    for attempt in (1, 2):
-        answer = http.request(METHOD, cfg.base_url + '/?' + signed_query(cfg, action, params), step,
-                              timeout=cfg.timeout, ca_file=cfg.ca_file, repeatable=not create)
-        answer.nonempty()
-        data = answer.json()
-        if not isinstance(data, dict):
-            raise Failure.at(step, 'unexpected answer: %s' % http.snippet(answer.text), url=answer.where,
-                             status=answer.status, kind='unexpected')
-        code = data.get('Code')
-        code = str(code)[:80] if isinstance(code, (str, int)) and not isinstance(code, bool) else None
-        if code != NONCE_USED or create or attempt == 2:
-            break
-        log.info('%s: a request sent again repeated its nonce; signing it anew.' % step)
+    answer, data, code = alibaba_answer(lambda: http.request(
+        METHOD, cfg.base_url + '/?' + signed_query(cfg, action, params), step, timeout=cfg.timeout,
+        ca_file=cfg.ca_file, repeatable=not create), step, log, create)
     if code is None and answer.status == 200:
         return data
     message = str(data.get('Message') or '')[:200] or None

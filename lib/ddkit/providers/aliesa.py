@@ -19,7 +19,8 @@ import os
 import time
 
 from ddkit import Failure
-from ddkit.provider import Exists, Record, Stale, Zone, canonical_query, host_header, listing, safe_id
+from ddkit.provider import (ALIBABA_NONCE_USED, Exists, Record, Stale, Zone, alibaba_answer, canonical_query,
+                            host_header, listing, safe_id)
 from ddkit.settings import Setting, api_base_url, check_header
 
 NAME = 'aliesa'
@@ -45,11 +46,11 @@ AUTOMATIC_TTL = 1            # what a create sends: ESA chooses the TTL
 TTL_RANGE = (30, 86400)      # what an update sends back, besides 1 (automatic)
 PAGE_SIZE = 500              # ListSites' and ListRecords' largest page
 SITE_PAGES = 4               # an account of more sites than that names its zone_name
-NONCE_USED = 'SignatureNonceUsed'    # a request sent again (a retry after a lost answer) repeats its nonce
 # the refusals that say nothing about the site or the record (credentials, permission, rate, the
 # service itself): what a stored id's lookup raises as it is, never as "gone"
 NOT_ABOUT_THE_RECORD = ('InvalidAccessKeyId', 'SignatureDoesNotMatch', 'IncompleteSignature', 'InvalidTimeStamp',
-                        NONCE_USED, 'Forbidden', 'NoPermission', 'Throttling', 'InternalError', 'ServiceUnavailable')
+                        ALIBABA_NONCE_USED, 'Forbidden', 'NoPermission', 'Throttling', 'InternalError',
+                        'ServiceUnavailable')
 PERMISSION = ('the RAM user may not change the site\'s DNS records: grant it a policy allowing esa:ListSites, '
               'esa:ListRecords, esa:GetRecord, esa:CreateRecord and esa:UpdateRecord')
 SITE = ('check zone_name (the site as ESA lists it, e.g. example.com) and that the AccessKey belongs to the site\'s '
@@ -274,21 +275,13 @@ def call(job, method, action, params, step, stale=False, create=False):
     cfg, log = job.cfg, job.log
     query = canonical_query(params)
     url = cfg.base_url + '/' + ('?' + query if query else '')
-    for attempt in (1, 2):
+
+    def send():   # signed anew each time: a new nonce and time
         headers = sign(cfg.access_key_id, cfg.access_key_secret, method, host_header(url), query, action,
                        time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()), os.urandom(16).hex())
-        answer = http.request(method, url, step, headers=headers, timeout=cfg.timeout, ca_file=cfg.ca_file,
-                              repeatable=not create)
-        answer.nonempty()
-        data = answer.json()
-        if not isinstance(data, dict):
-            raise Failure.at(step, 'unexpected answer: %s' % http.snippet(answer.text), url=answer.where,
-                             status=answer.status, kind='unexpected')
-        code = data.get('Code')
-        code = str(code)[:80] if isinstance(code, (str, int)) and not isinstance(code, bool) else None
-        if code != NONCE_USED or create or attempt == 2:
-            break
-        log.info('%s: a request sent again repeated its nonce; signing it anew.' % step)
+        return http.request(method, url, step, headers=headers, timeout=cfg.timeout, ca_file=cfg.ca_file,
+                            repeatable=not create)
+    answer, data, code = alibaba_answer(send, step, log, create)
     if 'Code' not in data and answer.status == 200:   # an error answer names its code, even with HTTP 200
         return data
     message = str(data.get('Message') or '')[:200] or None
