@@ -230,7 +230,10 @@ return view.extend({
 		let o;
 		const choices = list(st.choices);
 		const boolean = (choices.length == 2 && choices.includes('0') && choices.includes('1'));
-		const widget = boolean ? form.Flag : st.list ? form.DynamicList : choices.length ? form.ListValue : form.Value;
+		// a secret list (notify's URLs) is one password field of blank-separated values, which ddkit
+		// reads as it reads a list: a DynamicList would show each value in the page
+		const many = st.list && !st.secret;
+		const widget = boolean ? form.Flag : many ? form.DynamicList : choices.length ? form.ListValue : form.Value;
 
 		o = tab ? s.taboption(tab, widget, optname, '%h'.format(st.name)) : s.option(widget, optname, '%h'.format(st.name));
 		o.ucioption = st.name;
@@ -263,7 +266,7 @@ return view.extend({
 			o.placeholder = shown;
 		}
 
-		if (st.list) {
+		if (many) {
 			// a UCI option of blanks or a list: ddkit reads both; compared as a list, it is
 			// rewritten only when it changed
 			o.load = function(section_id) {
@@ -272,7 +275,7 @@ return view.extend({
 			};
 		}
 		else if (!boolean) {
-			// record_type may be a UCI list (A, AAAA): the same as "A AAAA" to ddkit
+			// record_type (or notify) may be a UCI list (A, AAAA): the same as "A AAAA" to ddkit
 			o.load = function(section_id) {
 				const v = form.Value.prototype.load.call(this, section_id);
 				return Array.isArray(v) ? v.join(' ') : v;
