@@ -25,8 +25,7 @@ SUMMARY = 'Keep one A or AAAA record at Alibaba Cloud DNS (Alidns API, AccessKey
 SETTINGS = [
     Setting('access_key_id', help='AccessKey ID of a RAM user allowed to change the domain\'s records',
             check=lambda v: check_key(v)),
-    Setting('access_key_secret', help='its AccessKey secret (prefer DDNS_ACCESS_KEY_SECRET or --config: argv '
-            'is visible)', secret=True, check=lambda v: check_key(v)),
+    Setting('access_key_secret', help='its AccessKey secret', secret=True, check=lambda v: check_key(v)),
     Setting('base_url', 'https://alidns.aliyuncs.com', help='API endpoint (scheme and host)', check=api_base_url()),
 ]
 FILES = {'ip_file': '.alidns-ip_%s.txt', 'ids_file': '.alidns-id_%s.txt'}

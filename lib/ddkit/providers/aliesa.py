@@ -29,8 +29,7 @@ SUMMARY = 'Keep one A or AAAA record of an Alibaba Cloud ESA site (API 2024-09-1
 SETTINGS = [
     Setting('access_key_id', help='AccessKey ID of a RAM user allowed to change the ESA site\'s records',
             check=check_header),
-    Setting('access_key_secret', help='its AccessKey secret (prefer DDNS_ACCESS_KEY_SECRET or --config: argv '
-            'is visible)', secret=True, check=check_header),
+    Setting('access_key_secret', help='its AccessKey secret', secret=True, check=check_header),
     Setting('base_url', 'https://esa.cn-hangzhou.aliyuncs.com', help='ESA API endpoint (scheme and host, '
             'https://esa.<region>.aliyuncs.com)', check=api_base_url()),
 ]

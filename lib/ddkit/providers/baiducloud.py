@@ -29,8 +29,7 @@ SUMMARY = ('Keep one A or AAAA record at Baidu AI Cloud DNS (API v1, AccessKey) 
 SETTINGS = [
     Setting('access_key_id', help='Access Key ID of an IAM user allowed to change the zone\'s records',
             check=check_header),
-    Setting('secret_access_key', help='its Secret Access Key (prefer DDNS_SECRET_ACCESS_KEY or --config: argv '
-            'is visible)', secret=True, check=check_header),
+    Setting('secret_access_key', help='its Secret Access Key', secret=True, check=check_header),
     Setting('base_url', 'https://dns.baidubce.com', help='DNS API endpoint (scheme and host)',
             check=lambda v: base_url(v)),
 ]

@@ -16,7 +16,7 @@ STEM = 'updater_a'                       # its lock and log files' prefix: the s
 SUMMARY = 'Keep one A or AAAA record at DNS provider A (API v4) equal to this host\'s public IP.'
 SETTINGS = [
     Setting('auth_email', help='account e-mail (with auth_key)', short='-u', check=check_header),
-    Setting('auth_key', help='global API key (prefer DDNS_AUTH_KEY or --config: argv is visible)',
+    Setting('auth_key', help='global API key',
             short='-k', secret=True, check=check_header),
     Setting('api_token', help='API token, sent as Authorization: Bearer (instead of e-mail + key)',
             secret=True, check=check_header),

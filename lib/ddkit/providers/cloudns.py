@@ -49,8 +49,7 @@ def auth_parameter(value):
 SETTINGS = [
     Setting('auth_id', help='the API user\'s auth-id (digits); a sub-user: sub-auth-id:<id> or sub-auth-user:<name>',
             check=check_auth_id),
-    Setting('auth_password', help='the API user\'s (or sub-user\'s) password (prefer DDNS_AUTH_PASSWORD or '
-            '--config: argv is visible)', secret=True, check=check_text),
+    Setting('auth_password', help='the API user\'s (or sub-user\'s) password', secret=True, check=check_text),
     Setting('base_url', 'https://api.cloudns.net', help='API base URL (scheme and host; the tool adds the paths)',
             check=api_base_url()),
 ]

@@ -30,8 +30,8 @@ base_url = api_base_url(API_PATH)   # the check of base_url
 
 
 SETTINGS = [
-    Setting('api_token', help='a deSEC API token (Token Management, or POST auth/tokens/); prefer DDNS_API_TOKEN or '
-            '--config: argv is visible', secret=True, check=check_header),
+    Setting('api_token', help='a deSEC API token (Token Management, or POST auth/tokens/)', secret=True,
+            check=check_header),
     Setting('base_url', 'https://desec.io', help='API base URL (a trailing /api/v1, as the provider\'s documents '
             'write it, is taken off: the tool adds it)', check=lambda v: base_url(v)),
 ]

@@ -25,7 +25,7 @@ STEM = 'ddkit_dnspod'                    # its lock and log files' prefix (no se
 SUMMARY = 'Keep one A or AAAA record at DNSPod (Tencent Cloud API 3.0) equal to this host\'s public IP.'
 SETTINGS = [
     Setting('secret_id', help='SecretId of a Tencent Cloud API key (AKID...)', check=check_header),
-    Setting('secret_key', help='SecretKey of that API key (prefer DDNS_SECRET_KEY or --config: argv is visible)',
+    Setting('secret_key', help='SecretKey of that API key',
             secret=True, check=check_header),
     Setting('base_url', 'https://dnspod.tencentcloudapi.com', help='Tencent Cloud API endpoint of DNSPod',
             check=api_base_url()),

@@ -16,8 +16,7 @@ NAME = 'duckdns'
 STEM = 'ddkit_duckdns'                   # its lock and log files' prefix
 SUMMARY = 'Tell DuckDNS (duckdns.org) this host\'s public IP for one of its domains.'
 SETTINGS = [
-    Setting('token', help='the account\'s token, shown at duckdns.org when logged in (prefer DDNS_TOKEN or '
-            '--config: argv is visible)', secret=True, check=check_text),
+    Setting('token', help='the account\'s token, shown at duckdns.org when logged in', secret=True, check=check_text),
     Setting('base_url', 'https://www.duckdns.org', help='DuckDNS\'s base URL, scheme and host (the tool adds '
             '/update)', check=lambda v: base_url(v)),
 ]

@@ -24,8 +24,7 @@ STEM = 'ddkit_dyndns2'                   # its lock and log files' prefix
 SUMMARY = 'Tell a service that speaks dyndns2 (DynDNS and others) this host\'s public IP for one host name.'
 SETTINGS = [
     Setting('username', help='account user name (some services: the host name)', check=check_text),
-    Setting('password', help='account password or the service\'s update key (prefer DDNS_PASSWORD or '
-            '--config: argv is visible)', secret=True, check=check_text),
+    Setting('password', help='account password or the service\'s update key', secret=True, check=check_text),
     Setting('server', 'https://members.dyndns.org', help='the service\'s base URL, scheme and host (the tool '
             'adds /nic/update)', check=lambda v: base_url(v)),
 ]

@@ -19,8 +19,8 @@ NAME = 'dynv6'
 STEM = 'ddkit_dynv6'                     # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = 'Keep one A or AAAA record at dynv6 (REST API, HTTP token) equal to this host\'s public IP.'
 SETTINGS = [
-    Setting('api_token', help='dynv6 HTTP token (the keys page: HTTP Tokens), for every zone or the record\'s zone '
-            '(prefer DDNS_API_TOKEN or --config: argv is visible)', secret=True, check=check_header),
+    Setting('api_token', help='dynv6 HTTP token (the keys page: HTTP Tokens), for every zone or the record\'s zone',
+            secret=True, check=check_header),
     Setting('base_url', 'https://dynv6.com', help='API base URL, scheme and host (a trailing /api/v2 is taken off: '
             'the tool adds it)', check=lambda v: base_url(v)),
 ]

@@ -26,7 +26,7 @@ STEM = 'ddkit_edgeone'                   # its lock and log files' prefix (no se
 SUMMARY = 'Keep one A or AAAA record of a Tencent Cloud EdgeOne site (TEO API 3.0) equal to this host\'s public IP.'
 SETTINGS = [
     Setting('secret_id', help='SecretId of a Tencent Cloud API key (AKID...)', check=check_header),
-    Setting('secret_key', help='SecretKey of that API key (prefer DDNS_SECRET_KEY or --config: argv is visible)',
+    Setting('secret_key', help='SecretKey of that API key',
             secret=True, check=check_header),
     Setting('base_url', 'https://teo.tencentcloudapi.com', help='Tencent Cloud API endpoint of EdgeOne (the '
             'international site: https://teo.intl.tencentcloudapi.com)', check=api_base_url()),

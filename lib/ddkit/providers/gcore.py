@@ -28,8 +28,8 @@ base_url = api_base_url(API_PATH)   # the check of base_url
 
 
 SETTINGS = [
-    Setting('api_token', help='a permanent API token (Gcore Customer Portal: Profile > API tokens); prefer '
-            'DDNS_API_TOKEN or --config: argv is visible', secret=True, check=check_header),
+    Setting('api_token', help='a permanent API token (Gcore Customer Portal: Profile > API tokens)', secret=True,
+            check=check_header),
     Setting('base_url', 'https://api.gcore.com', help='API base URL (a trailing /dns/v2, as the provider\'s '
             'documents write it, is taken off: the tool adds it)', check=lambda v: base_url(v)),
 ]

@@ -25,14 +25,13 @@ SUMMARY = ('Keep one A or AAAA recordset at cloud provider B (IAM token, DNS v2)
            'public IP.')
 SETTINGS = [
     Setting('username', help='account user name (also the user\'s domain name)', check=check_text),
-    Setting('password', help='account password (prefer DDNS_PASSWORD or --config: argv is visible)',
+    Setting('password', help='account password',
             secret=True, check=check_text),
     Setting('project_name', help='region project name in the token scope, e.g. cn-north-4',
             check=check_text),
     Setting('access_key', help='access key ID (AK): with secret_key, requests are signed instead of '
             'using username, password and project_name', check=check_header),
-    Setting('secret_key', help='secret access key (SK) of access_key (prefer DDNS_SECRET_KEY or --config: '
-            'argv is visible)', secret=True, check=check_header),
+    Setting('secret_key', help='secret access key (SK) of access_key', secret=True, check=check_header),
     Setting('auth_url', 'https://iam.myhuaweicloud.com', help='IAM base URL (token)', check=api_base_url()),
     Setting('dns_url', 'https://dns.myhuaweicloud.com', help='DNS API base URL', check=api_base_url()),
 ]

@@ -20,7 +20,7 @@ STEM = 'ddkit_namecheap'                 # its lock and log files' prefix
 SUMMARY = 'Tell Namecheap\'s Dynamic DNS this host\'s public IPv4 address for one host of a domain.'
 SETTINGS = [
     Setting('password', help='the domain\'s Dynamic DNS password (Namecheap: Domain List > Manage > Advanced DNS '
-            '> Dynamic DNS; not the account\'s password; prefer DDNS_PASSWORD or --config: argv is visible)',
+            '> Dynamic DNS; not the account\'s password)',
             secret=True, check=check_text),
     Setting('base_url', 'https://dynamicdns.park-your-domain.com', help='the Dynamic DNS service\'s base URL, '
             'scheme and host (the tool adds /update)', check=lambda v: base_url(v)),

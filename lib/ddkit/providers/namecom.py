@@ -22,7 +22,7 @@ SUMMARY = 'Keep one A or AAAA record at Name.com (core API, user name and API to
 SETTINGS = [
     Setting('username', help='the Name.com account\'s user name (the one its API tokens are made for; with '
             'the test API, its name with -test)', check=check_header),
-    Setting('api_token', help='its API token (prefer DDNS_API_TOKEN or --config: argv is visible)', secret=True,
+    Setting('api_token', help='its API token', secret=True,
             check=check_header),
     Setting('base_url', 'https://api.name.com', help='API base URL, scheme and host (https://api.dev.name.com '
             'is the test API)', check=lambda v: base_url(v)),

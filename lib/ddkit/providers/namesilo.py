@@ -20,8 +20,7 @@ NAME = 'namesilo'
 STEM = 'ddkit_namesilo'                  # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = 'Keep one A or AAAA record at NameSilo (API key) equal to this host\'s public IP.'
 SETTINGS = [
-    Setting('api_key', help='API key from the API Manager of the NameSilo account (prefer DDNS_API_KEY or '
-            '--config: argv is visible)', secret=True, check=check_header),
+    Setting('api_key', help='API key from the API Manager of the NameSilo account', secret=True, check=check_header),
     Setting('base_url', 'https://www.namesilo.com', help='API base URL, scheme and host (a trailing /api, as '
             'the provider\'s documents write it, is taken off: the tool adds it)', check=lambda v: base_url(v)),
 ]

@@ -21,9 +21,8 @@ NAME = 'porkbun'
 STEM = 'ddkit_porkbun'                   # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = 'Keep one A or AAAA record at Porkbun (API v3, API key and secret) equal to this host\'s public IP.'
 SETTINGS = [
-    Setting('api_key', help='API key (pk1_...) of the Porkbun account (prefer DDNS_API_KEY or --config: argv is '
-            'visible)', secret=True, check=check_header),
-    Setting('secret_api_key', help='its secret API key (sk1_...; prefer DDNS_SECRET_API_KEY or --config)',
+    Setting('api_key', help='API key (pk1_...) of the Porkbun account', secret=True, check=check_header),
+    Setting('secret_api_key', help='its secret API key (sk1_...)',
             secret=True, check=check_header),
     Setting('base_url', 'https://api.porkbun.com', help='API base URL, scheme and host (a trailing /api/json/v3, '
             'as the provider\'s documents write it, is taken off: the tool adds it)', check=lambda v: base_url(v)),

@@ -25,8 +25,8 @@ SUMMARY = ('Keep one A or AAAA record at Spaceship (DNS records API, API key and
            'public IP.')
 SETTINGS = [
     Setting('api_key', help='API key from the Spaceship API Manager, with the dnsrecords:read and dnsrecords:write '
-            'permissions (prefer DDNS_API_KEY or --config: argv is visible)', secret=True, check=check_header),
-    Setting('api_secret', help='the API key\'s secret (prefer DDNS_API_SECRET or --config: argv is visible)',
+            'permissions', secret=True, check=check_header),
+    Setting('api_secret', help='the API key\'s secret',
             secret=True, check=check_header),
     Setting('base_url', 'https://spaceship.dev', help='API base URL, scheme and host (a trailing /api/v1 is taken '
             'off: the tool adds it)', check=lambda v: base_url(v)),

@@ -224,8 +224,7 @@ SETTINGS = [
     Setting('headers', help='headers to send, "Name: value" each (repeat the flag; a UCI list; blanks '
             'separate them elsewhere: write Name:value); no credential here', check=check_headers,
             repeat=True, metavar='HEADER'),
-    Setting('bearer_token', help='sent as Authorization: Bearer <token> (prefer DDNS_BEARER_TOKEN or '
-            '--config: argv is visible)', secret=True, check=check_header),
+    Setting('bearer_token', help='sent as Authorization: Bearer <token>', secret=True, check=check_header),
     Setting('header_secret', help='one header holding a credential, "Name: value" (X-Api-Key: ..., '
             'Authorization: Basic ...): kept out of logs', secret=True, check=check_header_secret),
 ]

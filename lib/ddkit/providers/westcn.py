@@ -23,8 +23,8 @@ STEM = 'ddkit_westcn'                    # its lock and log files' prefix (no se
 SUMMARY = 'Keep one A or AAAA record at West.cn 西部数码 (API v2, API password) equal to this host\'s public IP.'
 SETTINGS = [
     Setting('username', help='user name (member ID) of the West.cn account', check=lambda v: check_ascii(v)),
-    Setting('api_password', help='the API password set in the account\'s API settings, not the login password '
-            '(prefer DDNS_API_PASSWORD or --config: argv is visible)', secret=True, check=lambda v: check_ascii(v)),
+    Setting('api_password', help='the API password set in the account\'s API settings, not the login password',
+            secret=True, check=lambda v: check_ascii(v)),
     Setting('base_url', 'https://api.west.cn', help='API base URL, scheme and host (a trailing /api/v2, as the '
             'provider\'s documents write it, is taken off: the tool adds it)', check=lambda v: base_url(v)),
 ]
