@@ -228,3 +228,102 @@ def test_a_shared_log_file_gives_each_record_its_own_last_run(box, tmp_path):
     assert home['outcome'] == 'unchanged' and home['checked'] >= time.time() - 60
     assert home['changed'] <= time.time() - 3500
     assert nas['outcome'] == 'created' and nas['checked'] <= time.time() - 3500
+
+
+def kept_values(path):
+    return dict(line.split('=', 1) for line in path.read_text().splitlines())
+
+
+def write_kept(path, kept):
+    path.write_text(''.join('%s=%s\n' % item for item in kept.items()))
+
+
+@EACH
+def test_a_second_run_in_the_same_second_is_the_one_status_shows(box, tmp_path, adapter):
+    """Order, not the clock: an unchanged run right after an update (a user trying it by hand) is what
+    --status shows, though both ran within one second, and though the clock went back between them
+    (a router's first NTP step). Its time is taken as the kept `checked`, so the two are one second
+    whatever the machine's speed."""
+    adapter.add(box, RECORD, 'A', OLD)
+    box.lookup.answer = NEW
+    assert update(adapter, box, tmp_path).returncode == 0
+    path = status_file(adapter, tmp_path)
+    written = path.read_text()
+    assert kept_values(path)['outcome'] == 'updated'
+    again = update(adapter, box, tmp_path)
+    assert again.returncode == 0 and 'IP has not changed' in again.stdout and path.read_text() == written
+    log = tmp_path / ('%s_%s.log' % (adapter.stem, RECORD))
+    second = int(log.stat().st_mtime)
+    for kept_second in (second, second + 3600):   # the same second; a clock an hour ahead of the later run's
+        kept = kept_values(path)
+        kept['checked'] = kept['changed'] = str(kept_second)
+        write_kept(path, kept)
+        code, (values,) = status(adapter, box, tmp_path)
+        assert code == 0 and values['outcome'] == 'unchanged' and values['checked'] == second, values
+        assert values['changed'] == kept_second and values['ip'] == NEW
+    # no run after it: the status's own outcome and time, whatever the log's time says
+    forced = run_tool(adapter.tool, ['--force'], env=adapter.env(box, tmp_path))
+    assert forced.returncode == 0, forced.stderr
+    kept = kept_values(path)
+    assert kept['log'].split(':')[:2] == ['%d' % log.stat().st_ino, '%d' % log.stat().st_size]
+    os.utime(str(log), (time.time() + 7200,) * 2)
+    code, (values,) = status(adapter, box, tmp_path)
+    assert values['outcome'] == kept['outcome'] and values['checked'] == int(kept['checked'])
+
+
+def test_a_run_whose_own_log_was_cut_since_is_a_later_run(box, tmp_path):
+    """A record's own log made anew (cut past its bound: a new file) was written by a later run of the
+    record, even in the status's second."""
+    a = PROVIDERS[0]
+    box.lookup.answer = NEW
+    assert update(a, box, tmp_path).returncode == 0
+    path, log = status_file(a, tmp_path), tmp_path / ('%s_%s.log' % (a.stem, RECORD))
+    assert kept_values(path)['outcome'] == 'created'
+    lines = log.read_text().splitlines(True)
+    log.unlink()   # its inode free: the file the next cut makes may get it back, never its first line
+    log.write_text(''.join(lines[1:]))
+    log.chmod(0o600)
+    kept = kept_values(path)
+    kept['checked'] = str(int(log.stat().st_mtime))
+    write_kept(path, kept)
+    code, (values,) = status(a, box, tmp_path)
+    assert values['outcome'] == 'unchanged' and values['checked'] == int(log.stat().st_mtime)
+
+
+def test_a_shared_log_tells_each_record_its_last_run_by_order(box, tmp_path):
+    """Two records of one UCI file write one log_file, and run again within their second: the one
+    that ran again shows that run (unchanged), the other its own (created), by where their lines
+    stand in the log against where it ended when each status was written."""
+    a = PROVIDERS[0]
+    box.lookup.answer = NEW
+    env = a.env(box, tmp_path)
+    log = tmp_path / 'shared.log'
+    options = {k[5:].lower(): v for k, v in env.items() if k not in ('DDNS_RECORD_NAME', 'DDNS_PROVIDER')}
+    defaults = ''.join('\toption %s \'%s\'\n' % (k, v) for k, v in options.items())
+    uci = tmp_path / 'ddkit.uci'
+
+    def write(second_enabled):
+        uci.write_text("config defaults\n%s\toption log_file '%s'\n\toption provider '%s'\n\n"
+                       "config ddkit 'home'\n\toption enabled '1'\n\toption record_name '%s'\n\n"
+                       "config ddkit 'nas'\n\toption enabled '%d'\n\toption record_name 'nas.example.com'\n"
+                       % (defaults, log, a.provider, RECORD, second_enabled))
+        uci.chmod(0o600)
+    write(1)
+    run = dict(DDNS_UCI_FILE=str(uci))
+    assert run_tool('ddkit', ['--all'], env=run).returncode == 0
+    write(0)   # only home runs now, and finds its record in place
+    assert run_tool('ddkit', ['--all'], env=run).returncode == 0
+    last = log.read_text().splitlines()[-2]   # home's heading of the second run
+    assert last.endswith('- Record home: A %s:' % RECORD), log.read_text()
+    second = int(time.mktime(time.strptime(last[1:20], '%Y-%m-%d %H:%M:%S')))
+    for name in (RECORD, 'nas.example.com'):   # both statuses written in that very second
+        path = tmp_path / ('.%s_%s.status' % (a.stem, name))
+        kept = kept_values(path)
+        assert kept['outcome'] == 'created'
+        kept['checked'] = kept['changed'] = str(second)
+        write_kept(path, kept)
+    write(1)
+    done = run_tool('ddkit', ['--all', '--status', '--json'], env=run)
+    home, nas = json.loads(done.stdout)
+    assert home['outcome'] == 'unchanged' and home['checked'] == second
+    assert nas['outcome'] == 'created' and nas['checked'] == second

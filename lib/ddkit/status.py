@@ -2,23 +2,27 @@
 
 The status file, `.<stem>_<record>.status` beside the record's other state files (stem: the seed
 tool's name its provider keeps, so ddkit and updater_a share it), holds `key=value` lines: outcome,
-checked and changed (epoch seconds), ip, the fields of the last failure, and failed_since: when the
-failures of a streak began (kept through runs that found no valid IP). It is written when a run
-decided something new: a change at the provider, another outcome or failure than the one kept, or the
-first unchanged run after a failure or no valid IP. A run that decides what is kept already (the IP
-unchanged after a good outcome, or before there was a status file; the same failure again; no valid
-IP again, or still after a line's record was removed) writes nothing (a router's state directory may
-be on flash): what --status shows of it is derived from the record's log, to which that run appended
-its lines (log_time): its `checked` is that run's time, and a kept change (updated, created) that a
-later run found in place shows as unchanged.
-A run writes its status after its last log line, so a log line later than the kept `checked` is a
-later run's. The keys --status --json prints are documented in docs/status.md and kept stable.
+checked and changed (epoch seconds), ip, the fields of the last failure, failed_since: when the
+failures of a streak began (kept through runs that found no valid IP), and log: where the record's
+log ended when the status was written (`<inode>:<size>`). It is written when a run decided something
+new: a change at the provider, another outcome or failure than the one kept, or the first unchanged
+run after a failure or no valid IP. A run that decides what is kept already (the IP unchanged after a
+good outcome, or before there was a status file; the same failure again; no valid IP again, or still
+after a line's record was removed) writes nothing (a router's state directory may be on flash): it
+only appends its lines to the record's log, and --status derives what it decided from them.
+Order, not time, tells a later run: a run writes its status after its last log line, so a line of
+the record's past the kept log end is a later run's, however soon it came (two runs in one second).
+Its `checked` is then that run's time, and a kept change (updated, created) that a later run found in
+place shows as unchanged. A status file without the log end (written before it was kept), or a shared
+log cut since (ddkit.log: the cut file is a new one), falls back to the times, to the second.
+The keys --status --json prints are documented in docs/status.md and kept stable.
 """
 
 import os
+import os
 import time
 
-from ddkit import CREATED, FAILED, FIELDS, NO_IP, REMOVED, UNCHANGED, UPDATED
+from ddkit import CREATED, FAILED, FIELDS, NO_IP, REMOVED, UNCHANGED, UPDATED, decimal
 
 GOOD = (UNCHANGED, UPDATED, CREATED)   # outcomes after which the record holds the current IP
 NEVER = 'never'    # the outcome --status shows for a record no run has decided yet
@@ -43,7 +47,7 @@ def read(path):
     return found
 
 
-STORED = ('outcome', 'checked', 'changed', 'ip', 'message', 'failed_since') + FIELDS
+STORED = ('outcome', 'checked', 'changed', 'ip', 'message', 'failed_since', 'log') + FIELDS
 
 
 def record(job, outcome):
@@ -73,71 +77,133 @@ def record(job, outcome):
         values.update((name, job.log.clean(str(value))) for name, value in failure.fields().items())
     values = {key: printable(str(value or ''))[:VALUE_MAX] for key, value in values.items()}
     if kept and all(kept.get(key, '') == value for key, value in values.items()) and \
-            not set(kept) - set(values) - {'checked'}:
-        return   # the same again (a line down for days, the same failure): its time is the log's
-    lines = ['%s=%s' % (key, value) for key, value in dict(values, checked=now).items()]
+            not set(kept) - set(values) - {'checked', 'log'}:
+        return   # the same again (a line down for days, the same failure): the log says when
+    lines = ['%s=%s' % (key, value) for key, value in dict(values, checked=now, log=log_end(job.log)).items()]
     job.save(path, lines, cache=True)   # a status that cannot be written must not fail the update
+
+
+def log_end(log):
+    """Where the record's log ends after this run's lines: `<inode>:<size>:<its first line's time>`
+    of the file they went to ('' without one): the file itself (a cut makes a new one, which may get
+    an old inode number back, never the old first line) and a place in it, past which a later run's
+    lines of the record lie (later_run)."""
+    found = log_file(log.path) if log.path else None
+    return '%d:%d:%s' % found[:3] if found else ''
+
+
+def log_file(path, tail=0):
+    """(inode, size, first line's time as digits, modification time, offset of the bytes read, its
+    last `tail` bytes) of a log file (never through a link), or None when it cannot be read."""
+    from ddkit import state
+    try:
+        fd, st = state.open_file(path, os.O_RDONLY, keep=0o7777, stat=True)
+    except OSError:
+        return None
+    try:
+        head = os.read(fd, 21)
+        base = max(0, st.st_size - tail)
+        os.lseek(fd, base, os.SEEK_SET)
+        chunks, size = [], 0
+        while size < tail:
+            chunk = os.read(fd, tail - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    first = ''.join(c for c in head[1:20].decode('ascii', 'replace') if c.isdigit()) if head[:1] == b'[' else ''
+    return st.st_ino, st.st_size, first, int(st.st_mtime), base, b''.join(chunks)
 
 
 def read_all(reading, heading_text):
     """shown() of each (job, name in a run of several) of a --status run. A log file that several of
-    them write (a shared log_file, or the lines of one record) says when each last ran by the line
+    them write (a shared log_file, or the lines of one record) tells each one's last run by the line
     that starts its part of a run (heading_text(name)), as does one the user named (other records
-    may write it); a record's own log, by its time."""
+    may write it); a record's own log, by where it ends."""
     logs = {}
     for job, _ in reading:
         logs[job.cfg.log_file] = logs.get(job.cfg.log_file, 0) + 1
-    texts = {}
+    tails = {}
     found = []
     for job, name in reading:
         path = job.cfg.log_file
         if logs[path] > 1 or job.cfg.sources.get('log_file', 'default') != 'default':
-            if path not in texts:
-                texts[path] = log_text(path)
-            later = heading_time(texts[path], heading_text(name))
+            if path not in tails:
+                tails[path] = log_tail(path)
+            last = heading_run(tails[path], heading_text(name))
         else:
-            later = log_time(path)
-        found.append(shown(job, job.provider.NAME, later))
+            last = own_run(path)
+        found.append(shown(job, job.provider.NAME, last))
     return found
 
 
-def log_time(path):
-    """The log's own modification time (never a link's target's), or None."""
-    try:
-        return int(os.lstat(path).st_mtime)
-    except OSError:
-        return None
+def own_run(path):
+    """(the log file, its size, its modification time, True) of a record's own log, or None: its
+    last run ended where the file ends."""
+    found = log_file(path)
+    return ((found[0], found[2]), found[1], found[3], True) if found else None
 
 
-def log_text(path):
-    """The text of a log file (bounded, as the log is), or '' when it cannot be read."""
-    from ddkit import state
+def log_tail(path):
+    """A log file (log_file) with its last LOG_MAX + 4096 bytes: as much as the log ever holds."""
     from ddkit.log import LOG_MAX
-    return '\n'.join(state.read_lines(path, limit=LOG_MAX + 4096))
+    return log_file(path, tail=LOG_MAX + 4096)
 
 
-def heading_time(text, heading):
-    """The epoch second of the last log line `[<date>] - <heading>` in text, else None."""
-    at = (text + '\n').rfind('] - %s\n' % heading)
+def heading_run(tail, heading):
+    """(the log file, offset, epoch second, False) of the last log line `[<date>] - <heading>` of a
+    log's tail (log_tail), or None when there is none."""
+    if tail is None:
+        return None
+    inode, _, first, _, base, data = tail
+    at = data.rfind(('] - %s\n' % heading).encode('utf-8'))
     if at < 0:
         return None
-    start = text.rfind('\n', 0, at) + 1
-    stamp = text[start + 1:at]   # 2026-11-24 01:02:03
+    start = data.rfind(b'\n', 0, at) + 1
+    return (inode, first), base + start, stamp_seconds(data[start + 1:at].decode('ascii', 'replace')), False
+
+
+def stamp_seconds(stamp):
+    """The epoch second of a log line's time (2026-11-24 01:02:03, local as ddkit.log writes it), or
+    None."""
     parts = stamp.replace('-', ' ').replace(':', ' ').split()
     numbers = [int(p) for p in parts if p.isdigit() and p.isascii()]
     if len(numbers) != 6 or len(stamp) != 19:
         return None
-    try:   # the log's times are local, as log.stamp writes them
+    try:
         return int(time.mktime(tuple(numbers) + (0, 0, -1)))
     except (OverflowError, ValueError):
         return None
 
 
-def shown(job, provider_name, later=None):
+def later_run(last, end, checked):
+    """True when the record's log shows a run after the one that wrote its status. last: where the
+    record's last run stands in its log (own_run, heading_run); end: the status's log end. Past the
+    end in the same file is later, whatever the clock said; a record's own log made anew since (a
+    cut) was written by a later run of its own; else (no end kept, a shared log cut since) the later
+    second tells."""
+    if last is None:
+        return False
+    file, position, seconds, own = last
+    kept = end.split(':')
+    numbers = [decimal(part) if len(part) <= 20 else None for part in kept[:2]]
+    if len(kept) == 3 and None not in numbers:
+        if file == (numbers[0], kept[2]):
+            return position != numbers[1] if own else position >= numbers[1]
+        if own:
+            return True
+    return seconds is not None and checked is not None and seconds > checked
+
+
+def shown(job, provider_name, last=None):
     """The record's status as --status reads it: {key: value} of KEYS (numbers as ints, unknown as
-    None; outcome 'never' when no run decided yet). later: the time of the record's last run as its
-    log says (None: unknown)."""
-    from ddkit import decimal, state
+    None; outcome 'never' when no run decided yet). last: where the record's last run stands in its
+    log (later_run; None: unknown)."""
+    from ddkit import state
     from ddkit.log import printable
     cfg = job.cfg
     # what a damaged or hand-edited file holds is shown escaped, its numbers bounded
@@ -147,9 +213,9 @@ def shown(job, provider_name, later=None):
         kept = {'outcome': UNCHANGED, 'checked': '%d' % verified}
     checked = seconds(kept.get('checked', ''))
     outcome = kept.get('outcome') or NEVER
-    if kept and later and checked and later > checked:
+    if kept and later_run(last, kept.get('log', ''), checked):
         # a later run decided what was kept already and wrote nothing: a change it found in place
-        checked = later
+        checked = last[2] if last[2] is not None else checked
         if outcome in (UPDATED, CREATED):
             outcome = UNCHANGED
     from ddkit import ipcheck
@@ -168,7 +234,6 @@ def shown(job, provider_name, later=None):
 def seconds(text):
     """Epoch seconds as the status file keeps them, or None: digits only, at most 12 (a damaged file's
     60-digit number is no time, and would overflow the clock's)."""
-    from ddkit import decimal
     return decimal(text) if len(text) <= 12 else None
 
 
