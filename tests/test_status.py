@@ -184,26 +184,31 @@ def aged(text, seconds):
     return '\n'.join(out) + '\n'
 
 
+def shared_log_records(a, box, tmp_path, log):
+    """write(nas_enabled): a UCI file of two records, home and nas, of provider a, that write one
+    log_file; written at once with nas enabled."""
+    options = {k[5:].lower(): v for k, v in a.env(box, tmp_path).items() if k not in ('DDNS_RECORD_NAME', 'DDNS_PROVIDER')}
+    defaults = ''.join('\toption %s \'%s\'\n' % (k, v) for k, v in options.items())
+    uci = tmp_path / 'ddkit.uci'
+
+    def write(nas_enabled):
+        uci.write_text("config defaults\n%s\toption log_file '%s'\n\toption provider '%s'\n\n"
+                       "config ddkit 'home'\n\toption enabled '1'\n\toption record_name '%s'\n\n"
+                       "config ddkit 'nas'\n\toption enabled '%d'\n\toption record_name 'nas.example.com'\n"
+                       % (defaults, log, a.provider, RECORD, nas_enabled))
+        uci.chmod(0o600)
+    write(1)
+    return write
+
+
 def test_a_shared_log_file_gives_each_record_its_own_last_run(box, tmp_path):
     """Two records of one UCI file write one log_file: an unchanged run of one of them is that one's
     later run alone (the other keeps its own time and outcome), and the change it found in place
     shows as unchanged, with no status written."""
-    a = PROVIDERS[0]
+    a, log = PROVIDERS[0], tmp_path / 'shared.log'
     box.lookup.answer = NEW
-    env = a.env(box, tmp_path)
-    log = tmp_path / 'shared.log'
-    options = {k[5:].lower(): v for k, v in env.items() if k not in ('DDNS_RECORD_NAME', 'DDNS_PROVIDER')}
-    defaults = ''.join('\toption %s \'%s\'\n' % (k, v) for k, v in options.items())
-    uci = tmp_path / 'ddkit.uci'
-
-    def write(second_enabled):
-        uci.write_text("config defaults\n%s\toption log_file '%s'\n\toption provider '%s'\n\n"
-                       "config ddkit 'home'\n\toption enabled '1'\n\toption record_name '%s'\n\n"
-                       "config ddkit 'nas'\n\toption enabled '%d'\n\toption record_name 'nas.example.com'\n"
-                       % (defaults, log, a.provider, RECORD, second_enabled))
-        uci.chmod(0o600)
-    write(1)
-    run = dict(DDNS_UCI_FILE=str(uci))
+    write = shared_log_records(a, box, tmp_path, log)
+    run = dict(DDNS_UCI_FILE=str(tmp_path / 'ddkit.uci'))
     assert run_tool('ddkit', ['--all'], env=run).returncode == 0
     # both made an hour ago: their status files and the log say so
     for name in (RECORD, 'nas.example.com'):
@@ -294,22 +299,10 @@ def test_a_shared_log_tells_each_record_its_last_run_by_order(box, tmp_path):
     """Two records of one UCI file write one log_file, and run again within their second: the one
     that ran again shows that run (unchanged), the other its own (created), by where their lines
     stand in the log against where it ended when each status was written."""
-    a = PROVIDERS[0]
+    a, log = PROVIDERS[0], tmp_path / 'shared.log'
     box.lookup.answer = NEW
-    env = a.env(box, tmp_path)
-    log = tmp_path / 'shared.log'
-    options = {k[5:].lower(): v for k, v in env.items() if k not in ('DDNS_RECORD_NAME', 'DDNS_PROVIDER')}
-    defaults = ''.join('\toption %s \'%s\'\n' % (k, v) for k, v in options.items())
-    uci = tmp_path / 'ddkit.uci'
-
-    def write(second_enabled):
-        uci.write_text("config defaults\n%s\toption log_file '%s'\n\toption provider '%s'\n\n"
-                       "config ddkit 'home'\n\toption enabled '1'\n\toption record_name '%s'\n\n"
-                       "config ddkit 'nas'\n\toption enabled '%d'\n\toption record_name 'nas.example.com'\n"
-                       % (defaults, log, a.provider, RECORD, second_enabled))
-        uci.chmod(0o600)
-    write(1)
-    run = dict(DDNS_UCI_FILE=str(uci))
+    write = shared_log_records(a, box, tmp_path, log)
+    run = dict(DDNS_UCI_FILE=str(tmp_path / 'ddkit.uci'))
     assert run_tool('ddkit', ['--all'], env=run).returncode == 0
     write(0)   # only home runs now, and finds its record in place
     assert run_tool('ddkit', ['--all'], env=run).returncode == 0
