@@ -16,6 +16,7 @@ import pytest
 
 import needs
 from conftest import RECORD, ROOT, ZONE, run_tool
+from provider_harness import Harness, failed, ok
 from fakes import aliesa as fake_module
 from fakes.base import Reply
 from test_records import dual  # noqa: F401  (the fixture: a lookup that answers both families)
@@ -37,40 +38,9 @@ def oracle():
     return found
 
 
-@pytest.fixture
-def fake(box):
-    oracle()
-    return box.fakes['aliesa']
-
-
-@pytest.fixture
-def state(tmp_path):
-    made = tmp_path / 'state'
-    made.mkdir()
-    return made
-
-
-def env_of(box, state, **more):
-    return dict(box.env_of('aliesa', str(state)), DDNS_PROVIDER='aliesa', **more)
-
-
-def run(box, state, *args, **more):
-    box.lookup.answer = more.pop('ip', NEW)
-    done = run_tool('ddkit', list(args), env=env_of(box, state, **more))
-    assert 'Traceback' not in done.stdout + done.stderr, done.stdout + done.stderr
-    return done
-
-
-def status(box, state, **more):
-    return json.loads(run_tool('ddkit', ['--status', '--json'], env=env_of(box, state, **more)).stdout)[0]
-
-
-def ok(done):
-    assert done.returncode == 0, done.stdout + done.stderr
-
-
-def failed(done):
-    assert done.returncode == 1, done.stdout + done.stderr
+ALIESA = Harness('aliesa', NEW, before=oracle)
+fake, state = ALIESA.fixtures()
+env_of, run, status = ALIESA.env_of, ALIESA.run, ALIESA.status
 
 
 def keep_ids(box, state, rid, claimed=OLD):

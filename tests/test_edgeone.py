@@ -15,6 +15,7 @@ import pytest
 
 import needs
 from conftest import RECORD, ROOT, ZONE, run_tool
+from provider_harness import Harness, failed, ok
 from fakes import edgeone as fake_module
 from fakes.base import Reply
 from test_records import dual  # noqa: F401  (the fixture: a lookup that answers both families)
@@ -35,40 +36,9 @@ def oracle():
     return found
 
 
-@pytest.fixture
-def fake(box):
-    oracle()
-    return box.fakes['edgeone']
-
-
-@pytest.fixture
-def state(tmp_path):
-    made = tmp_path / 'state'
-    made.mkdir()
-    return made
-
-
-def env_of(box, state, **more):
-    return dict(box.env_of('edgeone', str(state)), DDNS_PROVIDER='edgeone', **more)
-
-
-def run(box, state, *args, **more):
-    box.lookup.answer = more.pop('ip', NEW)
-    done = run_tool('ddkit', list(args), env=env_of(box, state, **more))
-    assert 'Traceback' not in done.stdout + done.stderr, done.stdout + done.stderr
-    return done
-
-
-def status(box, state, **more):
-    return json.loads(run_tool('ddkit', ['--status', '--json'], env=env_of(box, state, **more)).stdout)[0]
-
-
-def ok(done):
-    assert done.returncode == 0, done.stdout + done.stderr
-
-
-def failed(done):
-    assert done.returncode == 1, done.stdout + done.stderr
+EDGEONE = Harness('edgeone', NEW, before=oracle)
+fake, state = EDGEONE.fixtures()
+env_of, run, status = EDGEONE.env_of, EDGEONE.run, EDGEONE.status
 
 
 def ids(state):

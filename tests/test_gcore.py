@@ -10,51 +10,17 @@ import os
 
 import pytest
 
-from conftest import RECORD, ZONE, run_tool
+from conftest import RECORD, ZONE
+from provider_harness import Harness, failed, ok
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 CT, CM, PLAIN = '240e:1:2:3::10', '2409:8a00:1:2::10', '2001:db8::1'
 PICKERS = [{'type': 'geodns', 'strict': False}, {'type': 'first_n', 'limit': 1}]
 
 
-def module():
-    from providers import PROVIDERS
-    return [p for p in PROVIDERS if p.provider == 'gcore'][0].module()
-
-
-@pytest.fixture
-def fake(box):
-    return box.fakes['gcore']
-
-
-@pytest.fixture
-def state(tmp_path):
-    made = tmp_path / 'state'
-    made.mkdir()
-    return made
-
-
-def env_of(box, state, **more):
-    return dict(box.env_of('gcore', str(state)), DDNS_PROVIDER='gcore', **more)
-
-
-def run(box, state, *args, **more):
-    box.lookup.answer = more.pop('ip', NEW)
-    done = run_tool('ddkit', list(args), env=env_of(box, state, **more))
-    assert 'Traceback' not in done.stdout + done.stderr, done.stdout + done.stderr
-    return done
-
-
-def status(box, state, **more):
-    return json.loads(run_tool('ddkit', ['--status', '--json'], env=env_of(box, state, **more)).stdout)[0]
-
-
-def ok(done):
-    assert done.returncode == 0, done.stdout + done.stderr
-
-
-def failed(done):
-    assert done.returncode == 1, done.stdout + done.stderr
+GCORE = Harness('gcore', NEW)
+fake, state = GCORE.fixtures()
+env_of, run, status, module = GCORE.env_of, GCORE.run, GCORE.status, GCORE.module
 
 
 def rrset(fake, name=RECORD, rtype='A'):

@@ -11,7 +11,8 @@ import sys
 
 import pytest
 
-from conftest import RECORD, ROOT, ZONE, run_tool
+from conftest import RECORD, ROOT, ZONE
+from provider_harness import Harness, failed, ok
 
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
 from ddkit.providers import namesilo  # noqa: E402
@@ -19,39 +20,9 @@ from ddkit.providers import namesilo  # noqa: E402
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 
 
-@pytest.fixture
-def fake(box):
-    return box.fakes['namesilo']
-
-
-@pytest.fixture
-def state(tmp_path):
-    made = tmp_path / 'state'
-    made.mkdir()
-    return made
-
-
-def env_of(box, state, **more):
-    return dict(box.env_of('namesilo', str(state)), DDNS_PROVIDER='namesilo', **more)
-
-
-def run(box, state, *args, **more):
-    box.lookup.answer = more.pop('ip', NEW)
-    done = run_tool('ddkit', list(args), env=env_of(box, state, **more))
-    assert 'Traceback' not in done.stdout + done.stderr, done.stdout + done.stderr
-    return done
-
-
-def status(box, state, **more):
-    return json.loads(run_tool('ddkit', ['--status', '--json'], env=env_of(box, state, **more)).stdout)[0]
-
-
-def ok(done):
-    assert done.returncode == 0, done.stdout + done.stderr
-
-
-def failed(done):
-    assert done.returncode == 1, done.stdout + done.stderr
+NAMESILO = Harness('namesilo', NEW)
+fake, state = NAMESILO.fixtures()
+env_of, run, status = NAMESILO.env_of, NAMESILO.run, NAMESILO.status
 
 
 def ids_file(state, name=RECORD):

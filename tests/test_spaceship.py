@@ -10,48 +10,16 @@ import os
 
 import pytest
 
-from conftest import RECORD, ZONE, run_tool
+from conftest import RECORD, ZONE
+from provider_harness import Harness, failed, ok
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 CT, CM = '240e:1:2:3::10', '2409:8a00:1:2::10'
 
 
-def module():
-    from providers import PROVIDERS
-    return [p for p in PROVIDERS if p.provider == 'spaceship'][0].module()
-
-
-@pytest.fixture
-def fake(box):
-    return box.fakes['spaceship']
-
-
-@pytest.fixture
-def state(tmp_path):
-    made = tmp_path / 'state'
-    made.mkdir()
-    return made
-
-
-def env_of(box, state, **more):
-    return dict(box.env_of('spaceship', str(state)), DDNS_PROVIDER='spaceship', **more)
-
-
-def run(box, state, *args, **more):
-    box.lookup.answer = more.pop('ip', NEW)
-    return run_tool('ddkit', list(args), env=env_of(box, state, **more))
-
-
-def status(box, state, **more):
-    return json.loads(run_tool('ddkit', ['--status', '--json'], env=env_of(box, state, **more)).stdout)[0]
-
-
-def ok(done):
-    assert done.returncode == 0 and 'Traceback' not in done.stdout + done.stderr, done.stdout + done.stderr
-
-
-def failed(done):
-    assert done.returncode == 1 and 'Traceback' not in done.stdout + done.stderr, done.stdout + done.stderr
+SPACESHIP = Harness('spaceship', NEW)
+fake, state = SPACESHIP.fixtures()
+env_of, run, status, module = SPACESHIP.env_of, SPACESHIP.run, SPACESHIP.status, SPACESHIP.module
 
 
 def ids(state, name=RECORD):

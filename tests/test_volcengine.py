@@ -15,6 +15,7 @@ import time
 import pytest
 
 from conftest import RECORD, ZONE, run_tool
+from provider_harness import Harness, failed, ok
 from needs import missing
 from test_records import dual  # noqa: F401  (the fixture: a lookup that answers both families)
 
@@ -34,47 +35,14 @@ def sdk():
         missing(SDK)
 
 
-def module():
-    from providers import PROVIDERS
-    return [p for p in PROVIDERS if p.provider == 'volcengine'][0].module()
-
-
-@pytest.fixture
-def fake(box):
-    return box.fakes['volcengine']
+VOLCENGINE = Harness('volcengine', NEW)
+fake, state = VOLCENGINE.fixtures()
+env_of, run, status, module = VOLCENGINE.env_of, VOLCENGINE.run, VOLCENGINE.status, VOLCENGINE.module
 
 
 @pytest.fixture
 def zid(box):
     return box.zones['volcengine']
-
-
-@pytest.fixture
-def state(tmp_path):
-    made = tmp_path / 'state'
-    made.mkdir()
-    return made
-
-
-def env_of(box, state, **more):
-    return dict(box.env_of('volcengine', str(state)), DDNS_PROVIDER='volcengine', **more)
-
-
-def run(box, state, *args, **more):
-    box.lookup.answer = more.pop('ip', NEW)
-    return run_tool('ddkit', list(args), env=env_of(box, state, **more))
-
-
-def status(box, state, **more):
-    return json.loads(run_tool('ddkit', ['--status', '--json'], env=env_of(box, state, **more)).stdout)[0]
-
-
-def ok(done):
-    assert done.returncode == 0 and 'Traceback' not in done.stderr, done.stdout + done.stderr
-
-
-def failed(done):
-    assert done.returncode == 1 and 'Traceback' not in done.stdout + done.stderr, done.stdout + done.stderr
 
 
 def sent(req):

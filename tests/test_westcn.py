@@ -16,6 +16,7 @@ import time
 import pytest
 
 from conftest import RECORD, ROOT, ZONE, run_tool
+from provider_harness import Harness, failed, ok
 from fakes.base import Reply
 from test_records import dual  # noqa: F401  (the fixture: a lookup that answers both families)
 
@@ -25,39 +26,9 @@ from ddkit.providers import westcn  # noqa: E402
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 
 
-@pytest.fixture
-def fake(box):
-    return box.fakes['westcn']
-
-
-@pytest.fixture
-def state(tmp_path):
-    made = tmp_path / 'state'
-    made.mkdir()
-    return made
-
-
-def env_of(box, state, **more):
-    return dict(box.env_of('westcn', str(state)), DDNS_PROVIDER='westcn', **more)
-
-
-def run(box, state, *args, **more):
-    box.lookup.answer = more.pop('ip', NEW)
-    done = run_tool('ddkit', list(args), env=env_of(box, state, **more))
-    assert 'Traceback' not in done.stdout + done.stderr, done.stdout + done.stderr
-    return done
-
-
-def status(box, state, **more):
-    return json.loads(run_tool('ddkit', ['--status', '--json'], env=env_of(box, state, **more)).stdout)[0]
-
-
-def ok(done):
-    assert done.returncode == 0, done.stdout + done.stderr
-
-
-def failed(done):
-    assert done.returncode == 1, done.stdout + done.stderr
+WESTCN = Harness('westcn', NEW)
+fake, state = WESTCN.fixtures()
+env_of, run, status = WESTCN.env_of, WESTCN.run, WESTCN.status
 
 
 def ids_file(state, name=RECORD):
