@@ -45,6 +45,34 @@ class Record:
 
 
 
+# --- what most providers declare alike ------------------------------------------------------------
+
+def state_files(name, ids=True, **own):
+    """A provider's FILES, named after it (its NAME): the ip file '.<name>-ip_%s.txt', the ids file
+    '.<name>-id_%s.txt' (ids; none for a provider only told the IP) and its own files by role, each
+    named by its word (hold_file='hold': '.<name>-hold_%s.txt'). The seed tools' providers keep the
+    names their tools had."""
+    files = {'ip_file': '.%s-ip_%%s.txt' % name}
+    if ids:
+        files['ids_file'] = '.%s-id_%%s.txt' % name
+    files.update((role, '.%s-%s_%%s.txt' % (name, word)) for role, word in own.items())
+    return files
+
+
+def secret_setting(name, help, check=None):
+    """A credential's setting (a token, a password, a key's secret): its value is masked in every
+    message; check: its check, ddkit.settings.check_header (one header's value) unless given."""
+    from ddkit.settings import Setting, check_header
+    return Setting(name, help=help, secret=True, check=check or check_header)
+
+
+def url_setting(default, help, api_path='', name='base_url'):
+    """The setting of the API's base URL, scheme and host (ddkit.settings.api_base_url: api_path, the
+    path the provider's documents write it with, is taken off; the tool adds it to every call)."""
+    from ddkit.settings import Setting, api_base_url
+    return Setting(name, default, help=help, check=api_base_url(api_path))
+
+
 class ProviderSession:
     """What a provider keeps for itself during one record's run (a token): each Job gets one of the
     provider's Session class (this one when it keeps nothing), and only the provider reads it."""

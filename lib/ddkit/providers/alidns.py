@@ -16,8 +16,8 @@ import time
 
 from ddkit import Failure
 from ddkit.provider import (Exists, Record, Stale, Zone, account_zones as every_zone, alibaba_answer, canonical_query,
-                            listing, safe_id)
-from ddkit.settings import Setting, api_base_url
+                            listing, safe_id, secret_setting, state_files, url_setting)
+from ddkit.settings import Setting
 
 NAME = 'alidns'
 STEM = 'ddkit_alidns'                    # its lock and log files' prefix (no seed tool runs it)
@@ -25,10 +25,10 @@ SUMMARY = 'Keep one A or AAAA record at Alibaba Cloud DNS (Alidns API, AccessKey
 SETTINGS = [
     Setting('access_key_id', help='AccessKey ID of a RAM user allowed to change the domain\'s records',
             check=lambda v: check_key(v)),
-    Setting('access_key_secret', help='its AccessKey secret', secret=True, check=lambda v: check_key(v)),
-    Setting('base_url', 'https://alidns.aliyuncs.com', help='API endpoint (scheme and host)', check=api_base_url()),
+    secret_setting('access_key_secret', 'its AccessKey secret', check=lambda v: check_key(v)),
+    url_setting('https://alidns.aliyuncs.com', 'API endpoint (scheme and host)'),
 ]
-FILES = {'ip_file': '.alidns-ip_%s.txt', 'ids_file': '.alidns-id_%s.txt'}
+FILES = state_files(NAME)
 REQUIRED = ('access_key_id', 'access_key_secret')
 URLS = ('base_url',)
 NOUN = 'record'

@@ -20,8 +20,8 @@ import time
 
 from ddkit import Failure
 from ddkit.provider import (ALIBABA_NONCE_USED, Exists, Record, Stale, Zone, alibaba_answer, canonical_query,
-                            host_header, listing, safe_id)
-from ddkit.settings import Setting, api_base_url, check_header
+                            host_header, listing, safe_id, secret_setting, state_files, url_setting)
+from ddkit.settings import Setting, check_header
 
 NAME = 'aliesa'
 STEM = 'ddkit_aliesa'                    # its lock and log files' prefix (no seed tool runs it)
@@ -29,11 +29,11 @@ SUMMARY = 'Keep one A or AAAA record of an Alibaba Cloud ESA site (API 2024-09-1
 SETTINGS = [
     Setting('access_key_id', help='AccessKey ID of a RAM user allowed to change the ESA site\'s records',
             check=check_header),
-    Setting('access_key_secret', help='its AccessKey secret', secret=True, check=check_header),
-    Setting('base_url', 'https://esa.cn-hangzhou.aliyuncs.com', help='ESA API endpoint (scheme and host, '
-            'https://esa.<region>.aliyuncs.com)', check=api_base_url()),
+    secret_setting('access_key_secret', 'its AccessKey secret'),
+    url_setting('https://esa.cn-hangzhou.aliyuncs.com', 'ESA API endpoint (scheme and host, '
+                'https://esa.<region>.aliyuncs.com)'),
 ]
-FILES = {'ip_file': '.aliesa-ip_%s.txt', 'ids_file': '.aliesa-id_%s.txt'}
+FILES = state_files(NAME)
 REQUIRED = ('access_key_id', 'access_key_secret')
 URLS = ('base_url',)
 NOUN = 'record'

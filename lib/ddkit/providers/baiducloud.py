@@ -19,26 +19,25 @@ import os
 import time
 
 from ddkit import Failure
-from ddkit.provider import PAGE, PAGES, Exists, Record, Stale, Zone, listing, safe_id
-from ddkit.settings import Setting, api_base_url, check_header
+from ddkit.provider import (PAGE, PAGES, Exists, Record, Stale, Zone, listing, safe_id, secret_setting, state_files,
+                            url_setting)
+from ddkit.settings import Setting, check_header
 
 NAME = 'baiducloud'
 STEM = 'ddkit_baiducloud'                # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = ('Keep one A or AAAA record at Baidu AI Cloud DNS (API v1, AccessKey) equal to this host\'s public '
            'IP.')
+API_PATH = '/v1/dns'
 SETTINGS = [
     Setting('access_key_id', help='Access Key ID of an IAM user allowed to change the zone\'s records',
             check=check_header),
-    Setting('secret_access_key', help='its Secret Access Key', secret=True, check=check_header),
-    Setting('base_url', 'https://dns.baidubce.com', help='DNS API endpoint (scheme and host)',
-            check=lambda v: base_url(v)),
+    secret_setting('secret_access_key', 'its Secret Access Key'),
+    url_setting('https://dns.baidubce.com', 'DNS API endpoint (scheme and host)', API_PATH),
 ]
-FILES = {'ip_file': '.baiducloud-ip_%s.txt', 'ids_file': '.baiducloud-id_%s.txt'}
+FILES = state_files(NAME)
 REQUIRED = ('access_key_id', 'secret_access_key')
 URLS = ('base_url',)
 NOUN = 'record'
-API_PATH = '/v1/dns'
-base_url = api_base_url(API_PATH)   # the check of base_url
 EXPIRES = 1800                           # seconds a signature is valid (what the official SDK signs with)
 SIGNED_HEADERS = 'host;x-bce-date'
 # each operator line's line value for the basic and discount editions ("Add resolution record": ct,

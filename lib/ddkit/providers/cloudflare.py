@@ -8,20 +8,20 @@ Bearer. API reference: https://developers.cloudflare.com/api/resources/dns/subre
 
 from ddkit import Failure, decimal
 from ddkit.ipcheck import OPERATORS, first_group
-from ddkit.provider import PAGE, Record, Stale, Zone, account_zones as every_zone, listing, safe_id, whole_zone
-from ddkit.settings import Setting, api_base_url, check_header
+from ddkit.provider import (PAGE, Record, Stale, Zone, account_zones as every_zone, listing, safe_id, secret_setting,
+                            url_setting, whole_zone)
+from ddkit.settings import Setting, check_header
 
 NAME = 'cloudflare'
 STEM = 'updater_a'                       # its lock and log files' prefix: the seed tool's name
 SUMMARY = 'Keep one A or AAAA record at DNS provider A (API v4) equal to this host\'s public IP.'
+API_PATH = '/client/v4'
 SETTINGS = [
     Setting('auth_email', help='account e-mail (with auth_key)', short='-u', check=check_header),
-    Setting('auth_key', help='global API key',
-            short='-k', secret=True, check=check_header),
-    Setting('api_token', help='API token, sent as Authorization: Bearer (instead of e-mail + key)',
-            secret=True, check=check_header),
-    Setting('base_url', 'https://api.cloudflare.com', help='API base URL (a trailing /client/v4, as the '
-            'provider\'s documents write it, is taken off: the tool adds it)', check=lambda v: base_url(v)),
+    Setting('auth_key', help='global API key', short='-k', secret=True, check=check_header),
+    secret_setting('api_token', 'API token, sent as Authorization: Bearer (instead of e-mail + key)'),
+    url_setting('https://api.cloudflare.com', 'API base URL (a trailing /client/v4, as the provider\'s documents '
+                'write it, is taken off: the tool adds it)', API_PATH),
 ]
 FILES = {'ip_file': '.cf-wan_ip_%s.txt', 'ids_file': '.cf-id_%s.txt'}
 REQUIRED = ()                            # the credentials: missing_credentials
@@ -29,7 +29,6 @@ URLS = ('base_url',)
 NOUN = 'record'
 SEVERAL = True                           # no resolution lines: each line's address is a record of the name
 LINE_COMMENT = 'ddkit line %s'           # the comment a line's record is made with: how it is found again
-API_PATH = '/client/v4'
 TTL_MAX = 86400                          # the provider's longest ttl: a longer one read back is not sent
 NOT_FOUND = {81044, 7003, 7000, 1001}   # record or zone id no longer valid: look the ids up again
 FIXES = {   # what to do about the provider's error codes users meet (docs/providers.md)
@@ -51,9 +50,6 @@ FIXES = {   # what to do about the provider's error codes users meet (docs/provi
     81053: 'another record (e.g. a CNAME) already uses this name: remove it or choose another record_name',
     81057: 'an identical record already exists: remove the duplicate at the provider',
 }
-
-
-base_url = api_base_url(API_PATH)   # the check of base_url
 
 
 def missing_credentials(cfg):

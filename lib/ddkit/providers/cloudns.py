@@ -16,8 +16,8 @@ https://www.cloudns.net/wiki/article/188/ (TTLs)
 
 from ddkit import Failure, decimal
 from ddkit.ipcheck import OPERATORS, first_group
-from ddkit.provider import Record, Stale, Zone, safe_id
-from ddkit.settings import Setting, api_base_url, check_text
+from ddkit.provider import Record, Stale, Zone, safe_id, secret_setting, state_files, url_setting
+from ddkit.settings import Setting, check_text
 
 NAME = 'cloudns'
 STEM = 'ddkit_cloudns'                   # its lock and log files' prefix (no seed tool)
@@ -49,11 +49,10 @@ def auth_parameter(value):
 SETTINGS = [
     Setting('auth_id', help='the API user\'s auth-id (digits); a sub-user: sub-auth-id:<id> or sub-auth-user:<name>',
             check=check_auth_id),
-    Setting('auth_password', help='the API user\'s (or sub-user\'s) password', secret=True, check=check_text),
-    Setting('base_url', 'https://api.cloudns.net', help='API base URL (scheme and host; the tool adds the paths)',
-            check=api_base_url()),
+    secret_setting('auth_password', 'the API user\'s (or sub-user\'s) password', check=check_text),
+    url_setting('https://api.cloudns.net', 'API base URL (scheme and host; the tool adds the paths)'),
 ]
-FILES = {'ip_file': '.cloudns-ip_%s.txt', 'ids_file': '.cloudns-id_%s.txt'}
+FILES = state_files(NAME)
 REQUIRED = ('auth_id', 'auth_password')
 URLS = ('base_url',)
 NOUN = 'record'

@@ -17,25 +17,19 @@ https://desec.readthedocs.io/en/latest/auth/tokens.html
 
 from ddkit import Failure, decimal
 from ddkit.ipcheck import same_ip
-from ddkit.provider import ProviderSession, Record, Stale, Zone, address_id, address_of, address_record
-from ddkit.settings import Setting, api_base_url, check_header
+from ddkit.provider import (ProviderSession, Record, Stale, Zone, address_id, address_of, address_record,
+                            secret_setting, state_files, url_setting)
 
 NAME = 'desec'
 STEM = 'ddkit_desec'                     # its lock and log files' prefix (no seed tool)
 SUMMARY = 'Keep one A or AAAA record at deSEC (API v1, RRsets) equal to this host\'s public IP.'
 API_PATH = '/api/v1'
-
-
-base_url = api_base_url(API_PATH)   # the check of base_url
-
-
 SETTINGS = [
-    Setting('api_token', help='a deSEC API token (Token Management, or POST auth/tokens/)', secret=True,
-            check=check_header),
-    Setting('base_url', 'https://desec.io', help='API base URL (a trailing /api/v1, as the provider\'s documents '
-            'write it, is taken off: the tool adds it)', check=lambda v: base_url(v)),
+    secret_setting('api_token', 'a deSEC API token (Token Management, or POST auth/tokens/)'),
+    url_setting('https://desec.io', 'API base URL (a trailing /api/v1, as the provider\'s documents write it, is '
+                'taken off: the tool adds it)', API_PATH),
 ]
-FILES = {'ip_file': '.desec-ip_%s.txt', 'ids_file': '.desec-id_%s.txt'}
+FILES = state_files(NAME)
 REQUIRED = ('api_token',)
 URLS = ('base_url',)
 NOUN = 'record'

@@ -17,20 +17,18 @@ import time
 
 from ddkit import Failure, decimal
 from ddkit.provider import (PAGE, PAGES, Exists, Record, Stale, Zone, account_zones as every_zone, host_header, listing,
-                            tc3, tc3_answer, tc3_refused, whole_zone)
-from ddkit.settings import Setting, api_base_url, check_header
+                            secret_setting, state_files, tc3, tc3_answer, tc3_refused, url_setting, whole_zone)
+from ddkit.settings import Setting, check_header
 
 NAME = 'dnspod'
 STEM = 'ddkit_dnspod'                    # its lock and log files' prefix (no seed tool)
 SUMMARY = 'Keep one A or AAAA record at DNSPod (Tencent Cloud API 3.0) equal to this host\'s public IP.'
 SETTINGS = [
     Setting('secret_id', help='SecretId of a Tencent Cloud API key (AKID...)', check=check_header),
-    Setting('secret_key', help='SecretKey of that API key',
-            secret=True, check=check_header),
-    Setting('base_url', 'https://dnspod.tencentcloudapi.com', help='Tencent Cloud API endpoint of DNSPod',
-            check=api_base_url()),
+    secret_setting('secret_key', 'SecretKey of that API key'),
+    url_setting('https://dnspod.tencentcloudapi.com', 'Tencent Cloud API endpoint of DNSPod'),
 ]
-FILES = {'ip_file': '.dnspod-ip_%s.txt', 'ids_file': '.dnspod-id_%s.txt'}
+FILES = state_files(NAME)
 REQUIRED = ('secret_id', 'secret_key')
 URLS = ('base_url',)
 NOUN = 'record'

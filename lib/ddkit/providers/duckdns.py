@@ -10,22 +10,22 @@ API reference: https://www.duckdns.org/spec.jsp
 """
 
 from ddkit import Failure
-from ddkit.settings import Setting, api_base_url, check_text
+from ddkit.provider import secret_setting, state_files, url_setting
+from ddkit.settings import check_text
 
 NAME = 'duckdns'
 STEM = 'ddkit_duckdns'                   # its lock and log files' prefix
 SUMMARY = 'Tell DuckDNS (duckdns.org) this host\'s public IP for one of its domains.'
+UPDATE_PATH = '/update'
 SETTINGS = [
-    Setting('token', help='the account\'s token, shown at duckdns.org when logged in', secret=True, check=check_text),
-    Setting('base_url', 'https://www.duckdns.org', help='DuckDNS\'s base URL, scheme and host (the tool adds '
-            '/update)', check=lambda v: base_url(v)),
+    secret_setting('token', 'the account\'s token, shown at duckdns.org when logged in', check=check_text),
+    url_setting('https://www.duckdns.org', 'DuckDNS\'s base URL, scheme and host (the tool adds /update)',
+                UPDATE_PATH),
 ]
-FILES = {'ip_file': '.duckdns-ip_%s.txt'}
+FILES = state_files(NAME, ids=False)
 REQUIRED = ('token',)
 URLS = ('base_url',)
 NOUN = 'domain'
-UPDATE_PATH = '/update'
-base_url = api_base_url(UPDATE_PATH)   # the check of base_url
 # the field that carries the address, by record type: an IPv6 one in ipv6, which turns off DuckDNS's
 # detection of the IPv4 address from the request (that would set the A record to the router's address)
 FIELD = {'A': 'ip', 'AAAA': 'ipv6'}

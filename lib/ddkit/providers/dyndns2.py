@@ -17,23 +17,23 @@ https://help.dyn.com/remote-access-api/return-codes/
 import time
 
 from ddkit import Failure
-from ddkit.settings import Setting, api_base_url, check_text
+from ddkit.provider import secret_setting, state_files, url_setting
+from ddkit.settings import Setting, check_text
 
 NAME = 'dyndns2'
 STEM = 'ddkit_dyndns2'                   # its lock and log files' prefix
 SUMMARY = 'Tell a service that speaks dyndns2 (DynDNS and others) this host\'s public IP for one host name.'
+UPDATE_PATH = '/nic/update'
 SETTINGS = [
     Setting('username', help='account user name (some services: the host name)', check=check_text),
-    Setting('password', help='account password or the service\'s update key', secret=True, check=check_text),
-    Setting('server', 'https://members.dyndns.org', help='the service\'s base URL, scheme and host (the tool '
-            'adds /nic/update)', check=lambda v: base_url(v)),
+    secret_setting('password', 'account password or the service\'s update key', check=check_text),
+    url_setting('https://members.dyndns.org', 'the service\'s base URL, scheme and host (the tool adds '
+                '/nic/update)', UPDATE_PATH, name='server'),
 ]
-FILES = {'ip_file': '.dyndns2-ip_%s.txt', 'hold_file': '.dyndns2-hold_%s.txt'}
+FILES = state_files(NAME, ids=False, hold_file='hold')
 REQUIRED = ('username', 'password')
 URLS = ('server',)
 NOUN = 'host'
-UPDATE_PATH = '/nic/update'
-base_url = api_base_url(UPDATE_PATH)   # the check of server
 HOLD_SECONDS = 1800      # after 911 or dnserr: the protocol asks for 30 minutes or more before a retry
 FIXES = {   # what to do about the protocol's answers (docs/providers.md)
     'badauth': 'the user name or password is wrong: check username and password',

@@ -12,23 +12,22 @@ https://dynv6.com/docs/apis (HTTP tokens)
 """
 
 from ddkit import Failure
-from ddkit.provider import Record, Stale, Zone, safe_id
-from ddkit.settings import Setting, api_base_url, check_header
+from ddkit.provider import Record, Stale, Zone, safe_id, secret_setting, state_files, url_setting
 
 NAME = 'dynv6'
 STEM = 'ddkit_dynv6'                     # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = 'Keep one A or AAAA record at dynv6 (REST API, HTTP token) equal to this host\'s public IP.'
+API_PATH = '/api/v2'
 SETTINGS = [
-    Setting('api_token', help='dynv6 HTTP token (the keys page: HTTP Tokens), for every zone or the record\'s zone',
-            secret=True, check=check_header),
-    Setting('base_url', 'https://dynv6.com', help='API base URL, scheme and host (a trailing /api/v2 is taken off: '
-            'the tool adds it)', check=lambda v: base_url(v)),
+    secret_setting('api_token', 'dynv6 HTTP token (the keys page: HTTP Tokens), for every zone or the record\'s '
+                   'zone'),
+    url_setting('https://dynv6.com', 'API base URL, scheme and host (a trailing /api/v2 is taken off: the tool adds '
+                'it)', API_PATH),
 ]
-FILES = {'ip_file': '.dynv6-ip_%s.txt', 'ids_file': '.dynv6-id_%s.txt'}
+FILES = state_files(NAME)
 REQUIRED = ('api_token',)
 URLS = ('base_url',)
 NOUN = 'record'
-API_PATH = '/api/v2'
 APEX = 'apex'                            # the ids file's record id of the zone's own address
 FIELDS = {'A': 'ipv4address', 'AAAA': 'ipv6prefix'}   # the zone's field of its own address, by family
 TOKEN_FIX = ('api_token must be an HTTP token of this dynv6 account (the keys page, HTTP Tokens), copied '
@@ -42,9 +41,6 @@ FIXES = {   # what to do about the API's answers users meet, by HTTP status (doc
     422: 'the record was refused (see the fields): check record_name (a name inside zone_name) and record_type',
     429: 'too many requests: run less often',
 }
-
-
-base_url = api_base_url(API_PATH)   # the check of base_url
 
 
 def account(cfg):

@@ -18,20 +18,20 @@ https://cloud.tencent.com/document/product/1552/80729 (error codes)
 import time
 
 from ddkit import Failure
-from ddkit.provider import Exists, Record, Stale, Zone, host_header, listing, safe_id, tc3, tc3_answer, tc3_refused
-from ddkit.settings import Setting, api_base_url, check_header
+from ddkit.provider import (Exists, Record, Stale, Zone, host_header, listing, safe_id, secret_setting, state_files,
+                            tc3, tc3_answer, tc3_refused, url_setting)
+from ddkit.settings import Setting, check_header
 
 NAME = 'edgeone'
 STEM = 'ddkit_edgeone'                   # its lock and log files' prefix (no seed tool)
 SUMMARY = 'Keep one A or AAAA record of a Tencent Cloud EdgeOne site (TEO API 3.0) equal to this host\'s public IP.'
 SETTINGS = [
     Setting('secret_id', help='SecretId of a Tencent Cloud API key (AKID...)', check=check_header),
-    Setting('secret_key', help='SecretKey of that API key',
-            secret=True, check=check_header),
-    Setting('base_url', 'https://teo.tencentcloudapi.com', help='Tencent Cloud API endpoint of EdgeOne (the '
-            'international site: https://teo.intl.tencentcloudapi.com)', check=api_base_url()),
+    secret_setting('secret_key', 'SecretKey of that API key'),
+    url_setting('https://teo.tencentcloudapi.com', 'Tencent Cloud API endpoint of EdgeOne (the international site: '
+                'https://teo.intl.tencentcloudapi.com)'),
 ]
-FILES = {'ip_file': '.edgeone-ip_%s.txt', 'ids_file': '.edgeone-id_%s.txt'}
+FILES = state_files(NAME)
 REQUIRED = ('secret_id', 'secret_key')
 URLS = ('base_url',)
 NOUN = 'record'

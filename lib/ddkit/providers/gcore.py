@@ -15,25 +15,19 @@ pages beside it), https://gcore.com/docs/account-settings/api-tokens (the token)
 
 from ddkit import Failure
 from ddkit.ipcheck import same_ip
-from ddkit.provider import ProviderSession, Record, Stale, Zone, address_id, address_of, address_record, listing
-from ddkit.settings import Setting, api_base_url, check_header
+from ddkit.provider import (ProviderSession, Record, Stale, Zone, address_id, address_of, address_record, listing,
+                            secret_setting, state_files, url_setting)
 
 NAME = 'gcore'
 STEM = 'ddkit_gcore'                     # its lock and log files' prefix (no seed tool)
 SUMMARY = 'Keep one A or AAAA record at Gcore DNS (API v2, RRsets) equal to this host\'s public IP.'
 API_PATH = '/dns/v2'
-
-
-base_url = api_base_url(API_PATH)   # the check of base_url
-
-
 SETTINGS = [
-    Setting('api_token', help='a permanent API token (Gcore Customer Portal: Profile > API tokens)', secret=True,
-            check=check_header),
-    Setting('base_url', 'https://api.gcore.com', help='API base URL (a trailing /dns/v2, as the provider\'s '
-            'documents write it, is taken off: the tool adds it)', check=lambda v: base_url(v)),
+    secret_setting('api_token', 'a permanent API token (Gcore Customer Portal: Profile > API tokens)'),
+    url_setting('https://api.gcore.com', 'API base URL (a trailing /dns/v2, as the provider\'s documents write it, '
+                'is taken off: the tool adds it)', API_PATH),
 ]
-FILES = {'ip_file': '.gcore-ip_%s.txt', 'ids_file': '.gcore-id_%s.txt'}
+FILES = state_files(NAME)
 REQUIRED = ('api_token',)
 URLS = ('base_url',)
 NOUN = 'record'

@@ -16,8 +16,8 @@ import time
 
 from ddkit import Failure, decimal
 from ddkit.provider import (PAGE, Absent, Exists, ProviderSession, Record, Stale, Zone, account_zones as every_zone,
-                            listing, safe_id, whole_zone)
-from ddkit.settings import Setting, api_base_url, check_header, check_text
+                            listing, safe_id, secret_setting, url_setting, whole_zone)
+from ddkit.settings import Setting, check_header, check_text
 
 NAME = 'huaweicloud'
 STEM = 'updater_b'                       # its lock and log files' prefix: the seed tool's name
@@ -25,15 +25,14 @@ SUMMARY = ('Keep one A or AAAA recordset at cloud provider B (IAM token, DNS v2)
            'public IP.')
 SETTINGS = [
     Setting('username', help='account user name (also the user\'s domain name)', check=check_text),
-    Setting('password', help='account password',
-            secret=True, check=check_text),
+    secret_setting('password', 'account password', check=check_text),
     Setting('project_name', help='region project name in the token scope, e.g. cn-north-4',
             check=check_text),
     Setting('access_key', help='access key ID (AK): with secret_key, requests are signed instead of '
             'using username, password and project_name', check=check_header),
-    Setting('secret_key', help='secret access key (SK) of access_key', secret=True, check=check_header),
-    Setting('auth_url', 'https://iam.myhuaweicloud.com', help='IAM base URL (token)', check=api_base_url()),
-    Setting('dns_url', 'https://dns.myhuaweicloud.com', help='DNS API base URL', check=api_base_url()),
+    secret_setting('secret_key', 'secret access key (SK) of access_key'),
+    url_setting('https://iam.myhuaweicloud.com', 'IAM base URL (token)', name='auth_url'),
+    url_setting('https://dns.myhuaweicloud.com', 'DNS API base URL', name='dns_url'),
 ]
 FILES = {'ip_file': '.hw-wan_ip_%s.txt', 'ids_file': '.hw-id_%s.txt', 'auth_file': '.hw-token_%s.txt'}
 REQUIRED = ()                 # the credentials: missing_credentials

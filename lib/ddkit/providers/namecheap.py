@@ -13,25 +13,24 @@ Reference: https://www.namecheap.com/support/knowledgebase/article.aspx/29/11/ho
 """
 
 from ddkit import Failure
-from ddkit.settings import Setting, api_base_url, check_text
+from ddkit.provider import secret_setting, state_files, url_setting
+from ddkit.settings import check_text
 
 NAME = 'namecheap'
 STEM = 'ddkit_namecheap'                 # its lock and log files' prefix
 SUMMARY = 'Tell Namecheap\'s Dynamic DNS this host\'s public IPv4 address for one host of a domain.'
+UPDATE_PATH = '/update'
 SETTINGS = [
-    Setting('password', help='the domain\'s Dynamic DNS password (Namecheap: Domain List > Manage > Advanced DNS '
-            '> Dynamic DNS; not the account\'s password)',
-            secret=True, check=check_text),
-    Setting('base_url', 'https://dynamicdns.park-your-domain.com', help='the Dynamic DNS service\'s base URL, '
-            'scheme and host (the tool adds /update)', check=lambda v: base_url(v)),
+    secret_setting('password', 'the domain\'s Dynamic DNS password (Namecheap: Domain List > Manage > Advanced '
+                   'DNS > Dynamic DNS; not the account\'s password)', check=check_text),
+    url_setting('https://dynamicdns.park-your-domain.com', 'the Dynamic DNS service\'s base URL, scheme and host '
+                '(the tool adds /update)', UPDATE_PATH),
 ]
-FILES = {'ip_file': '.namecheap-ip_%s.txt'}
+FILES = state_files(NAME, ids=False)
 REQUIRED = ('password', 'zone_name')   # the domain is sent apart from the host
 URLS = ('base_url',)
 NOUN = 'host'
 FAMILIES = ('A',)   # IPv4 only: an AAAA record is refused before anything is sent
-UPDATE_PATH = '/update'
-base_url = api_base_url(UPDATE_PATH)   # the check of base_url
 FIELD_MAX = 1000    # characters of one field read from an answer
 FIXES = {   # what to do about Namecheap's ResponseNumber codes (docs/providers.md)
     '304156': 'Namecheap refused a field (its message says which; ddkit sends a checked IPv4 address): check '

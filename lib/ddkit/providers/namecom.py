@@ -13,26 +13,25 @@ document names them; ListDomains at /core/v1/domains)
 
 from ddkit import Failure
 from ddkit.ipcheck import OPERATORS, first_group
-from ddkit.provider import PAGE, Record, Stale, Zone, listing, safe_id
-from ddkit.settings import Setting, api_base_url, check_header
+from ddkit.provider import PAGE, Record, Stale, Zone, listing, safe_id, secret_setting, state_files, url_setting
+from ddkit.settings import Setting, check_header
 
 NAME = 'namecom'
 STEM = 'ddkit_namecom'                   # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = 'Keep one A or AAAA record at Name.com (core API, user name and API token) equal to this host\'s public IP.'
+API_PATH = '/core/v1'
 SETTINGS = [
     Setting('username', help='the Name.com account\'s user name (the one its API tokens are made for; with '
             'the test API, its name with -test)', check=check_header),
-    Setting('api_token', help='its API token', secret=True,
-            check=check_header),
-    Setting('base_url', 'https://api.name.com', help='API base URL, scheme and host (https://api.dev.name.com '
-            'is the test API)', check=lambda v: base_url(v)),
+    secret_setting('api_token', 'its API token'),
+    url_setting('https://api.name.com', 'API base URL, scheme and host (https://api.dev.name.com is the test API)',
+                API_PATH),
 ]
-FILES = {'ip_file': '.namecom-ip_%s.txt', 'ids_file': '.namecom-id_%s.txt'}
+FILES = state_files(NAME)
 REQUIRED = ('username', 'api_token')
 URLS = ('base_url',)
 NOUN = 'record'
 SEVERAL = True                           # no resolution lines: each line's address is a record of the name
-API_PATH = '/core/v1'
 TTL_MIN, TTL_MAX = 300, 2 ** 31 - 1      # "name.com allows a minimum TTL of 300"; a TTL read back outside is not sent
 MAX_PAGES = 20                           # of PAGE records each: a zone listed past them is refused, not half read
 ZONE_PAGES = 10                          # of ZONES_PAGE domains each, for account_zones
@@ -52,9 +51,6 @@ FIXES = {   # what to do about the API's answers users meet, by HTTP status (doc
     415: 'the API refused the request\'s Content-Type (a bug: ddkit sends application/json)',
     429: 'too many requests (Name.com allows 20 a second and 3000 an hour): run less often',
 }
-
-
-base_url = api_base_url(API_PATH)   # the check of base_url
 
 
 def account(cfg):

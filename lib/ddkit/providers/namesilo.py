@@ -13,22 +13,21 @@ API reference: https://www.namesilo.com/api-reference (operations, answers and r
 """
 
 from ddkit import Failure, decimal
-from ddkit.provider import Record, Stale, Zone, safe_id
-from ddkit.settings import Setting, api_base_url, check_header
+from ddkit.provider import Record, Stale, Zone, safe_id, secret_setting, state_files, url_setting
 
 NAME = 'namesilo'
 STEM = 'ddkit_namesilo'                  # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = 'Keep one A or AAAA record at NameSilo (API key) equal to this host\'s public IP.'
+API_PATH = '/api'
 SETTINGS = [
-    Setting('api_key', help='API key from the API Manager of the NameSilo account', secret=True, check=check_header),
-    Setting('base_url', 'https://www.namesilo.com', help='API base URL, scheme and host (a trailing /api, as '
-            'the provider\'s documents write it, is taken off: the tool adds it)', check=lambda v: base_url(v)),
+    secret_setting('api_key', 'API key from the API Manager of the NameSilo account'),
+    url_setting('https://www.namesilo.com', 'API base URL, scheme and host (a trailing /api, as the provider\'s '
+                'documents write it, is taken off: the tool adds it)', API_PATH),
 ]
-FILES = {'ip_file': '.namesilo-ip_%s.txt', 'ids_file': '.namesilo-id_%s.txt'}
+FILES = state_files(NAME)
 REQUIRED = ('api_key',)
 URLS = ('base_url',)
 NOUN = 'record'
-API_PATH = '/api'
 VERSION = '1'
 OK = 300                                 # the reply code of a successful operation
 ZONE_GONE = 200                          # the domain is not active, or not this account's
@@ -47,9 +46,6 @@ FIXES = {   # what to do about the API's reply codes users meet (docs/providers.
     280: 'NameSilo refused the DNS change: see its detail in the log line before this one (a TTL below 3600 is '
          'refused)',
 }
-
-
-base_url = api_base_url(API_PATH)   # the check of base_url
 
 
 def account(cfg):

@@ -14,26 +14,24 @@ the OpenAPI document https://porkbun.com/api/json/v3/spec)
 
 from ddkit import Failure, decimal
 from ddkit.ipcheck import OPERATORS, first_group
-from ddkit.provider import Record, Stale, Zone, listing, safe_id
-from ddkit.settings import Setting, api_base_url, check_header
+from ddkit.provider import Record, Stale, Zone, listing, safe_id, secret_setting, state_files, url_setting
 
 NAME = 'porkbun'
 STEM = 'ddkit_porkbun'                   # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = 'Keep one A or AAAA record at Porkbun (API v3, API key and secret) equal to this host\'s public IP.'
+API_PATH = '/api/json/v3'
 SETTINGS = [
-    Setting('api_key', help='API key (pk1_...) of the Porkbun account', secret=True, check=check_header),
-    Setting('secret_api_key', help='its secret API key (sk1_...)',
-            secret=True, check=check_header),
-    Setting('base_url', 'https://api.porkbun.com', help='API base URL, scheme and host (a trailing /api/json/v3, '
-            'as the provider\'s documents write it, is taken off: the tool adds it)', check=lambda v: base_url(v)),
+    secret_setting('api_key', 'API key (pk1_...) of the Porkbun account'),
+    secret_setting('secret_api_key', 'its secret API key (sk1_...)'),
+    url_setting('https://api.porkbun.com', 'API base URL, scheme and host (a trailing /api/json/v3, as the '
+                'provider\'s documents write it, is taken off: the tool adds it)', API_PATH),
 ]
-FILES = {'ip_file': '.porkbun-ip_%s.txt', 'ids_file': '.porkbun-id_%s.txt'}
+FILES = state_files(NAME)
 REQUIRED = ('api_key', 'secret_api_key')
 URLS = ('base_url',)
 NOUN = 'record'
 SEVERAL = True                           # no resolution lines: each line's address is a record of the name
 LINE_NOTE = 'ddkit line %s'              # the notes a line's record is made with: how it is found again
-API_PATH = '/api/json/v3'
 TTL_MIN, TTL_MAX = 600, 2 ** 31 - 1      # a TTL read back outside these is not sent (600: the API's minimum)
 CHUNK_PAGES = 10                         # chunks of the account's domains read at most (10,000 domains)
 INVALID_DOMAIN = 'Invalid domain.'
@@ -53,9 +51,6 @@ FIXES = {   # what to do about the API's messages users meet (it sends no codes;
     'Edit error: We were unable to edit the DNS record.': 'Porkbun could not change the record (changed or '
                                                           'deleted meanwhile?): the next run looks it up again',
 }
-
-
-base_url = api_base_url(API_PATH)   # the check of base_url
 
 
 def account(cfg):

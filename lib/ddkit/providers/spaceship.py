@@ -16,27 +16,25 @@ client/domains.go) calls it
 
 from ddkit import Failure
 from ddkit.ipcheck import OPERATORS, first_group, same_ip
-from ddkit.provider import Record, Stale, Zone, listing, safe_id
-from ddkit.settings import Setting, api_base_url, check_header
+from ddkit.provider import Record, Stale, Zone, listing, safe_id, secret_setting, state_files, url_setting
 
 NAME = 'spaceship'
 STEM = 'ddkit_spaceship'                 # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = ('Keep one A or AAAA record at Spaceship (DNS records API, API key and secret) equal to this host\'s '
            'public IP.')
+API_PATH = '/api/v1'
 SETTINGS = [
-    Setting('api_key', help='API key from the Spaceship API Manager, with the dnsrecords:read and dnsrecords:write '
-            'permissions', secret=True, check=check_header),
-    Setting('api_secret', help='the API key\'s secret',
-            secret=True, check=check_header),
-    Setting('base_url', 'https://spaceship.dev', help='API base URL, scheme and host (a trailing /api/v1 is taken '
-            'off: the tool adds it)', check=lambda v: base_url(v)),
+    secret_setting('api_key', 'API key from the Spaceship API Manager, with the dnsrecords:read and '
+                   'dnsrecords:write permissions'),
+    secret_setting('api_secret', 'the API key\'s secret'),
+    url_setting('https://spaceship.dev', 'API base URL, scheme and host (a trailing /api/v1 is taken off: the tool '
+                'adds it)', API_PATH),
 ]
-FILES = {'ip_file': '.spaceship-ip_%s.txt', 'ids_file': '.spaceship-id_%s.txt'}
+FILES = state_files(NAME)
 REQUIRED = ('api_key', 'api_secret')
 URLS = ('base_url',)
 NOUN = 'record'
 SEVERAL = True                           # no resolution lines: each line's address is a record of the name
-API_PATH = '/api/v1'
 TAKE = 100                               # records a page: what every reading of the documented limits allows
 MAX_PAGES = 20                           # a zone listed past them is refused, not half read
 ZONES_TAKE, ZONE_PAGES = 100, 20         # the domain list's largest page, and how many account_zones reads
@@ -56,9 +54,6 @@ FIXES = {   # what to do about the API's answers users meet, by HTTP status (doc
          'such as URL redirect or email forwarding): remove it, or choose another record_name',
     429: 'too many requests (Spaceship allows 300 in 300 seconds for a domain\'s records): run less often',
 }
-
-
-base_url = api_base_url(API_PATH)   # the check of base_url
 
 
 def account(cfg):

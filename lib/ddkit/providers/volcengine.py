@@ -20,8 +20,9 @@ import time
 
 from ddkit import Failure, decimal
 from ddkit.ipcheck import OPERATORS, first_group
-from ddkit.provider import PAGE, Exists, Record, Stale, Zone, listing, safe_id, whole_zone
-from ddkit.settings import Setting, api_base_url, check_header
+from ddkit.provider import (PAGE, Exists, Record, Stale, Zone, listing, safe_id, secret_setting, state_files,
+                            url_setting, whole_zone)
+from ddkit.settings import Setting, check_header
 
 NAME = 'volcengine'
 STEM = 'ddkit_volcengine'                # its lock and log files' prefix (no seed tool runs it)
@@ -30,11 +31,10 @@ SUMMARY = ('Keep one A or AAAA record at Volcengine TrafficRoute DNS (OpenAPI 20
 SETTINGS = [
     Setting('access_key_id', help='Access Key ID of an IAM user allowed to change the zone\'s records',
             check=check_header),
-    Setting('secret_access_key', help='its Secret Access Key', secret=True, check=check_header),
-    Setting('base_url', 'https://open.volcengineapi.com', help='OpenAPI endpoint (scheme and host)',
-            check=api_base_url()),
+    secret_setting('secret_access_key', 'its Secret Access Key'),
+    url_setting('https://open.volcengineapi.com', 'OpenAPI endpoint (scheme and host)'),
 ]
-FILES = {'ip_file': '.volcengine-ip_%s.txt', 'ids_file': '.volcengine-id_%s.txt'}
+FILES = state_files(NAME)
 REQUIRED = ('access_key_id', 'secret_access_key')
 URLS = ('base_url',)
 NOUN = 'record'

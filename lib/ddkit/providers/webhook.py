@@ -12,7 +12,8 @@ https://url.spec.whatwg.org/#application/x-www-form-urlencoded; JSON: https://ww
 """
 
 from ddkit import Failure
-from ddkit.settings import Setting, Withheld, check_header, check_url
+from ddkit.provider import secret_setting, state_files
+from ddkit.settings import Setting, Withheld, check_url
 
 NAME = 'webhook'
 STEM = 'ddkit_webhook'                   # its lock and log files' prefix
@@ -224,11 +225,11 @@ SETTINGS = [
     Setting('headers', help='headers to send, "Name: value" each (repeat the flag; a UCI list; blanks '
             'separate them elsewhere: write Name:value); no credential here', check=check_headers,
             repeat=True, metavar='HEADER'),
-    Setting('bearer_token', help='sent as Authorization: Bearer <token>', secret=True, check=check_header),
+    secret_setting('bearer_token', 'sent as Authorization: Bearer <token>'),
     Setting('header_secret', help='one header holding a credential, "Name: value" (X-Api-Key: ..., '
             'Authorization: Basic ...): kept out of logs', secret=True, check=check_header_secret),
 ]
-FILES = {'ip_file': '.webhook-ip_%s.txt'}
+FILES = state_files(NAME, ids=False)
 REQUIRED = ('url',)
 URLS = ('url',)   # --check verifies TLS with its host: placeholders never stand there
 NOUN = 'record'

@@ -15,24 +15,25 @@ https://www.west.cn/CustomerCenter/doc/domain_v2.html (the domain DNS calls)
 import time
 
 from ddkit import Failure, decimal
-from ddkit.provider import PAGES, Exists, Record, Stale, Zone, safe_id, whole_zone
+from ddkit.provider import (PAGES, Exists, Record, Stale, Zone, safe_id, secret_setting, state_files, url_setting,
+                            whole_zone)
 from ddkit.settings import Setting, api_base_url
 
 NAME = 'westcn'
 STEM = 'ddkit_westcn'                    # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = 'Keep one A or AAAA record at West.cn 西部数码 (API v2, API password) equal to this host\'s public IP.'
+API_PATH = '/api/v2'
 SETTINGS = [
     Setting('username', help='user name (member ID) of the West.cn account', check=lambda v: check_ascii(v)),
-    Setting('api_password', help='the API password set in the account\'s API settings, not the login password',
-            secret=True, check=lambda v: check_ascii(v)),
-    Setting('base_url', 'https://api.west.cn', help='API base URL, scheme and host (a trailing /api/v2, as the '
-            'provider\'s documents write it, is taken off: the tool adds it)', check=lambda v: base_url(v)),
+    secret_setting('api_password', 'the API password set in the account\'s API settings, not the login password',
+                   check=lambda v: check_ascii(v)),
+    url_setting('https://api.west.cn', 'API base URL, scheme and host (a trailing /api/v2, as the provider\'s '
+                'documents write it, is taken off: the tool adds it)', API_PATH),
 ]
-FILES = {'ip_file': '.westcn-ip_%s.txt', 'ids_file': '.westcn-id_%s.txt'}
+FILES = state_files(NAME)
 REQUIRED = ('username', 'api_password')
 URLS = ('base_url',)
 NOUN = 'record'
-API_PATH = '/api/v2'
 # each operator line's resolution line code; 'default' stands for the default line, whose code in
 # the API is the empty string (DEFAULT_CODE): a record without lines lives there
 LINES = {'default': 'default', 'ct': 'LTEL', 'cm': 'LMOB', 'cu': 'LCNC'}
@@ -76,7 +77,7 @@ def check_ascii(value):
     return value
 
 
-base_url = api_base_url(API_PATH)   # the check of base_url
+base_url = api_base_url(API_PATH)   # the check of base_url, by itself (tests/test_westcn.py)
 
 
 def account(cfg):
