@@ -103,206 +103,119 @@ class Adapter:
         return self.provider
 
 
+def rest_calls(find, read=('get_record',), verify=None, missing=None, create=('create_record',),
+               update=('update_record',), by_name=True):
+    """The requests each outcome row makes at a provider whose records are read (test_provider_tables):
+    find, the lookups of a record by its name (the zone, the name's records); read, those of a record
+    by its stored ids before an update sends it back (none: the update alone); verify, those that
+    read it to verify (default: read); missing, those that meet a zone the account lacks (default:
+    the first lookup); create and update, the writes. by_name: the lookups by name are a row too
+    (test_verify)."""
+    find, read, create, update = list(find), list(read), list(create), list(update)
+    verify = read if verify is None else list(verify)
+    calls = {'created': find + create, 'updated': find + update, 'updated with stored ids': read + update,
+             'unchanged': [], 'verified': verify, 'drift healed': verify + update,
+             'failed: no such zone': find[:1] if missing is None else list(missing)}
+    if by_name:
+        calls['found by name'] = find
+    return calls
+
+
+def told_calls():
+    """The requests each outcome row makes at a provider only told the IP (one update call)."""
+    return {'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']}
+
+
+def run_by_ddkit(provider, noun, credentials, calls, content=lambda ip: ip, store='records', files=('ip', 'ids'),
+                 told=False):
+    """The adapter of a provider of the registry that ddkit runs: its state files `.<provider>-<kind>_%s.txt`
+    (kind ip, id, hold), its lock, log and status files' prefix ddkit_<provider>; told: only told the
+    IP, its failure a refused update."""
+    names = {'ip': 'ip_file', 'ids': 'ids_file', 'hold': 'hold_file'}
+    kinds = {'ip': 'ip', 'ids': 'id', 'hold': 'hold'}
+    return Adapter('ddkit', provider, None, noun, {names[k]: '.%s-%s_%%s.txt' % (provider, kinds[k]) for k in files},
+                   credentials, content, store, calls, stem='ddkit_' + provider,
+                   **({'failure': ('update record', 'refused')} if told else {}))
+
+
 A = Adapter('updater_a', 'cloudflare', 'a', 'record', {'ip_file': '.cf-wan_ip_%s.txt', 'ids_file': '.cf-id_%s.txt'},
             {'DDNS_AUTH_EMAIL': 'a@example.com', 'DDNS_AUTH_KEY': 'k' * 37}, lambda ip: ip, 'records',
-            calls={'created': ['list_zones', 'list_records', 'create_record'],
-                   'updated': ['list_zones', 'list_records', 'update_record'],
-                   # an update sends back what the record holds (ttl, comment): it is read first
-                   'updated with stored ids': ['get_record', 'update_record'],
-                   'unchanged': [],
-                   'verified': ['get_record'],
-                   'drift healed': ['get_record', 'update_record'],
-                   'failed: no such zone': ['list_zones']})
+            # an update sends back what the record holds (ttl, comment): it is read first
+            calls=rest_calls(find=['list_zones', 'list_records'], by_name=False))
 B = Adapter('updater_b', 'huaweicloud', 'b', 'recordset', {'ip_file': '.hw-wan_ip_%s.txt', 'ids_file': '.hw-id_%s.txt',
                                             'auth_file': '.hw-token_%s.txt'},
             {'DDNS_USERNAME': 'user', 'DDNS_PASSWORD': 'pw-secret', 'DDNS_PROJECT_NAME': 'cn-north-4'},
             lambda ip: [ip], 'recordsets',
-            calls={'created': ['get_token', 'list_zones', 'list_records', 'create_record'],
-                   'updated': ['get_token', 'list_zones', 'list_records', 'update_record'],
-                   # the update's answer says whether the stored recordset still exists; the token is cached
-                   'updated with stored ids': ['update_record'],
-                   'unchanged': [],
-                   'verified': ['get_record'],
-                   'drift healed': ['get_record', 'update_record'],
-                   'failed: no such zone': ['get_token', 'list_zones']},
+            # the update's answer says whether the stored recordset still exists; the token is cached
+            calls=rest_calls(find=['get_token', 'list_zones', 'list_records'], read=[], verify=['get_record'],
+                             missing=['get_token', 'list_zones'], by_name=False),
             session=lambda box: {'auth_file': '%d %s\n' % (box.provider_b.now() + 3600, box.provider_b.issue_token())})
-DYNDNS2 = Adapter('ddkit', 'dyndns2', None, 'host', {'ip_file': '.dyndns2-ip_%s.txt', 'hold_file': '.dyndns2-hold_%s.txt'},
-                  {'DDNS_USERNAME': 'user', 'DDNS_PASSWORD': 'pw-secret'}, lambda ip: ip, 'hosts',
-                  calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
-                  stem='ddkit_dyndns2', failure=('update record', 'refused'))
-DNSPOD = Adapter('ddkit', 'dnspod', None, 'record', {'ip_file': '.dnspod-ip_%s.txt', 'ids_file': '.dnspod-id_%s.txt'},
-                 {'DDNS_SECRET_ID': 'AKID' + 'x' * 32, 'DDNS_SECRET_KEY': 'k' * 32}, lambda ip: ip, 'records',
-                 calls={'created': ['list_records', 'create_record'],
-                        'updated': ['list_records', 'update_record'],
-                        # the update sends back the record's TTL (ModifyDynamicDNS would reset it): read first
-                        'updated with stored ids': ['get_record', 'update_record'],
-                        'unchanged': [],
-                        'verified': ['get_record'],
-                        'drift healed': ['get_record', 'update_record'],
-                        # the domain is the zone: the record listing is what finds it missing
-                        'failed: no such zone': ['list_records'],
-                        # not a row of the tables: the lookups by name (test_verify)
-                        'found by name': ['list_records']},
-                 stem='ddkit_dnspod')
-ALIDNS = Adapter('ddkit', 'alidns', None, 'record', {'ip_file': '.alidns-ip_%s.txt', 'ids_file': '.alidns-id_%s.txt'},
-                 {'DDNS_ACCESS_KEY_ID': 'LTAI5tEXAMPLEkeyId01', 'DDNS_ACCESS_KEY_SECRET': 'example-secret-0123456789'},
-                 lambda ip: ip, 'records',
-                 # no zone call: the domain name is the zone, and the record's listing proves it is the
-                 # account's; an update sends back the record's ttl, so it is read first
-                 calls={'created': ['list_records', 'create_record'],
-                        'updated': ['list_records', 'update_record'],
-                        'updated with stored ids': ['get_record', 'update_record'],
-                        'unchanged': [],
-                        'verified': ['get_record'],
-                        'drift healed': ['get_record', 'update_record'],
-                        'failed: no such zone': ['list_records'],
-                        # not a row of the tables: the lookups by name (test_verify)
-                        'found by name': ['list_records']},
-                 stem='ddkit_alidns')
-WEBHOOK = Adapter('ddkit', 'webhook', None, 'record', {'ip_file': '.webhook-ip_%s.txt'},
-                  {'DDNS_URL': 'https://hooks.example.com/hook/{name}?ip={ip}', 'DDNS_BEARER_TOKEN': 'wh-token'},
-                  lambda ip: ip, 'records',
-                  calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
-                  stem='ddkit_webhook', failure=('update record', 'refused'))
-# a preset of dyndns2 (ddkit.registry.Preset): the protocol's adapter with the preset's own files
-NOIP = Adapter('ddkit', 'noip', None, 'host', {'ip_file': '.noip-ip_%s.txt', 'hold_file': '.noip-hold_%s.txt'},
-               {'DDNS_USERNAME': 'owner@example.com', 'DDNS_PASSWORD': 'pw-secret'}, lambda ip: ip, 'hosts',
-               calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
-               stem='ddkit_noip', failure=('update record', 'refused'))
-DYNU = Adapter('ddkit', 'dynu', None, 'host', {'ip_file': '.dynu-ip_%s.txt', 'hold_file': '.dynu-hold_%s.txt'},
-               {'DDNS_USERNAME': 'dynu-user', 'DDNS_PASSWORD': 'pw-secret'}, lambda ip: ip, 'hosts',
-               calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
-               stem='ddkit_dynu', failure=('update record', 'refused'))
+DYNDNS2 = run_by_ddkit('dyndns2', 'host', {'DDNS_USERNAME': 'user', 'DDNS_PASSWORD': 'pw-secret'}, told_calls(),
+                       store='hosts', files=('ip', 'hold'), told=True)
+DNSPOD = run_by_ddkit('dnspod', 'record', {'DDNS_SECRET_ID': 'AKID' + 'x' * 32, 'DDNS_SECRET_KEY': 'k' * 32},
+                      # the update sends back the record's TTL (ModifyDynamicDNS would reset it): read
+                      # first; the domain is the zone: the record listing is what finds it missing
+                      rest_calls(find=['list_records']))
+ALIDNS = run_by_ddkit('alidns', 'record', {'DDNS_ACCESS_KEY_ID': 'LTAI5tEXAMPLEkeyId01',
+                                           'DDNS_ACCESS_KEY_SECRET': 'example-secret-0123456789'},
+                      # no zone call: the domain name is the zone, and the record's listing proves it is
+                      # the account's; an update sends back the record's ttl, so it is read first
+                      rest_calls(find=['list_records']))
+WEBHOOK = run_by_ddkit('webhook', 'record', {'DDNS_URL': 'https://hooks.example.com/hook/{name}?ip={ip}',
+                                             'DDNS_BEARER_TOKEN': 'wh-token'}, told_calls(), files=('ip',), told=True)
+# presets of dyndns2 (ddkit.registry.Preset): the protocol's adapter with the preset's own files
+NOIP = run_by_ddkit('noip', 'host', {'DDNS_USERNAME': 'owner@example.com', 'DDNS_PASSWORD': 'pw-secret'},
+                    told_calls(), store='hosts', files=('ip', 'hold'), told=True)
+DYNU = run_by_ddkit('dynu', 'host', {'DDNS_USERNAME': 'dynu-user', 'DDNS_PASSWORD': 'pw-secret'},
+                    told_calls(), store='hosts', files=('ip', 'hold'), told=True)
 # the password is the record's key; the user name, the host name itself, need not be set
-HE = Adapter('ddkit', 'he', None, 'host', {'ip_file': '.he-ip_%s.txt', 'hold_file': '.he-hold_%s.txt'},
-             {'DDNS_PASSWORD': 'key-secret'}, lambda ip: ip, 'hosts',
-             calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
-             stem='ddkit_he', failure=('update record', 'refused'))
-DUCKDNS = Adapter('ddkit', 'duckdns', None, 'domain', {'ip_file': '.duckdns-ip_%s.txt'},
-                  {'DDNS_TOKEN': '9f1c2d3e-0000-4000-8000-0a1b2c3d4e5f'}, lambda ip: ip, 'records',
-                  calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
-                  stem='ddkit_duckdns', failure=('update record', 'refused'))
-NAMECHEAP = Adapter('ddkit', 'namecheap', None, 'host', {'ip_file': '.namecheap-ip_%s.txt'},
-                    {'DDNS_PASSWORD': '0123456789abcdef0123456789abcdef'}, lambda ip: ip, 'records',
-                    calls={'updated': ['update'], 'unchanged': [], 'failed: no such name': ['update']},
-                    stem='ddkit_namecheap', failure=('update record', 'refused'))
-VOLCENGINE = Adapter('ddkit', 'volcengine', None, 'record', {'ip_file': '.volcengine-ip_%s.txt',
-                                                             'ids_file': '.volcengine-id_%s.txt'},
-                     {'DDNS_ACCESS_KEY_ID': 'AKLTexampleAccessKeyId01', 'DDNS_SECRET_ACCESS_KEY': 'example-secret-0123456789'},
-                     lambda ip: ip, 'records',
-                     # the zone's ZID by its name (ListZones), then the name's records; an update sends back
-                     # the record's TTL, weight and remark, so one by stored ids is read first
-                     calls={'created': ['list_zones', 'list_records', 'create_record'],
-                            'updated': ['list_zones', 'list_records', 'update_record'],
-                            'updated with stored ids': ['get_record', 'update_record'],
-                            'unchanged': [],
-                            'verified': ['get_record'],
-                            'drift healed': ['get_record', 'update_record'],
-                            'failed: no such zone': ['list_zones']},
-                     stem='ddkit_volcengine')
-BAIDUCLOUD = Adapter('ddkit', 'baiducloud', None, 'record', {'ip_file': '.baiducloud-ip_%s.txt',
-                                                             'ids_file': '.baiducloud-id_%s.txt'},
-                     {'DDNS_ACCESS_KEY_ID': 'example0access0key0id00000000001', 'DDNS_SECRET_ACCESS_KEY': 'example-secret-0123456789'},
-                     lambda ip: ip, 'records',
-                     # no zone call: the paths carry the zone's name, and the name's listing proves it is the
-                     # account's (a refused one is explained by the zone listing); an update sends back the
-                     # record's ttl and description, so one by stored ids is read first (the listing by id)
-                     calls={'created': ['list_records', 'create_record'],
-                            'updated': ['list_records', 'update_record'],
-                            'updated with stored ids': ['get_record', 'update_record'],
-                            'unchanged': [],
-                            'verified': ['get_record'],
-                            'drift healed': ['get_record', 'update_record'],
-                            'failed: no such zone': ['list_records', 'list_zones'],
-                            # not a row of the tables: the lookups by name (test_verify)
-                            'found by name': ['list_records']},
-                     stem='ddkit_baiducloud')
-NAMECOM = Adapter('ddkit', 'namecom', None, 'record', {'ip_file': '.namecom-ip_%s.txt', 'ids_file': '.namecom-id_%s.txt'},
-                  {'DDNS_USERNAME': 'user', 'DDNS_API_TOKEN': 'namecom-token-0123'}, lambda ip: ip, 'records',
-                  # the domain is the zone: its record listing finds it; an update sends back the
-                  # record's TTL (UpdateRecord overwrites the whole record), so it is read first
-                  calls={'created': ['list_records', 'create_record'],
-                         'updated': ['list_records', 'update_record'],
-                         'updated with stored ids': ['get_record', 'update_record'],
-                         'unchanged': [],
-                         'verified': ['get_record'],
-                         'drift healed': ['get_record', 'update_record'],
-                         'failed: no such zone': ['list_records'],
-                         # not a row of the tables: the lookups by name (test_verify)
-                         'found by name': ['list_records']},
-                  stem='ddkit_namecom')
-SPACESHIP = Adapter('ddkit', 'spaceship', None, 'record', {'ip_file': '.spaceship-ip_%s.txt',
-                                                          'ids_file': '.spaceship-id_%s.txt'},
-                    {'DDNS_API_KEY': 'spaceship-key', 'DDNS_API_SECRET': 'spaceship-secret'}, lambda ip: ip, 'records',
-                    # the domain is the zone, its one listing finds it and reads a record (a record has no
-                    # id: it is its type, name and address); a changed address is the old record deleted
-                    # and the new one saved (PUT), its TTL the old one's
-                    calls={'created': ['list_records', 'save_records'],
-                           'updated': ['list_records', 'delete_records', 'save_records'],
-                           'updated with stored ids': ['list_records', 'delete_records', 'save_records'],
-                           'unchanged': [],
-                           'verified': ['list_records'],
-                           'drift healed': ['list_records', 'delete_records', 'save_records'],
-                           'failed: no such zone': ['list_records'],
-                           # not a row of the tables: the lookups by name (test_verify)
-                           'found by name': ['list_records']},
-                    stem='ddkit_spaceship')
-DYNV6 = Adapter('ddkit', 'dynv6', None, 'record', {'ip_file': '.dynv6-ip_%s.txt', 'ids_file': '.dynv6-id_%s.txt'},
-                {'DDNS_API_TOKEN': 'dynv6-token-0123'}, lambda ip: ip, 'records',
-                # the zone by its name, then its records; an update by the stored ids reads the record
-                # first (its name and type go with the new data: a record of other ids is never changed)
-                calls={'created': ['zone_by_name', 'list_records', 'create_record'],
-                       'updated': ['zone_by_name', 'list_records', 'update_record'],
-                       'updated with stored ids': ['get_record', 'update_record'],
-                       'unchanged': [],
-                       'verified': ['get_record'],
-                       'drift healed': ['get_record', 'update_record'],
-                       'failed: no such zone': ['zone_by_name'],
-                       # not a row of the tables: the lookups by name (test_verify)
-                       'found by name': ['zone_by_name', 'list_records']},
-                stem='ddkit_dynv6')
-CLOUDNS = Adapter('ddkit', 'cloudns', None, 'record', {'ip_file': '.cloudns-ip_%s.txt', 'ids_file': '.cloudns-id_%s.txt'},
-                  {'DDNS_AUTH_ID': '8625', 'DDNS_AUTH_PASSWORD': 'example-password'}, lambda ip: ip, 'records',
-                  # the domain name is the zone (the record listing finds it); an update sends back the
-                  # record's host and TTL, so the record is read first
-                  calls={'created': ['list_records', 'create_record'],
-                         'updated': ['list_records', 'update_record'],
-                         'updated with stored ids': ['get_record', 'update_record'],
-                         'unchanged': [],
-                         'verified': ['get_record'],
-                         'drift healed': ['get_record', 'update_record'],
-                         'failed: no such zone': ['list_records'],
-                         # not a row of the tables: the lookups by name (test_verify)
-                         'found by name': ['list_records']},
-                  stem='ddkit_cloudns')
-GCORE = Adapter('ddkit', 'gcore', None, 'record', {'ip_file': '.gcore-ip_%s.txt', 'ids_file': '.gcore-id_%s.txt'},
-                {'DDNS_API_TOKEN': '29841$example-token'}, lambda ip: [ip], 'rrsets',
-                # the zone read by its name; the record is the RRset of its name and type, read whole
-                # before a PUT sends back what it holds (its TTL, meta, pickers); a PUT that makes it
-                # is create_record
-                calls={'created': ['get_zone', 'get_record', 'create_record'],
-                       'updated': ['get_zone', 'get_record', 'update_record'],
-                       'updated with stored ids': ['get_record', 'update_record'],
-                       'unchanged': [],
-                       'verified': ['get_record'],
-                       'drift healed': ['get_record', 'update_record'],
-                       'failed: no such zone': ['get_zone'],
-                       'found by name': ['get_zone', 'get_record']},
-                stem='ddkit_gcore')
-DESEC = Adapter('ddkit', 'desec', None, 'record', {'ip_file': '.desec-ip_%s.txt', 'ids_file': '.desec-id_%s.txt'},
-                {'DDNS_API_TOKEN': 'example-desec-token'}, lambda ip: [ip], 'rrsets',
-                # the domain read by its name (its minimum TTL); the record is the RRset of its subname
-                # and type, which a PATCH changes keeping what it does not send (its TTL): with stored
-                # ids an update needs no read; a new RRset is a bulk PATCH of the domain's rrsets/
-                calls={'created': ['get_zone', 'get_record', 'create_record'],
-                       'updated': ['get_zone', 'get_record', 'update_record'],
-                       'updated with stored ids': ['update_record'],
-                       'unchanged': [],
-                       'verified': ['get_record'],
-                       'drift healed': ['get_record', 'update_record'],
-                       'failed: no such zone': ['get_zone'],
-                       'found by name': ['get_zone', 'get_record']},
-                stem='ddkit_desec')
+HE = run_by_ddkit('he', 'host', {'DDNS_PASSWORD': 'key-secret'}, told_calls(), store='hosts', files=('ip', 'hold'),
+                  told=True)
+DUCKDNS = run_by_ddkit('duckdns', 'domain', {'DDNS_TOKEN': '9f1c2d3e-0000-4000-8000-0a1b2c3d4e5f'}, told_calls(),
+                       files=('ip',), told=True)
+NAMECHEAP = run_by_ddkit('namecheap', 'host', {'DDNS_PASSWORD': '0123456789abcdef0123456789abcdef'}, told_calls(),
+                         files=('ip',), told=True)
+VOLCENGINE = run_by_ddkit('volcengine', 'record', {'DDNS_ACCESS_KEY_ID': 'AKLTexampleAccessKeyId01',
+                                                   'DDNS_SECRET_ACCESS_KEY': 'example-secret-0123456789'},
+                          # the zone's ZID by its name (ListZones), then the name's records; an update sends
+                          # back the record's TTL, weight and remark, so one by stored ids is read first
+                          rest_calls(find=['list_zones', 'list_records'], by_name=False))
+BAIDUCLOUD = run_by_ddkit('baiducloud', 'record', {'DDNS_ACCESS_KEY_ID': 'example0access0key0id00000000001',
+                                                   'DDNS_SECRET_ACCESS_KEY': 'example-secret-0123456789'},
+                          # no zone call: the paths carry the zone's name, and the name's listing proves it
+                          # is the account's (a refused one is explained by the zone listing); an update
+                          # sends back the record's ttl and description, so one by stored ids is read first
+                          rest_calls(find=['list_records'], missing=['list_records', 'list_zones']))
+NAMECOM = run_by_ddkit('namecom', 'record', {'DDNS_USERNAME': 'user', 'DDNS_API_TOKEN': 'namecom-token-0123'},
+                       # the domain is the zone: its record listing finds it; an update sends back the
+                       # record's TTL (UpdateRecord overwrites the whole record), so it is read first
+                       rest_calls(find=['list_records']))
+SPACESHIP = run_by_ddkit('spaceship', 'record', {'DDNS_API_KEY': 'spaceship-key', 'DDNS_API_SECRET': 'spaceship-secret'},
+                         # the domain is the zone, its one listing finds it and reads a record (a record has
+                         # no id: it is its type, name and address); a changed address is the old record
+                         # deleted and the new one saved (PUT), its TTL the old one's
+                         rest_calls(find=['list_records'], read=['list_records'], create=['save_records'],
+                                    update=['delete_records', 'save_records']))
+DYNV6 = run_by_ddkit('dynv6', 'record', {'DDNS_API_TOKEN': 'dynv6-token-0123'},
+                     # the zone by its name, then its records; an update by the stored ids reads the record
+                     # first (its name and type go with the new data: a record of other ids is never changed)
+                     rest_calls(find=['zone_by_name', 'list_records']))
+CLOUDNS = run_by_ddkit('cloudns', 'record', {'DDNS_AUTH_ID': '8625', 'DDNS_AUTH_PASSWORD': 'example-password'},
+                       # the domain name is the zone (the record listing finds it); an update sends back the
+                       # record's host and TTL, so the record is read first
+                       rest_calls(find=['list_records']))
+GCORE = run_by_ddkit('gcore', 'record', {'DDNS_API_TOKEN': '29841$example-token'},
+                     # the zone read by its name; the record is the RRset of its name and type, read whole
+                     # before a PUT sends back what it holds (its TTL, meta, pickers); a PUT that makes it
+                     # is create_record
+                     rest_calls(find=['get_zone', 'get_record']), content=lambda ip: [ip], store='rrsets')
+DESEC = run_by_ddkit('desec', 'record', {'DDNS_API_TOKEN': 'example-desec-token'},
+                     # the domain read by its name (its minimum TTL); the record is the RRset of its
+                     # subname and type, which a PATCH changes keeping what it does not send (its TTL):
+                     # with stored ids an update needs no read; a new RRset is a bulk PATCH of the
+                     # domain's rrsets/
+                     rest_calls(find=['get_zone', 'get_record'], read=[], verify=['get_record']),
+                     content=lambda ip: [ip], store='rrsets')
 
 
 def teo_sdk():
@@ -316,19 +229,10 @@ def teo_sdk():
                       'install -r tests/requirements.txt): the fake checks each signature with the SDK')
 
 
-EDGEONE = Adapter('ddkit', 'edgeone', None, 'record',
-                  {'ip_file': '.edgeone-ip_%s.txt', 'ids_file': '.edgeone-id_%s.txt'},
-                  {'DDNS_SECRET_ID': 'AKID' + 'e' * 32, 'DDNS_SECRET_KEY': 'k' * 32}, lambda ip: ip, 'records',
-                  # the site is found by name (its ZoneId kept); an update sends back the record's TTL,
-                  # weight and priority, so a record of stored ids is read first (by its id)
-                  calls={'created': ['list_zones', 'list_records', 'create_record'],
-                         'updated': ['list_zones', 'list_records', 'update_record'],
-                         'updated with stored ids': ['get_record', 'update_record'],
-                         'unchanged': [],
-                         'verified': ['get_record'],
-                         'drift healed': ['get_record', 'update_record'],
-                         'failed: no such zone': ['list_zones']},
-                  stem='ddkit_edgeone')
+EDGEONE = run_by_ddkit('edgeone', 'record', {'DDNS_SECRET_ID': 'AKID' + 'e' * 32, 'DDNS_SECRET_KEY': 'k' * 32},
+                       # the site is found by name (its ZoneId kept); an update sends back the record's
+                       # TTL, weight and priority, so a record of stored ids is read first (by its id)
+                       rest_calls(find=['list_zones', 'list_records'], by_name=False))
 EDGEONE.needs = teo_sdk
 
 
@@ -344,65 +248,24 @@ def esa_sdk():
                       'tests/requirements.txt): the fake checks each signature with the SDK')
 
 
-ALIESA = Adapter('ddkit', 'aliesa', None, 'record',
-                 {'ip_file': '.aliesa-ip_%s.txt', 'ids_file': '.aliesa-id_%s.txt'},
-                 {'DDNS_ACCESS_KEY_ID': 'LTAI5tEXAMPLEesaKey01', 'DDNS_ACCESS_KEY_SECRET': 'example-esa-secret-0123'},
-                 lambda ip: ip, 'records',
-                 # the site is found by name (its SiteId kept); an update sends back the record's TTL,
-                 # proxying and comment, so a record of stored ids is read first
-                 calls={'created': ['list_zones', 'list_records', 'create_record'],
-                        'updated': ['list_zones', 'list_records', 'update_record'],
-                        'updated with stored ids': ['get_record', 'update_record'],
-                        'unchanged': [],
-                        'verified': ['get_record'],
-                        'drift healed': ['get_record', 'update_record'],
-                        'failed: no such zone': ['list_zones']},
-                 stem='ddkit_aliesa')
+ALIESA = run_by_ddkit('aliesa', 'record', {'DDNS_ACCESS_KEY_ID': 'LTAI5tEXAMPLEesaKey01',
+                                           'DDNS_ACCESS_KEY_SECRET': 'example-esa-secret-0123'},
+                      # the site is found by name (its SiteId kept); an update sends back the record's TTL,
+                      # proxying and comment, so a record of stored ids is read first
+                      rest_calls(find=['list_zones', 'list_records'], by_name=False))
 ALIESA.needs = esa_sdk
-WESTCN = Adapter('ddkit', 'westcn', None, 'record', {'ip_file': '.westcn-ip_%s.txt', 'ids_file': '.westcn-id_%s.txt'},
-                 {'DDNS_USERNAME': 'ddkituser', 'DDNS_API_PASSWORD': 'example-api-password'}, lambda ip: ip, 'records',
-                 # no zone call: the domain is the zone, and the record's listing proves it is the
-                 # account's; no call reads a record by id: the stored ids are checked in the name's listing
-                 calls={'created': ['list_records', 'create_record'],
-                        'updated': ['list_records', 'update_record'],
-                        'updated with stored ids': ['list_records', 'update_record'],
-                        'unchanged': [],
-                        'verified': ['list_records'],
-                        'drift healed': ['list_records', 'update_record'],
-                        'failed: no such zone': ['list_records'],
-                        # not a row of the tables: the lookups by name (test_verify)
-                        'found by name': ['list_records']},
-                 stem='ddkit_westcn')
-NAMESILO = Adapter('ddkit', 'namesilo', None, 'record',
-                   {'ip_file': '.namesilo-ip_%s.txt', 'ids_file': '.namesilo-id_%s.txt'},
-                   {'DDNS_API_KEY': 'example0api0key0namesilo'}, lambda ip: ip, 'records',
-                   # the domain is the zone, its whole listing proves it is the account's; the stored
-                   # ids are checked in that listing (no call reads one record)
-                   calls={'created': ['list_records', 'create_record'],
-                          'updated': ['list_records', 'update_record'],
-                          'updated with stored ids': ['list_records', 'update_record'],
-                          'unchanged': [],
-                          'verified': ['list_records'],
-                          'drift healed': ['list_records', 'update_record'],
-                          'failed: no such zone': ['list_records'],
-                          # not a row of the tables: the lookups by name (test_verify)
-                          'found by name': ['list_records']},
-                   stem='ddkit_namesilo')
-PORKBUN = Adapter('ddkit', 'porkbun', None, 'record',
-                  {'ip_file': '.porkbun-ip_%s.txt', 'ids_file': '.porkbun-id_%s.txt'},
-                  {'DDNS_API_KEY': 'pk1_example', 'DDNS_SECRET_API_KEY': 'sk1_example'}, lambda ip: ip, 'records',
-                  # the domain is the zone, the record's listing proves it; an edit replaces the record,
-                  # so its TTL and notes are read first
-                  calls={'created': ['list_records', 'create_record'],
-                         'updated': ['list_records', 'update_record'],
-                         'updated with stored ids': ['get_record', 'update_record'],
-                         'unchanged': [],
-                         'verified': ['get_record'],
-                         'drift healed': ['get_record', 'update_record'],
-                         'failed: no such zone': ['list_records'],
-                         # not a row of the tables: the lookups by name (test_verify)
-                         'found by name': ['list_records']},
-                  stem='ddkit_porkbun')
+WESTCN = run_by_ddkit('westcn', 'record', {'DDNS_USERNAME': 'ddkituser', 'DDNS_API_PASSWORD': 'example-api-password'},
+                      # no zone call: the domain is the zone, and the record's listing proves it is the
+                      # account's; no call reads a record by id: the stored ids are checked in the listing
+                      rest_calls(find=['list_records'], read=['list_records']))
+NAMESILO = run_by_ddkit('namesilo', 'record', {'DDNS_API_KEY': 'example0api0key0namesilo'},
+                        # the domain is the zone, its whole listing proves it is the account's; the stored
+                        # ids are checked in that listing (no call reads one record)
+                        rest_calls(find=['list_records'], read=['list_records']))
+PORKBUN = run_by_ddkit('porkbun', 'record', {'DDNS_API_KEY': 'pk1_example', 'DDNS_SECRET_API_KEY': 'sk1_example'},
+                       # the domain is the zone, the record's listing proves it; an edit replaces the
+                       # record, so its TTL and notes are read first
+                       rest_calls(find=['list_records']))
 PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, NOIP, DYNU, HE, DUCKDNS, NAMECHEAP, VOLCENGINE,
              BAIDUCLOUD, NAMECOM, SPACESHIP, DYNV6, CLOUDNS, GCORE, DESEC, EDGEONE, ALIESA, WESTCN,
              NAMESILO, PORKBUN]
@@ -439,13 +302,7 @@ def huawei_signer():
 # B with an access key: each request signed (SDK-HMAC-SHA256), no token requested, no auth file
 B_SIGNED = Form(B, 'aksk', lambda fake: fake.signed_settings(),
                 {'DDNS_ACCESS_KEY': 'HPUAEXAMPLE0ACCESS01', 'DDNS_SECRET_KEY': 'sk-secret-' + 'k' * 30},
-                calls={'created': ['list_zones', 'list_records', 'create_record'],
-                       'updated': ['list_zones', 'list_records', 'update_record'],
-                       'updated with stored ids': ['update_record'],
-                       'unchanged': [],
-                       'verified': ['get_record'],
-                       'drift healed': ['get_record', 'update_record'],
-                       'failed: no such zone': ['list_zones']},
+                calls=rest_calls(find=['list_zones', 'list_records'], read=[], verify=['get_record'], by_name=False),
                 needs=huawei_signer)
 FORMS = [B_SIGNED]   # the other credential forms of the providers: the outcome tables run them too
 SEEDS = [p for p in PROVIDERS if p.seed]   # the seed's tools: updater_a and updater_b
