@@ -4,6 +4,7 @@ the address the lookup service answers, and takes the rest from here:
     DESEC = Harness('desec', NEW)
     fake, state = DESEC.fixtures()
     env_of, run, status, module = DESEC.env_of, DESEC.run, DESEC.status, DESEC.module
+    job_of = DESEC.job   # a Job to call the provider's functions with in-process
 
 Its tests then drive `ddkit` as a subprocess against the provider's fake over real HTTP: run(box,
 state, *args, ip=..., DDNS_X=...), status(box, state) (the record's --status --json), ok(done) and
@@ -55,6 +56,20 @@ class Harness:
         done = run_tool('ddkit', list(args), env=self.env_of(box, state, **more))
         assert 'Traceback' not in done.stdout + done.stderr, done.stdout + done.stderr
         return done
+
+    def job(self, box, state, line=None, run=None, **more):
+        """A Job of the sandbox's record (line: its line; run: the Run of several records it is one
+        of, else one of its own), to call the provider's functions in-process against its fake."""
+        from ddkit import settings, updater
+        from ddkit.log import Log
+        from ddkit.provider import Job, Run
+        provider = self.module()
+        table = provider.SETTINGS + updater.COMMON
+        cfg = settings.load(settings.parse_args([], table, updater.SWITCHES), table, updater.SWITCHES,
+                            environ=self.env_of(box, state, **more))
+        job = Job(provider, cfg, run or Run(several=line is not None), Log(None, quiet=True))
+        job.line = line
+        return job
 
     def status(self, box, state, **more):
         """The record's --status --json object."""

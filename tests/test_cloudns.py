@@ -5,6 +5,7 @@ TTL sent back; the errors it says at HTTP 200; a throttled answer; get-record's 
 on), --check, the account's zones, and a record's operator lines: each line's record one of the
 name's records, found by its operator's prefix, updated and deleted alone."""
 
+import functools
 import json
 import os
 
@@ -232,19 +233,7 @@ def test_check_of_a_zone_not_in_the_account(box, fake, state):
 
 # --- in-process: the account's zones, a record's lines --------------------------------------------
 
-def job_of(box, state, line=None, run=None, **more):
-    """A Job of the sandbox's record, run in-process against the fake (line: its line; run: the Run
-    of several records it is one of)."""
-    cloudns = module()
-    from ddkit import settings, updater
-    from ddkit.log import Log
-    from ddkit.provider import Job, Run
-    table = cloudns.SETTINGS + updater.COMMON
-    cfg = settings.load(settings.parse_args([], table, updater.SWITCHES), table, updater.SWITCHES,
-                        environ=env_of(box, state, DDNS_RECORD_TYPE='AAAA', **more))
-    job = Job(cloudns, cfg, run or Run(several=line is not None), Log(None, quiet=True))
-    job.line = line
-    return job
+job_of = functools.partial(CLOUDNS.job, DDNS_RECORD_TYPE='AAAA')   # in-process, an AAAA record by default
 
 
 def test_account_zones_lists_every_page(box, fake, state):

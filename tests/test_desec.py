@@ -6,6 +6,7 @@ policies; throttling with Retry-After; its errors and fixes), --check, the accou
 record's operator lines: each line's address one record of the RRset, added, found, changed and
 taken out alone."""
 
+import functools
 import json
 import os
 
@@ -228,18 +229,7 @@ def test_check_names_a_refused_token(box, fake, state):
 
 # --- in-process: the account's domains, a record's lines ------------------------------------------
 
-def job_of(box, state, line=None, run=None, **more):
-    desec = module()
-    from ddkit import settings, updater
-    from ddkit.log import Log
-    from ddkit.provider import Job, Run
-    table = desec.SETTINGS + updater.COMMON
-    more.setdefault('DDNS_RECORD_TYPE', 'AAAA')
-    cfg = settings.load(settings.parse_args([], table, updater.SWITCHES), table, updater.SWITCHES,
-                        environ=env_of(box, state, **more))
-    job = Job(desec, cfg, run or Run(several=line is not None), Log(None, quiet=True))
-    job.line = line
-    return job
+job_of = functools.partial(DESEC.job, DDNS_RECORD_TYPE='AAAA')   # in-process, an AAAA record by default
 
 
 def test_account_zones_lists_the_domains(box, fake, state):

@@ -30,16 +30,7 @@ def ids(state, name=RECORD):
     return (state / ('.dynv6-id_%s.txt' % name)).read_text()
 
 
-def job_of(box, state, **more):
-    """A Job of the sandbox's record, run in-process against the fake."""
-    from ddkit import settings, updater
-    from ddkit.log import Log
-    from ddkit.provider import Job, Run
-    dynv6 = module()
-    table = dynv6.SETTINGS + updater.COMMON
-    cfg = settings.load(settings.parse_args([], table, updater.SWITCHES), table, updater.SWITCHES,
-                        environ=env_of(box, state, **more))
-    return Job(dynv6, cfg, Run(), Log(None, quiet=True))
+job_of = DYNV6.job
 
 
 # --- a record of the zone -----------------------------------------------------------------------

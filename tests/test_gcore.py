@@ -5,6 +5,7 @@ the zone read by its name; its HTTP statuses and their fixes; a throttled answer
 account's zones, and a record's operator lines: each line's address one resource record of the
 RRset, added, found, changed and taken out alone."""
 
+import functools
 import json
 import os
 
@@ -175,17 +176,7 @@ def test_check_names_a_refused_token(box, fake, state):
 
 # --- in-process: the account's zones, a record's lines --------------------------------------------
 
-def job_of(box, state, line=None, run=None, **more):
-    gcore = module()
-    from ddkit import settings, updater
-    from ddkit.log import Log
-    from ddkit.provider import Job, Run
-    table = gcore.SETTINGS + updater.COMMON
-    cfg = settings.load(settings.parse_args([], table, updater.SWITCHES), table, updater.SWITCHES,
-                        environ=env_of(box, state, DDNS_RECORD_TYPE='AAAA', **more))
-    job = Job(gcore, cfg, run or Run(several=line is not None), Log(None, quiet=True))
-    job.line = line
-    return job
+job_of = functools.partial(GCORE.job, DDNS_RECORD_TYPE='AAAA')   # in-process, an AAAA record by default
 
 
 def test_account_zones_lists_every_page(box, fake, state, monkeypatch):

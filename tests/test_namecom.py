@@ -23,19 +23,7 @@ fake, state = NAMECOM.fixtures()
 env_of, run, status, module = NAMECOM.env_of, NAMECOM.run, NAMECOM.status, NAMECOM.module
 
 
-def job_of(box, state, line=None, run=None, **more):
-    """A Job of the sandbox's record, run in-process against the fake (line: the operator line it is
-    about; run: the Run of several records it is one of)."""
-    from ddkit import settings, updater
-    from ddkit.log import Log
-    from ddkit.provider import Job, Run
-    namecom = module()
-    table = namecom.SETTINGS + updater.COMMON
-    cfg = settings.load(settings.parse_args([], table, updater.SWITCHES), table, updater.SWITCHES,
-                        environ=env_of(box, state, **more))
-    job = Job(namecom, cfg, run or Run(), Log(None, quiet=True))
-    job.line = line
-    return job
+job_of = NAMECOM.job
 
 
 # --- created, updated, unchanged: what Name.com's own API asks ---------------------------------

@@ -26,19 +26,7 @@ def ids(state, name=RECORD):
     return (state / ('.spaceship-id_%s.txt' % name)).read_text()
 
 
-def job_of(box, state, line=None, run=None, **more):
-    """A Job of the sandbox's record, run in-process against the fake (line: the operator line it is
-    about; run: the Run of several records it is one of)."""
-    from ddkit import settings, updater
-    from ddkit.log import Log
-    from ddkit.provider import Job, Run
-    spaceship = module()
-    table = spaceship.SETTINGS + updater.COMMON
-    cfg = settings.load(settings.parse_args([], table, updater.SWITCHES), table, updater.SWITCHES,
-                        environ=env_of(box, state, **more))
-    job = Job(spaceship, cfg, run or Run(), Log(None, quiet=True))
-    job.line = line
-    return job
+job_of = SPACESHIP.job
 
 
 # --- created, updated, unchanged: what Spaceship's own API asks ---------------------------------

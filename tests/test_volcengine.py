@@ -388,19 +388,7 @@ def test_signing_costs_under_a_millisecond():
 
 # --- a Job in-process: every zone of the account, operator lines -------------------------------
 
-def job_of(box, state, line=None, run=None, **more):
-    """A Job of the sandbox's record (on a line), run in-process against the fake (run: the Run of
-    several records it is one of; else a run of its own)."""
-    volcengine = module()
-    from ddkit import settings, updater
-    from ddkit.log import Log
-    from ddkit.provider import Job, Run
-    table = volcengine.SETTINGS + updater.COMMON
-    cfg = settings.load(settings.parse_args([], table, updater.SWITCHES), table, updater.SWITCHES,
-                        environ=env_of(box, state, **more))
-    job = Job(volcengine, cfg, run or Run(), Log(None, quiet=True))
-    job.line = line
-    return job
+job_of = VOLCENGINE.job
 
 
 def test_account_zones_lists_every_zone_of_every_page(box, fake, zid, state, monkeypatch):
