@@ -19,7 +19,7 @@ import time
 import uuid
 from urllib.parse import parse_qs, quote, urlsplit
 
-from fakes.base import FakeServer, Reply
+from fakes.base import FakeServer, RecordStore, Reply
 
 try:   # the oracle: a test-only dependency (tests/requirements.txt)
     from aliyunsdkcore.auth.composer import rpc_signature_composer as _composer
@@ -86,8 +86,10 @@ CONFLICT = (400, 'DomainRecordConflict', 'The DNS record conflicts with other re
 LOCKED = (400, 'DomainRecordLocked', 'The DNS record is locked and cannot be modified.')
 
 
-class AliDns(FakeServer):
+class AliDns(RecordStore, FakeServer):
     PROVIDER, LETTER = 'alidns', 'alidns'   # the registry's provider it plays; the sandbox's provider_alidns
+    TYPE = 'Type'
+    LINE = 'Line'
 
     def __init__(self, key_id='LTAI5tFAKEaccessKeyId01', secret='fAkEsEcReT0123456789abcdefGHIJ', tls_cert=None):
         super().__init__(tls_cert)
@@ -119,17 +121,6 @@ class AliDns(FakeServer):
                              'content': content, 'TTL': ttl, 'Line': line, 'Status': 'ENABLE', 'Locked': locked,
                              'Weight': 1}
         return rid
-
-    def find(self, name, rtype='A'):
-        """The records named so (what a test asserts on)."""
-        return [r for r in self.records.values() if r['name'] == name and r['Type'] == rtype]
-
-    def by_line(self, name, rtype='A'):
-        """{line code: sorted values} of the records of this name and type (what a test asserts on)."""
-        held = {}
-        for r in self.find(name, rtype):
-            held.setdefault(r['Line'], []).append(r['content'])
-        return {line: sorted(values) for line, values in held.items()}
 
     # --- routing -------------------------------------------------------------------------------
     def _dispatch(self, h):

@@ -33,7 +33,7 @@ import time
 import uuid
 from urllib.parse import parse_qs, quote, urlsplit
 
-from fakes.base import FakeServer, Reply
+from fakes.base import FakeServer, RecordStore, Reply
 
 API = '/v1/dns'
 SKEW = 15 * 60         # how far ahead of the server's clock a signing time may be
@@ -104,8 +104,9 @@ def own_authorization(method, path, headers, params, key_id, secret, timestamp, 
     return '%s/%s/%s' % (prefix, ';'.join(signed), signature)
 
 
-class BaiduCloud(FakeServer):
+class BaiduCloud(RecordStore, FakeServer):
     PROVIDER = LETTER = 'baiducloud'   # the registry's provider it plays; the sandbox's provider_baiducloud
+    LINE = 'line'
 
     def __init__(self, key_id='9c1b6a0f3e2d4c5b8a7f6e5d4c3b2a10', secret='0f1e2d3c4b5a69788796a5b4c3d2e1f0',
                  tls_cert=None):
@@ -148,17 +149,6 @@ class BaiduCloud(FakeServer):
                              'line': line, 'ttl': ttl, 'description': description, 'priority': priority,
                              'status': 'running'}
         return rid
-
-    def find(self, name, rtype='A'):
-        """The records named so, on any line (what a test asserts on)."""
-        return [r for r in self.records.values() if r['name'] == name.rstrip('.') and r['type'] == rtype]
-
-    def by_line(self, name, rtype='A'):
-        """{line value: sorted values} of the records of this name and type (what a test asserts on)."""
-        held = {}
-        for r in self.find(name, rtype):
-            held.setdefault(r['line'], []).append(r['content'])
-        return {line: sorted(values) for line, values in held.items()}
 
     # --- routing -------------------------------------------------------------------------------
     def _dispatch(self, h):

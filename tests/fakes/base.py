@@ -66,6 +66,27 @@ class Listener:
         self.sock.close()
 
 
+class RecordStore:
+    """What a test asks of the records a provider's fake holds by id (in its attribute STORE): the
+    records of a name and type, and their addresses by operator line. A fake states the fields its
+    API names them by: TYPE (the type's), LINE (the line's; None: the provider has no lines)."""
+    STORE = 'records'
+    TYPE = 'type'
+    LINE = None
+
+    def find(self, name, rtype='A'):
+        """The records named so, on any line (what a test asserts on)."""
+        return [r for r in getattr(self, self.STORE).values() if r['name'] == name.rstrip('.') and r[self.TYPE] == rtype]
+
+    def by_line(self, name, rtype='A'):
+        """{line: the sorted addresses of the records of this name and type on it} ({None: ...} without
+        lines: every address is a record of the name)."""
+        held = {} if self.LINE else {None: []}
+        for r in self.find(name, rtype):
+            held.setdefault(r[self.LINE] if self.LINE else None, []).append(r['content'])
+        return {line: sorted(values) for line, values in held.items()}
+
+
 class FakeServer:
     """Subclasses register routes with `self.route(name, method, pattern, handler)`."""
 

@@ -15,7 +15,7 @@ import ipaddress
 import itertools
 from urllib.parse import parse_qs
 
-from fakes.base import FakeServer, Reply
+from fakes.base import FakeServer, RecordStore, Reply
 
 AUTH = 'Invalid authentication, incorrect auth-id or auth-password.'
 SUB_AUTH = 'Invalid authentication, incorrect sub-auth-id, sub-auth-user or auth-password.'
@@ -34,7 +34,7 @@ def success(description, **more):
     return Reply(200, dict({'status': 'Success', 'statusDescription': description}, **more))
 
 
-class ClouDns(FakeServer):
+class ClouDns(RecordStore, FakeServer):
     PROVIDER, LETTER = 'cloudns', 'cloudns'   # the registry's provider it plays; the sandbox's provider_cloudns
 
     def __init__(self, auth_id='8625', password='cl0udns-Pa55word', tls_cert=None):
@@ -70,14 +70,6 @@ class ClouDns(FakeServer):
         self.records[rid] = {'id': rid, 'zone': zone_id, 'name': name, 'type': rtype, 'content': content,
                              'ttl': ttl, 'status': 1}
         return rid
-
-    def find(self, name, rtype='A'):
-        """The records named so (what a test asserts on)."""
-        return [r for r in self.records.values() if r['name'] == name and r['type'] == rtype]
-
-    def by_line(self, name, rtype='A'):
-        """{None: sorted addresses}: no lines, every address is a record of the name."""
-        return {None: sorted(r['content'] for r in self.find(name, rtype))}
 
     # --- requests ------------------------------------------------------------------------------
     @staticmethod

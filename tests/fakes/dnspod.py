@@ -16,7 +16,7 @@ import re
 import time
 import uuid
 
-from fakes.base import FakeServer, Reply
+from fakes.base import FakeServer, RecordStore, Reply
 
 VERSION, SERVICE = '2021-03-23', 'dnspod'
 # the resolution lines a free plan offers, by name (RecordLine) and id (RecordLineId)
@@ -109,9 +109,10 @@ def own_signature(host, content_type, timestamp, payload, date, secret_key):
     return hmac.new(key, to_sign.encode(), 'sha256').hexdigest()
 
 
-class DNSPod(FakeServer):
+class DNSPod(RecordStore, FakeServer):
     """Routes list_records, create_record, update_record, get_record, delete_record (and other_action:
     any other X-TC-Action), all POST /."""
+    LINE = 'line'
 
     PROVIDER = LETTER = 'dnspod'   # the registry's provider it plays; the sandbox's provider_dnspod
 
@@ -149,17 +150,6 @@ class DNSPod(FakeServer):
                              'content': content, 'line': line, 'ttl': ttl, 'status': status, 'weight': weight,
                              'mx': mx, 'remark': remark, 'default_ns': default_ns, 'updated_on': _now()}
         return rid
-
-    def find(self, name, rtype='A'):
-        """The records named so, on any line (what a test asserts on)."""
-        return [r for r in self.records.values() if r['name'] == name.rstrip('.') and r['type'] == rtype]
-
-    def by_line(self, name, rtype='A'):
-        """{line name: sorted values} of the records of this name and type (what a test asserts on)."""
-        held = {}
-        for r in self.find(name, rtype):
-            held.setdefault(r['line'], []).append(r['content'])
-        return {line: sorted(values) for line, values in held.items()}
 
     def seen(self, req):
         req.action = req.headers.get('x-tc-action', '')

@@ -17,7 +17,7 @@ import itertools
 import json
 import time
 
-from fakes.base import FakeServer, Reply
+from fakes.base import FakeServer, RecordStore, Reply
 
 API = '/api/v2'
 TYPES = ('A', 'AAAA', 'CAA', 'CNAME', 'MX', 'SPF', 'SRV', 'TXT')
@@ -41,7 +41,7 @@ def now():
     return time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
 
 
-class Dynv6(FakeServer):
+class Dynv6(RecordStore, FakeServer):
     PROVIDER, LETTER = 'dynv6', 'dynv6'   # the registry's provider it plays; the sandbox's provider_dynv6
 
     def __init__(self, token='dynv6-http-token-0123456789abcdef', tls_cert=None):
@@ -80,14 +80,6 @@ class Dynv6(FakeServer):
         rid = str(next(_ids) + 500000)
         self.records[rid] = {'id': int(rid), 'zoneID': int(zone_id), 'name': name, 'type': rtype, 'content': content}
         return rid
-
-    def find(self, name, rtype='A'):
-        """The records named so (what a test asserts on)."""
-        return [r for r in self.records.values() if r['name'] == name and r['type'] == rtype]
-
-    def by_line(self, name, rtype='A'):
-        """{None: sorted addresses} (no lines)."""
-        return {None: sorted(r['content'] for r in self.find(name, rtype))}
 
     # --- guards --------------------------------------------------------------------------------
     def _auth(self, req, *groups):

@@ -20,7 +20,7 @@ import re
 import time
 import uuid
 
-from fakes.base import FakeServer, Reply
+from fakes.base import FakeServer, RecordStore, Reply
 
 SKEW = 300            # seconds a request's timestamp may be off the server's clock
 TYPES = ('A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'CAA', 'SRV')
@@ -129,9 +129,11 @@ def matches(record, flt):
     return held in values
 
 
-class EdgeOne(FakeServer):
+class EdgeOne(RecordStore, FakeServer):
     """Routes list_zones, list_records, get_record (DescribeDnsRecords by one id), create_record,
     update_record, delete_record (and other_action: any other X-TC-Action), all POST /."""
+    TYPE = 'Type'
+    LINE = 'Location'
 
     PROVIDER = LETTER = 'edgeone'   # the registry's provider it plays; the sandbox's provider_edgeone
 
@@ -170,17 +172,6 @@ class EdgeOne(FakeServer):
                              'Location': location, 'TTL': ttl, 'Weight': weight, 'Priority': priority,
                              'Status': status, 'CreatedOn': _now(), 'ModifiedOn': _now()}
         return rid
-
-    def find(self, name, rtype='A'):
-        """The records named so, on any line (what a test asserts on)."""
-        return [r for r in self.records.values() if r['name'] == name.rstrip('.') and r['Type'] == rtype]
-
-    def by_line(self, name, rtype='A'):
-        """{Location: sorted values} of the records of this name and type (what a test asserts on)."""
-        held = {}
-        for r in self.find(name, rtype):
-            held.setdefault(r['Location'], []).append(r['content'])
-        return {line: sorted(values) for line, values in held.items()}
 
     # --- routing: the action, and for a listing whether it reads one record by its id -------------
     def _dispatch(self, h):

@@ -9,7 +9,7 @@ trust it."""
 
 import ipaddress
 
-from fakes.base import FakeServer, Reply
+from fakes.base import FakeServer, RecordStore, Reply
 
 HEAD = '<?xml version="1.0" encoding="utf-16"?>\r\n<interface-response>\r\n  <Command>SETDNSHOST</Command>\r\n' \
        '  <Language>eng</Language>\r\n'
@@ -19,7 +19,7 @@ ERRORS = {'password': ('Passwords do not match', '304156', 'Validation error; in
           'domain': ('Domain name not found', '316153', 'Validation error; not found; domain name(s)')}
 
 
-class Namecheap(FakeServer):
+class Namecheap(RecordStore, FakeServer):
     PROVIDER = LETTER = 'namecheap'   # the registry's provider it plays
 
     def __init__(self, password='0123456789abcdef0123456789abcdef', tls_cert=None):
@@ -44,9 +44,6 @@ class Namecheap(FakeServer):
         key = '%s %s' % (name, rtype)
         self.records[key] = {'name': name, 'type': rtype, 'content': content}
         return key
-
-    def find(self, name, rtype='A'):
-        return [r for r in self.records.values() if r['name'] == name and r['type'] == rtype]
 
     # --- the update URL ------------------------------------------------------------------------
     def update(self, req):

@@ -17,7 +17,7 @@ import itertools
 import json
 import time
 
-from fakes.base import FakeServer, Reply
+from fakes.base import FakeServer, RecordStore, Reply
 
 API = '/core/v1'
 TYPES = ('A', 'AAAA', 'ANAME', 'CNAME', 'MX', 'NS', 'SRV', 'TXT')
@@ -31,7 +31,7 @@ def error(status, message, details=None):
     return Reply(status, body)
 
 
-class NameCom(FakeServer):
+class NameCom(RecordStore, FakeServer):
     PROVIDER, LETTER = 'namecom', 'namecom'   # the registry's provider it plays; the sandbox's provider_namecom
 
     def __init__(self, username='ddkit-user', token='0123456789abcdef0123456789abcdef01234567', tls_cert=None):
@@ -66,14 +66,6 @@ class NameCom(FakeServer):
         self.records[rid] = {'id': int(rid), 'domainName': zone_id, 'name': name, 'type': rtype, 'content': content,
                              'ttl': ttl}
         return rid
-
-    def find(self, name, rtype='A'):
-        """The records named so (what a test asserts on)."""
-        return [r for r in self.records.values() if r['name'] == name and r['type'] == rtype]
-
-    def by_line(self, name, rtype='A'):
-        """{None: sorted addresses}: no lines, every address is a record of the name."""
-        return {None: sorted(r['content'] for r in self.find(name, rtype))}
 
     # --- guards --------------------------------------------------------------------------------
     def _auth(self, req, *groups):

@@ -16,7 +16,7 @@ record's own TTL back resets it), and every successful update gives the record a
 import ipaddress
 import itertools
 
-from fakes.base import FakeServer, Reply
+from fakes.base import FakeServer, RecordStore, Reply
 
 OPERATIONS = {'listDomains': 'list_zones', 'dnsListRecords': 'list_records', 'dnsAddRecord': 'create_record',
               'dnsUpdateRecord': 'update_record', 'dnsDeleteRecord': 'delete_record'}
@@ -31,7 +31,7 @@ def new_record_id():
     return '%032x' % (0x5eed0000 << 64 | next(_ids))   # NameSilo's ids: 32 hex digits
 
 
-class NameSilo(FakeServer):
+class NameSilo(RecordStore, FakeServer):
     PROVIDER, LETTER = 'namesilo', 'namesilo'   # the registry's provider it plays; the sandbox's provider_namesilo
 
     def __init__(self, api_key='a1b2c3d4e5f6a7b8c9d0e1f2', tls_cert=None):
@@ -60,14 +60,6 @@ class NameSilo(FakeServer):
         self.records[rid] = {'record_id': rid, 'domain': zone_id, 'name': name, 'type': rtype, 'content': content,
                              'ttl': ttl, 'distance': distance}
         return rid
-
-    def find(self, name, rtype='A'):
-        """The records named so (what a test asserts on)."""
-        return [r for r in self.records.values() if r['name'] == name and r['type'] == rtype]
-
-    def by_line(self, name, rtype='A'):
-        """{None: sorted addresses}: no lines; every address is a record of the name."""
-        return {None: sorted(r['content'] for r in self.find(name, rtype))}
 
     # --- answers -------------------------------------------------------------------------------
     def reply(self, req, code, **fields):

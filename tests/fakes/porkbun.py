@@ -19,7 +19,7 @@ of one is refused ("Delete error: Invalid record id.", the fake's own words: the
 import ipaddress
 import itertools
 
-from fakes.base import FakeServer, Reply
+from fakes.base import FakeServer, RecordStore, Reply
 
 BASE = '/api/json/v3'
 TTL_MIN = 600
@@ -31,7 +31,7 @@ def error(message, status=400):
     return Reply(status, {'status': 'ERROR', 'message': message})
 
 
-class Porkbun(FakeServer):
+class Porkbun(RecordStore, FakeServer):
     PROVIDER, LETTER = 'porkbun', 'porkbun'   # the registry's provider it plays; the sandbox's provider_porkbun
 
     def __init__(self, api_key='pk1_' + '5e' * 32, secret_api_key='sk1_' + '7d' * 32, tls_cert=None):
@@ -70,14 +70,6 @@ class Porkbun(FakeServer):
         self.records[rid] = {'id': rid, 'domain': zone_id, 'name': name, 'type': rtype, 'content': content,
                              'ttl': ttl, 'prio': prio, 'notes': notes}
         return rid
-
-    def find(self, name, rtype='A'):
-        """The records named so (what a test asserts on)."""
-        return [r for r in self.records.values() if r['name'] == name and r['type'] == rtype]
-
-    def by_line(self, name, rtype='A'):
-        """{None: sorted addresses}: the provider has no lines, every address is a record of the name."""
-        return {None: sorted(r['content'] for r in self.find(name, rtype))}
 
     # --- guards --------------------------------------------------------------------------------
     def _auth(self, req, *groups):

@@ -8,7 +8,7 @@ import json
 import os
 import time
 
-from fakes.base import FakeServer, Reply
+from fakes.base import FakeServer, RecordStore, Reply
 
 # provider A's published schema for the endpoints we call: a copy of ../shared/spec's, so a clone
 # of this repository alone can run the tests (test_fakes checks the copy is current)
@@ -29,7 +29,7 @@ def failure(status, *errors):
                           'messages': [], 'result': None})
 
 
-class ProviderA(FakeServer):
+class ProviderA(RecordStore, FakeServer):
     PROVIDER, LETTER = 'cloudflare', 'a'   # the registry's provider it plays; the sandbox's provider_a
 
     def __init__(self, email='user@example.com', key='k' * 37, token=None, tls_cert=None):
@@ -75,14 +75,6 @@ class ProviderA(FakeServer):
                              'meta': {'auto_added': False, 'source': 'primary'},
                              'created_on': now, 'modified_on': now}
         return rid
-
-    def find(self, name, rtype='A'):
-        """The records named so (what a test asserts on)."""
-        return [r for r in self.records.values() if r['name'] == name and r['type'] == rtype]
-
-    def by_line(self, name, rtype):
-        """{None: sorted addresses}: the provider has no lines, every address is a record of the name."""
-        return {None: sorted(r['content'] for r in self.find(name, rtype))}
 
     # --- handlers ------------------------------------------------------------------------------
     def _auth(self, req):

@@ -18,7 +18,7 @@ import ipaddress
 import itertools
 import json
 
-from fakes.base import FakeServer, Reply
+from fakes.base import FakeServer, RecordStore, Reply
 
 API = '/api/v1'
 PERMISSIONS = ('dnsrecords:read', 'dnsrecords:write', 'domains:read')
@@ -41,7 +41,7 @@ def address_id(address):
     return address.replace(':', '-')
 
 
-class Spaceship(FakeServer):
+class Spaceship(RecordStore, FakeServer):
     PROVIDER, LETTER = 'spaceship', 'spaceship'   # the registry's provider it plays; the sandbox's provider_spaceship
 
     def __init__(self, key='SpKey0123456789abcdef', secret='SpSecret0123456789abcdef0123456789', tls_cert=None):
@@ -76,14 +76,6 @@ class Spaceship(FakeServer):
         self.records[next(_ids)] = {'domain': zone_id, 'name': name, 'type': rtype, 'content': content,
                                     'ttl': ttl, 'group': group}
         return address_id(content)
-
-    def find(self, name, rtype='A'):
-        """The records named so (what a test asserts on)."""
-        return [r for r in self.records.values() if r['name'] == name and r['type'] == rtype]
-
-    def by_line(self, name, rtype='A'):
-        """{None: sorted addresses}: no lines, every address is a record of the name."""
-        return {None: sorted(r['content'] for r in self.find(name, rtype))}
 
     # --- guards --------------------------------------------------------------------------------
     def _auth(self, permission):

@@ -29,7 +29,7 @@ import time
 import uuid
 from urllib.parse import parse_qs, quote, urlsplit
 
-from fakes.base import FakeServer, Reply
+from fakes.base import FakeServer, RecordStore, Reply
 
 VERSION, SERVICE = '2018-08-01', 'dns'
 SKEW = 900            # seconds a request's X-Date may be off the server's clock (X-Expires' default)
@@ -146,9 +146,10 @@ def error(action, code, message):
                                                                             'Message': message})})
 
 
-class Volcengine(FakeServer):
+class Volcengine(RecordStore, FakeServer):
     """Routes list_zones, list_records, get_record, create_record, update_record, delete_record (and
     unknown_action), each GET or POST /, by the query's Action."""
+    TYPE = 'Type'
 
     PROVIDER = LETTER = 'volcengine'   # the registry's provider it plays; the sandbox's provider_volcengine
 
@@ -189,10 +190,6 @@ class Volcengine(FakeServer):
                              'Line': line, 'TTL': ttl, 'Weight': weight, 'Remark': remark, 'Enable': enable,
                              'CreatedAt': _now(), 'UpdatedAt': _now()}
         return rid
-
-    def find(self, name, rtype='A'):
-        """The records named so, on any line (what a test asserts on)."""
-        return [r for r in self.records.values() if r['name'] == name.rstrip('.') and r['Type'] == rtype]
 
     def by_line(self, name, rtype='A'):
         """{line: sorted values} of the records of this name and type, the default line's under None:
