@@ -110,7 +110,8 @@ def test_the_fakes_copies_are_the_sdks():
     for action in fake_module.ROUTES:
         assert fake_module.FIELDS[action] == fake_module.sdk_fields(models, action), action
     args = ('127.0.0.1:1234', 'application/json', '1767225599', b'{"Domain": "example.com"}', '2025-12-31', 'key')
-    assert fake_module.own_signature(*args) == fake_module.sdk_signature((client, request, None, None), *args)
+    assert fake_module.own_signature(*args) == fake_module.sdk_signature((client, request), *args[:-1], dnspod.SERVICE,
+                                                                         args[-1])
 
 
 def test_the_fake_accepts_the_sdks_own_client_and_refuses_a_wrong_key(box):

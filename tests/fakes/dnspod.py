@@ -14,15 +14,14 @@ import itertools
 import json
 import re
 import time
-import uuid
 
 from fakes.base import FakeServer, RecordStore, Reply
+from fakes.tc3 import Gateway, answer, error, sdk_signature
 
 VERSION, SERVICE = '2021-03-23', 'dnspod'
 # the resolution lines a free plan offers, by name (RecordLine) and id (RecordLineId)
 LINES = {'默认': '0', '电信': '10=0', '联通': '10=1', '移动': '10=3', '境内': '7=0', '境外': '3=0'}
 TYPES = ('A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SRV', 'CAA')
-SKEW = 300           # seconds a request's timestamp may be off the server's clock
 DOMAIN_TTL = 600     # what a record gets when a create or ModifyDynamicDNS sends no TTL
 TTL_MIN = 600        # a free plan's shortest TTL
 # the actions the tool calls -> the routes named after the loop's steps
@@ -48,17 +47,9 @@ FIELDS = {
 REQUIRED = {'DescribeRecordList': ('Domain',), 'CreateRecord': ('Domain', 'RecordType', 'RecordLine', 'Value'),
             'ModifyDynamicDNS': ('Domain', 'RecordId', 'RecordLine', 'Value'),
             'DescribeRecord': ('Domain', 'RecordId'), 'DeleteRecord': ('Domain', 'RecordId'), 'DescribeDomainList': ()}
-AUTHORIZATION = re.compile(r'TC3-HMAC-SHA256 Credential=([^/, ]+)/(\d{4}-\d\d-\d\d)/([a-z]+)/tc3_request, '
-                           r'SignedHeaders=([a-z;-]+), Signature=([0-9a-f]{64})$')
 _ids = itertools.count(1)
 
 
-def answer(**fields):
-    return Reply(200, {'Response': dict(fields, RequestId=str(uuid.uuid4()))})
-
-
-def error(code, message):
-    return answer(Error={'Code': code, 'Message': message})
 
 
 def sdk():
@@ -88,13 +79,6 @@ def sdk_fields(models, action):
     return types
 
 
-def sdk_signature(oracle, host, content_type, timestamp, payload, date, secret_key):
-    """The signature the SDK's own code makes for this request (AbstractClient._get_tc3_signature)."""
-    client, request, _, _ = oracle
-    req = request(host, 'POST', '/', header={'Content-Type': content_type, 'Host': host,
-                                             'X-TC-Timestamp': timestamp}, data=payload)
-    return client._get_tc3_signature(None, None, req, date, SERVICE, secret_key)
-
 
 def own_signature(host, content_type, timestamp, payload, date, secret_key):
     """The same, by the algorithm of the API reference (the copy used without the SDK)."""
@@ -109,7 +93,7 @@ def own_signature(host, content_type, timestamp, payload, date, secret_key):
     return hmac.new(key, to_sign.encode(), 'sha256').hexdigest()
 
 
-class DNSPod(RecordStore, FakeServer):
+class DNSPod(Gateway, RecordStore, FakeServer):
     """Routes list_records, create_record, update_record, get_record, delete_record (and other_action:
     any other X-TC-Action), all POST /."""
     LINE = 'line'
@@ -151,46 +135,13 @@ class DNSPod(RecordStore, FakeServer):
                              'mx': mx, 'remark': remark, 'default_ns': default_ns, 'updated_on': _now()}
         return rid
 
-    def seen(self, req):
-        req.action = req.headers.get('x-tc-action', '')
-
     # --- the API gateway: version, timestamp, credentials, signature, fields ----------------------
     def _auth(self, req):
-        headers = req.headers
-        if 'authorization' not in headers:
-            return error('AuthFailure.InvalidAuthorization', 'Authorization header is missing.')
-        if headers.get('x-tc-version') != self._version():
-            return error('NoSuchVersion', 'The requested version %s of service %s does not exist.'
-                         % (headers.get('x-tc-version'), SERVICE))
-        stamp = headers.get('x-tc-timestamp', '')
-        if not stamp.isdigit() or len(stamp) > 12:
-            return error('InvalidParameter', 'X-TC-Timestamp must be epoch seconds.')
-        if abs(int(stamp) - self.now()) > SKEW:
-            return error('AuthFailure.SignatureExpire', 'Signature expired. Timestamp and server time differ by '
-                                                        'more than five minutes.')
-        match = AUTHORIZATION.match(headers['authorization'])
-        if not match:
-            return error('AuthFailure.InvalidAuthorization', 'Authorization header does not follow the '
-                                                             'TC3-HMAC-SHA256 form.')
-        secret_id, date, service, signed, signature = match.groups()
-        if secret_id not in self.keys:
-            return error('AuthFailure.SecretIdNotFound', 'The SecretId is not found, please ensure that your '
-                                                         'SecretId is correct.')
-        # the date of the scope is the UTC date of the timestamp; the SDK's code signs these headers
-        expected_date = time.strftime('%Y-%m-%d', time.gmtime(int(stamp)))
-        content_type = headers.get('content-type', '').strip().lower()
-        expected = None
-        if date == expected_date and service == self._service() and signed == 'content-type;host':
-            make = (lambda *a: sdk_signature(self.oracle, *a)) if self.oracle else own_signature
-            expected = make(headers.get('host', ''), content_type, stamp, req.body, date, self.keys[secret_id])
-        with self.lock:
-            self.signatures.append((req.action, expected))
-        if expected is None or not hmac.compare_digest(expected, signature):
-            return error('AuthFailure.SignatureFailure', 'The provided credentials could not be validated. '
-                                                         'Please check your signature is correct.')
-        if content_type != 'application/json':
-            return error('InvalidParameter', 'Content-Type must be application/json for a POST of JSON.')
-        return self._fields(req)
+        return self.refusal(req, self._version(), self._service(), self._signature) or self._fields(req)
+
+    def _signature(self, *request):
+        """The request's signature as the SDK makes it, else by the fake's own copy of the algorithm."""
+        return sdk_signature(self.oracle, *request[:-1], SERVICE, request[-1]) if self.oracle else own_signature(*request)
 
     def _fields(self, req):
         """The body against the action's request model: unknown fields, types, required ones."""

@@ -11,7 +11,6 @@ fake takes the strict one: ModifyDnsRecords resets what it is not sent (TTL 300,
 0, Location Default); a site the account does not have is ResourceNotFound.ZoneNotFound; a record id
 it does not have, ResourceNotFound."""
 
-import hmac
 import io
 import ipaddress
 import itertools
@@ -20,9 +19,9 @@ import re
 import time
 import uuid
 
-from fakes.base import FakeServer, RecordStore, Reply
+from fakes.base import FakeServer, RecordStore
+from fakes.tc3 import Gateway, answer, error, sdk_signature
 
-SKEW = 300            # seconds a request's timestamp may be off the server's clock
 TYPES = ('A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'CAA', 'SRV')
 DEFAULTS = {'TTL': 300, 'Weight': -1, 'Priority': 0, 'Location': 'Default'}
 # resolution lines the fake knows (the standard plan's own codes are not confirmed: these stand for them)
@@ -34,18 +33,10 @@ ROUTES = {'DescribeZones': 'list_zones', 'CreateDnsRecord': 'create_record', 'Mo
 # what the reference marks required (the models do not say)
 REQUIRED = {'DescribeZones': (), 'DescribeDnsRecords': ('ZoneId',), 'CreateDnsRecord': ('ZoneId', 'Name', 'Type',
             'Content'), 'ModifyDnsRecords': ('ZoneId', 'DnsRecords'), 'DeleteDnsRecords': ('ZoneId', 'RecordIds')}
-AUTHORIZATION = re.compile(r'TC3-HMAC-SHA256 Credential=([^/, ]+)/(\d{4}-\d\d-\d\d)/([a-z]+)/tc3_request, '
-                           r'SignedHeaders=([a-z;-]+), Signature=([0-9a-f]{64})$')
 ZONE_GONE = ('ResourceNotFound.ZoneNotFound', 'The site does not exist or does not belong to this account.')
 _ids = itertools.count(1)
 
 
-def answer(**fields):
-    return Reply(200, {'Response': dict(fields, RequestId=str(uuid.uuid4()))})
-
-
-def error(code, message):
-    return answer(Error={'Code': code, 'Message': message})
 
 
 def sdk():
@@ -58,13 +49,6 @@ def sdk():
         return None
     return AbstractClient, RequestInternal, teo_client.TeoClient, models
 
-
-def sdk_signature(oracle, host, content_type, timestamp, payload, date, service, secret_key):
-    """The signature the SDK's own code makes for this request (AbstractClient._get_tc3_signature)."""
-    client, request, _, _ = oracle
-    req = request(host, 'POST', '/', header={'Content-Type': content_type, 'Host': host,
-                                             'X-TC-Timestamp': timestamp}, data=payload)
-    return client._get_tc3_signature(None, None, req, date, service, secret_key)
 
 
 def model_fields(models, name):
@@ -129,7 +113,7 @@ def matches(record, flt):
     return held in values
 
 
-class EdgeOne(RecordStore, FakeServer):
+class EdgeOne(Gateway, RecordStore, FakeServer):
     """Routes list_zones, list_records, get_record (DescribeDnsRecords by one id), create_record,
     update_record, delete_record (and other_action: any other X-TC-Action), all POST /."""
     TYPE = 'Type'
@@ -196,49 +180,16 @@ class EdgeOne(RecordStore, FakeServer):
             by_id = False
         return 'get_record' if by_id else 'list_records'
 
-    def seen(self, req):
-        req.action = req.headers.get('x-tc-action', '')
-
     # --- the API gateway: version, timestamp, credentials, signature, CAM, fields ----------------
     def _auth(self, req):
-        headers = req.headers
         if self.oracle is None:
             return error('InternalError', 'the fake checks each signature with tencentcloud-sdk-python-common and '
                                           'tencentcloud-sdk-python-teo: not installed')
         _, _, client, models = self.oracle
-        if 'authorization' not in headers:
-            return error('AuthFailure.InvalidAuthorization', 'Authorization header is missing.')
-        if headers.get('x-tc-version') != client._apiVersion:
-            return error('NoSuchVersion', 'The requested version %s of service teo does not exist.'
-                         % headers.get('x-tc-version'))
-        stamp = headers.get('x-tc-timestamp', '')
-        if not stamp.isdigit() or len(stamp) > 12:
-            return error('InvalidParameter', 'X-TC-Timestamp must be epoch seconds.')
-        if abs(int(stamp) - self.now()) > SKEW:
-            return error('AuthFailure.SignatureExpire', 'Signature expired. Timestamp and server time differ by '
-                                                        'more than five minutes.')
-        match = AUTHORIZATION.match(headers['authorization'])
-        if not match:
-            return error('AuthFailure.InvalidAuthorization', 'Authorization header does not follow the '
-                                                             'TC3-HMAC-SHA256 form.')
-        secret_id, date, service, signed, signature = match.groups()
-        if secret_id not in self.keys:
-            return error('AuthFailure.SecretIdNotFound', 'The SecretId is not found, please ensure that your '
-                                                         'SecretId is correct.')
-        # the date of the scope is the UTC date of the timestamp; the SDK's code signs these headers
-        content_type = headers.get('content-type', '').strip().lower()
-        expected = None
-        if date == time.strftime('%Y-%m-%d', time.gmtime(int(stamp))) and service == client._service \
-                and signed == 'content-type;host':
-            expected = sdk_signature(self.oracle, headers.get('host', ''), content_type, stamp, req.body, date,
-                                     client._service, self.keys[secret_id])
-        with self.lock:
-            self.signatures.append((req.action, expected))
-        if expected is None or not hmac.compare_digest(expected, signature):
-            return error('AuthFailure.SignatureFailure', 'The provided credentials could not be validated. '
-                                                         'Please check your signature is correct.')
-        if content_type != 'application/json':
-            return error('InvalidParameter', 'Content-Type must be application/json for a POST of JSON.')
+        refused = self.refusal(req, client._apiVersion, client._service,
+                               lambda *request: sdk_signature(self.oracle, *request[:-1], client._service, request[-1]))
+        if refused:
+            return refused
         if req.action not in REQUIRED:
             return None   # other_action answers
         if self.allowed is not None and req.action not in self.allowed:
