@@ -19,10 +19,10 @@ from conftest import run_tool
 
 class Harness:
     """One provider's fake, state directory and runs; answer: the address the lookup service gives a
-    run that names no `ip`; before: called before the fake is handed out (the check that the
+    run that names no `ip` (None: the one the test set); before: called before the fake is handed out (the check that the
     provider's official SDK, its fake's oracle, is installed)."""
 
-    def __init__(self, name, answer, before=None):
+    def __init__(self, name, answer=None, before=None):
         self.name, self.answer, self.before = name, answer, before
 
     def fixtures(self):
@@ -52,7 +52,9 @@ class Harness:
 
     def run(self, box, state, *args, **more):
         """A run of ddkit (args; ip: the address the lookup service answers), never a traceback."""
-        box.lookup.answer = more.pop('ip', self.answer)
+        answer = more.pop('ip', self.answer)
+        if answer is not None:
+            box.lookup.answer = answer
         done = run_tool('ddkit', list(args), env=self.env_of(box, state, **more))
         assert 'Traceback' not in done.stdout + done.stderr, done.stdout + done.stderr
         return done
@@ -74,6 +76,11 @@ class Harness:
     def status(self, box, state, **more):
         """The record's --status --json object."""
         return json.loads(run_tool('ddkit', ['--status', '--json'], env=self.env_of(box, state, **more)).stdout)[0]
+
+
+def shown(done, state):
+    """All a run printed and kept: its output, and every file of its state directory."""
+    return done.stdout + done.stderr + ''.join(p.read_text() for p in state.iterdir() if p.is_file())
 
 
 def ok(done):

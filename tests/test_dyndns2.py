@@ -10,23 +10,17 @@ import time
 import pytest
 
 from conftest import RECORD, run_tool
+from provider_harness import Harness
 from providers import DYNDNS2 as P
 
 OLD, NEW, V6 = '81.2.69.1', '81.2.69.10', '240e:3a1::10'
 
-
-def env_of(box, state, **more):
-    return dict(P.env(box, state), **more)
+HARNESS = Harness('dyndns2')   # a run's lookup answers what the test set
+env_of, run = HARNESS.env_of, HARNESS.run
 
 
 def hold_file(state):
     return state / (P.files['hold_file'] % RECORD)
-
-
-def run(box, state, **more):
-    done = run_tool('ddkit', env=env_of(box, state, **more))
-    assert 'Traceback' not in done.stderr, done.stderr
-    return done
 
 
 def test_the_update_is_the_protocols_request(box, tmp_path):

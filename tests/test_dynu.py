@@ -9,20 +9,14 @@ from urllib.request import Request, urlopen
 
 import pytest
 
-from conftest import RECORD, run_tool
+from conftest import RECORD
+from provider_harness import Harness
 from providers import DYNU as P, registry
 
 OLD, NEW, V6_OLD, V6 = '81.2.69.1', '81.2.69.10', '240e:3a1::1', '240e:3a1::10'
 
-
-def env_of(box, state, **more):
-    return dict(P.env(box, state), **more)
-
-
-def run(box, state, **more):
-    done = run_tool('ddkit', env=env_of(box, state, **more))
-    assert 'Traceback' not in done.stderr, done.stderr
-    return done
+HARNESS = Harness('dynu')   # a run's lookup answers what the test set
+env_of, run = HARNESS.env_of, HARNESS.run
 
 
 def test_dynus_server_is_the_default():

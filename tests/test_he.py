@@ -8,21 +8,15 @@ import base64
 
 import pytest
 
-from conftest import RECORD, ZONE, run_tool
+from conftest import RECORD, ZONE
+from provider_harness import Harness
 from providers import HE as P, registry
 
 OLD, NEW, V6 = '81.2.69.1', '81.2.69.10', '240e:3a1::10'
 OTHER = 'nas.' + ZONE
 
-
-def env_of(box, state, **more):
-    return dict(P.env(box, state), **more)
-
-
-def run(box, state, **more):
-    done = run_tool('ddkit', env=env_of(box, state, **more))
-    assert 'Traceback' not in done.stderr, done.stderr
-    return done
+HARNESS = Harness('he')   # a run's lookup answers what the test set
+env_of, run = HARNESS.env_of, HARNESS.run
 
 
 def test_hurricane_electrics_server_is_the_default():

@@ -12,28 +12,13 @@ import sys
 import pytest
 
 from conftest import RECORD, ROOT, ZONE, run_tool
+from provider_harness import Harness, shown
 from providers import NAMECHEAP as P
 
 OLD, NEW = '81.2.69.1', '81.2.69.10'
 
-
-def env_of(box, state, **more):
-    return dict(P.env(box, state), **more)
-
-
-def run(box, state, *args, **more):
-    done = run_tool('ddkit', list(args), env=env_of(box, state, **more))
-    assert 'Traceback' not in done.stderr, done.stderr
-    return done
-
-
-def status(box, state):
-    return json.loads(run_tool('ddkit', ['--status', '--json'], env=env_of(box, state)).stdout)[0]
-
-
-def shown(done, state):
-    """All a run printed and kept: its output, and every file of its state directory."""
-    return done.stdout + done.stderr + ''.join(p.read_text() for p in state.iterdir() if p.is_file())
+HARNESS = Harness('namecheap')   # a run's lookup answers what the test set
+env_of, run, status = HARNESS.env_of, HARNESS.run, HARNESS.status
 
 
 def module():

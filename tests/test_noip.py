@@ -5,29 +5,18 @@ stops. What every preset does alike (its own state files, the hold after a refus
 --check) is tests/test_presets.py's."""
 
 import base64
-import json
 import os
 
 import pytest
 
-from conftest import RECORD, run_tool
+from conftest import RECORD
+from provider_harness import Harness
 from providers import NOIP as P, registry
 
 OLD, NEW, V6 = '81.2.69.1', '81.2.69.10', '240e:3a1::10'
 
-
-def env_of(box, state, **more):
-    return dict(P.env(box, state), **more)
-
-
-def run(box, state, **more):
-    done = run_tool('ddkit', env=env_of(box, state, **more))
-    assert 'Traceback' not in done.stderr, done.stderr
-    return done
-
-
-def status(box, state):
-    return json.loads(run_tool('ddkit', ['--status', '--json'], env=env_of(box, state)).stdout)[0]
+HARNESS = Harness('noip')   # a run's lookup answers what the test set
+env_of, run, status = HARNESS.env_of, HARNESS.run, HARNESS.status
 
 
 def test_no_ips_server_is_the_default():
