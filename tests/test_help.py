@@ -1,27 +1,133 @@
-"""--help of the four tools: at most 80 columns, option texts aligned, the operators named in the
-same order by both selectors, and the name the user typed in the usage line."""
+"""--help of every tool: at most 80 columns (a Chinese character takes two), option texts aligned,
+the operators named in the same order by both selectors, and the name the user typed in the usage
+line; the ddkit command's first screen short, each provider's own settings behind --provider NAME
+--help; what only the command line needs (a secret's argv, -h) said by --help, not by the settings'
+help; the settings' labels."""
 
 import os
 import re
+import sys
+import unicodedata
 
 import pytest
 
-from conftest import run_tool, tool_path
+from conftest import ROOT, run_tool, tool_path
 
-TOOLS = ['updater_a', 'updater_b', 'egress6', 'egress6_win']
+sys.path.insert(0, os.path.join(ROOT, 'lib'))
+from ddkit import helptext, registry, updater  # noqa: E402
+from ddkit.settings import Setting  # noqa: E402
+
+TOOLS = ['updater_a', 'updater_b', 'egress6', 'egress6_win', 'ddkit']
+HELPS = [(tool, ['--help']) for tool in TOOLS] + [('ddkit', ['--provider', name, '--help'])
+                                                   for name in registry.PROVIDERS]
 
 
-@pytest.mark.parametrize('tool', TOOLS)
-def test_help_fits_80_columns_with_aligned_option_texts(tool):
-    done = run_tool(tool, ['--help'])
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    assert max(len(line) for line in lines) <= 80, [line for line in lines if len(line) > 80]
+def columns(line):
+    """The columns a terminal gives line: two for an East Asian wide or fullwidth character."""
+    return sum(2 if unicodedata.east_asian_width(c) in 'WF' else 1 for c in line)
+
+
+def shown(tool, args):
+    done = run_tool(tool, args)
+    assert done.returncode == 0 and done.stderr == '', done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize('tool, args', HELPS, ids=[' '.join([t] + a) for t, a in HELPS])
+def test_help_fits_80_columns_with_aligned_option_texts(tool, args):
+    lines = shown(tool, args).splitlines()
+    assert [line for line in lines if columns(line) > 80] == []
     options = [line for line in lines if re.match(r'  -', line)]
     assert options
     for line in options:  # an option's text starts at column 24, or on the next line when the flag is long
         alone = '  ' not in line.strip()  # a long flag on a line of its own, its text below
         assert alone or line[23] == ' ' and line[24] != ' ', line
+
+
+def test_the_first_screen_of_ddkit_is_short_and_says_where_each_providers_settings_are():
+    text = shown('ddkit', ['--help'])
+    lines = text.splitlines()
+    assert len(lines) < 100, len(lines)
+    assert lines[1].split() == ['ddkit.py', '--provider', 'NAME', '--help']
+    assert '\nproviders (ddkit --provider NAME --help shows the settings of one):\n' in text
+    # the usual settings in full, every other one named
+    for setting in updater.COMMON:
+        assert setting.flag in text, setting.name
+    assert '-z, --zone-name' in text and '-h, --record-name' in text and '--ip-source' in text
+    assert '--doh-url VALUE' not in text and '--notify URL' not in text
+
+
+def test_each_provider_is_one_line_of_the_first_screen():
+    """A provider's summary fits its line beside its name: within 80 columns less the names' column."""
+    listed = shown('ddkit', ['--help']).split('\nproviders (', 1)[1].split('\n\n')[0].splitlines()[1:]
+    names = [line.split()[0] for line in listed if not line.startswith('   ')]
+    assert names == list(registry.PROVIDERS) and len(listed) >= len(names)
+    room = 80 - (4 + max(len(name) for name in names))
+    widths = {name: columns(registry.provider(name).SUMMARY) for name in names}
+    assert {name: width for name, width in widths.items() if width > room} == {}, 'longer than %d columns' % room
+    assert len(listed) == len(names)
+
+
+@pytest.mark.parametrize('name', registry.PROVIDERS)
+def test_a_providers_help_tells_its_own_settings_and_every_records(name):
+    text = shown('ddkit', ['--provider', name, '--help'])
+    own, common = text.split('\nsettings of provider %s:\n' % name)[1].split('\nsettings of every record:\n')
+    for setting in registry.provider(name).SETTINGS:
+        assert re.search(r'^  (-\w, )?%s( |$)' % setting.flag, own, re.M), setting.name
+    for setting in updater.COMMON:
+        assert re.search(r'^  (-\w, )?%s( |$)' % setting.flag, common, re.M), setting.name
+
+
+def option_of(text, flag):
+    """The words of one option of --help: its flag's line and the lines of its text below."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if re.match(r'  (-\w, )?%s( |$)' % flag, line))
+    end = next(i for i in range(start + 1, len(lines)) if not lines[i].startswith(' ' * 24))
+    return ' '.join(' '.join(lines[start:end]).split())
+
+
+@pytest.mark.parametrize('name', registry.PROVIDERS)
+def test_help_says_a_secrets_flag_is_seen_by_other_users(name):
+    """For every secret setting, whatever its help says: the note is --help's own."""
+    text = shown('ddkit', ['--provider', name, '--help'])
+    table = registry.provider(name).SETTINGS + updater.COMMON
+    for setting in table:
+        said = option_of(text, setting.flag)
+        note = 'any user of the host may read a flag (argv): prefer %s or --config' % setting.env
+        assert (note in said) == bool(setting.secret), said
+        assert 'argv' not in setting.help   # the catalog's help (the LuCI page's) says none of it
+
+
+def test_help_of_the_command_line_alone():
+    """record_name's -h, and how a flag gives several values, are said by --help alone."""
+    text = shown('updater_a', ['--help'])
+    assert '-h is this setting, as in the original script: help is --help' in option_of(text, '--record-name')
+    assert option_of(text, '--ip-lookup-url').endswith('; several: repeat the flag')
+    assert option_of(text, '--lines').endswith('; several: repeat the flag, or commas or blanks between them')
+    for setting in updater.COMMON:
+        assert '-h ' not in setting.help and 'the flag' not in setting.help, setting.name
+
+
+def test_wrapped_text_keeps_within_its_columns():
+    wide = 'Keep one record at West.cn 西部数码西部数码西部数码 (API v2) equal to this host\'s public IP.'
+    for width in (20, 40, 56):
+        lines = helptext.wrap(wide, width)
+        assert ''.join(lines).replace(' ', '') == wide.replace(' ', '')   # no word lost, one cut at 20
+        assert max(columns(line) for line in lines) <= width, lines
+    # a word longer than a line is cut, never over the edge
+    url = 'https://' + 'x' * 90 + '.example'
+    lines = helptext.option_lines('--ip-lookup-url URL', 'services: %s, then more' % url)
+    assert max(columns(line) for line in lines) <= 80 and url in ''.join(line.strip() for line in lines), lines
+    assert all(columns(line) <= 80 for line in helptext.option_lines('--x', '西部数码' * 40))
+
+
+def test_a_setting_is_labelled_by_its_own_label_or_its_name_in_words():
+    assert [helptext.label(Setting(name)) for name in (
+        'api_token', 'ip_lookup_url', 'doh_url', 'secret_id', 'ipv6_prefix', 'record_ttl', 'dns_url', 'ca_file',
+        'zone_name', 'timeout')] == [
+        'API token', 'IP lookup URL', 'DoH URL', 'Secret ID', 'IPv6 prefix', 'Record TTL', 'DNS URL', 'CA file',
+        'Zone name', 'Timeout']
+    assert helptext.label(Setting('state_dir', label='State directory')) == 'State directory'
 
 
 @pytest.mark.parametrize('tool', ['egress6', 'egress6_win'])

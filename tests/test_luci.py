@@ -14,11 +14,11 @@ from openwrt_env import feed, signify_key  # noqa: F401  (fixtures: the feed as 
 from providers import PROVIDERS
 
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
-from ddkit import registry  # noqa: E402
+from ddkit import helptext, registry  # noqa: E402
 
 APP = os.path.join(ROOT, 'luci-app-ddkit')
 PLUGIN = os.path.join(APP, 'root', 'usr', 'libexec', 'rpcd', 'luci.ddkit')
-SETTING_KEYS = ['name', 'help', 'secret', 'default', 'required', 'choices', 'list']
+SETTING_KEYS = ['name', 'label', 'help', 'secret', 'default', 'required', 'choices', 'list']
 OLD, NEW = '81.2.69.1', '81.2.69.10'
 
 
@@ -31,6 +31,7 @@ def catalog():
 def check_setting(setting):
     assert list(setting) == SETTING_KEYS
     assert isinstance(setting['name'], str) and setting['name'].isidentifier()
+    assert isinstance(setting['label'], str) and setting['label'][:1].isupper() and '_' not in setting['label']
     assert isinstance(setting['help'], str) and setting['help']
     assert isinstance(setting['secret'], bool) and isinstance(setting['required'], bool)
     assert isinstance(setting['list'], bool)
@@ -51,6 +52,7 @@ def test_providers_json_lists_every_registered_provider_with_its_settings():
         for setting, own in zip(provider['settings'], module.SETTINGS):
             check_setting(setting)
             assert setting['secret'] == bool(own.secret) and setting['help'] == own.help
+            assert setting['label'] == (own.label or helptext.label(own))
             assert setting['required'] == (own.name in provider['required'])
         common = {s['name'] for s in found['common']}
         assert set(provider['required']) <= common | {s['name'] for s in provider['settings']}
@@ -266,10 +268,21 @@ def translated_strings():
         for quote, text in re.findall(r'(?<![\w.$])_\(\s*([\'"])((?:\\.|(?!\1).)*)\1', source):
             found.add(text.encode('utf-8').decode('unicode_escape').encode('latin-1').decode('utf-8')
                       if '\\' in text else text)
-        # every _( call has a literal: a string built at run time could not be translated
-        assert len(re.findall(r'(?<![\w.$])_\(', source)) == \
-            len(re.findall(r'(?<![\w.$])_\(\s*[\'"]', source))
+        # every _( call has a literal (a string built at run time could not be translated), but the
+        # one that translates the catalog's labels, helps and summaries, which the po holds too
+        others = re.findall(r'(?<![\w.$])_\((?!\s*[\'"])[^)]*\)', source)
+        assert others in ([], ['_(text)']), others
+        if others:
+            assert re.search(r'function translated\(text\) \{\n\treturn [^\n]*_\(text\)', source)
     return found
+
+
+def catalog_strings():
+    """Every text of the catalog the page shows: each provider's summary, each setting's label and
+    help (the common and the service's settings, and every provider's own)."""
+    found = catalog()
+    settings = found['common'] + found['service'] + [s for p in found['providers'] for s in p['settings']]
+    return {p['summary'] for p in found['providers']} | {s[key] for s in settings for key in ('label', 'help')}
 
 
 def test_the_acl_grants_exactly_what_the_views_call():
@@ -308,22 +321,49 @@ def page_strings():
     return translated_strings() | titles | descriptions
 
 
-def test_every_string_of_the_views_has_a_chinese_translation_the_catalog_finds():
+def test_every_string_the_page_shows_has_a_chinese_translation_the_catalog_finds():
+    """The views' own strings, and the labels, helps and summaries of ddkit's catalog (every
+    provider's, every setting's), which the page passes to _(): each in the template, each with a
+    translation in Chinese in the .po, each found by the key LuCI looks it up by."""
     sys.path.insert(0, os.path.join(ROOT, 'tools'))
     import lmo
-    strings = page_strings()
-    assert len(strings) > 20
+    strings = page_strings() | catalog_strings()
+    assert len(strings) > 150
     with open(PO, encoding='utf-8') as f:
         entries = [e for e in lmo.po_entries(f.read()) if e.msgid]
     with open(POT, encoding='utf-8') as f:
         template = {e.msgid for e in lmo.po_entries(f.read()) if e.msgid}
     translated = {e.msgid: e.msgstr[0] for e in entries if e.msgstr and e.msgstr[0]}
-    assert sorted(strings - set(translated)) == []
-    assert sorted(strings - template) == [] and sorted(template - strings) == []
+    assert sorted(strings - set(translated)) == [], 'untranslated: run make docs, then translate them in %s' % PO
+    assert sorted(strings - template) == [] and sorted(template - strings) == [], 'run make docs'
     for msgid, text in translated.items():   # Chinese, not the English copied
         assert any('\u4e00' <= c <= '\u9fff' for c in text) or not any(c.isalpha() for c in msgid), msgid
     catalog = lmo.read_lmo(lmo.lmo(entries))   # what the router's LuCI looks each string up in
-    assert all(lmo.key_hash(text) in catalog for text in strings)
+    assert [text for text in strings if lmo.key_hash(text) not in catalog] == []
+
+
+def test_the_template_and_the_translation_hold_what_make_docs_writes():
+    """tools/settings_doc.py (make docs) writes the template from the views and the catalog, and each
+    .po with the template's entries: both are current."""
+    sys.path.insert(0, os.path.join(ROOT, 'tools'))
+    import settings_doc
+    for path, text in settings_doc.translations():
+        with open(path, encoding='utf-8') as f:
+            assert f.read() == text, '%s is out of date: run make docs' % path
+
+
+def test_the_catalog_says_what_a_setting_means_not_how_the_command_line_gives_it():
+    """A page user has no flags, no environment and no argv: the catalog's helps hold none of them
+    (--help adds what only the command line needs)."""
+    import re
+    found = catalog()
+    settings = found['common'] + found['service'] + [s for p in found['providers'] for s in p['settings']]
+    variables = {'DDNS_' + s['name'].upper() for s in settings}
+    for setting in settings:
+        text = setting['help']
+        said = [word for word in re.findall(r'(?<![\w-])--?[a-z][\w-]*|\bDDNS_\w+|\bargv\b|\bthe flag\b', text)
+                if word in variables or not word.startswith('DDNS_')]
+        assert said == [], (setting['name'], text)
 
 
 def test_the_views_are_javascript_that_parses():
@@ -370,6 +410,7 @@ def test_the_page_package_holds_the_view_menu_acl_and_plugin(feed):
         'usr/share/luci/menu.d/luci-app-ddkit.json': (0o644, source('root/usr/share/luci/menu.d/luci-app-ddkit.json')),
         'usr/share/rpcd/acl.d/luci-app-ddkit.json': (0o644, source('root/usr/share/rpcd/acl.d/luci-app-ddkit.json')),
         'usr/libexec/rpcd/luci.ddkit': (0o755, source('root/usr/libexec/rpcd/luci.ddkit')),
+        'usr/lib/ddkit/luci_ddkit.py': (0o644, source('root/usr/lib/ddkit/luci_ddkit.py')),
     }
 
 

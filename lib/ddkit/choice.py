@@ -32,16 +32,15 @@ def owners(name):
     return found
 
 
-PROVIDER = Setting('provider', help='the DNS provider of the record: %s; its settings follow, marked with its '
-                   'name' % ', '.join(registry.PROVIDERS), check=check_provider, decides=owners,
-                   choices=registry.PROVIDERS)
+PROVIDER = Setting('provider', help='the record\'s DNS provider: one ddkit --help lists',
+                   check=check_provider, decides=owners, choices=registry.PROVIDERS, metavar='NAME')
 # the ddkit command's own switch: what this router can run, for a person or (with --json) a form
-SWITCHES = [Switch('providers', help='list the installed providers, one line each (with --json: each with its '
-                   'settings, and the common and service settings; what the LuCI page builds its form from)')]
+SWITCHES = [Switch('providers', help='list the installed providers; with --json, with every setting: what the '
+                   'LuCI page builds its form from')]
 # the options of a UCI section that the service reads, not the record (ddkit.uci.SERVICE_OPTIONS); the
 # defaults are those of the init script: a section without enabled does not run
 SERVICE = [
-    Setting('enabled', '0', help='1: the service and --all run this record', choices=('0', '1')),
+    Setting('enabled', '0', help='1: the service runs this record', choices=('0', '1')),
     Setting('interface', help='a logical interface (e.g. wan): the record runs at once when it comes up or '
             'changes address (hotplug)'),
     Setting('interval', '1800', help='seconds between runs; the service runs every enabled record at the '
@@ -68,7 +67,7 @@ def every_table(common, names=None):
             elif s.name not in seen:
                 own[s.name] = Setting(s.name, s.default, '(%s) %s' % (name, s.help) if marked else s.help,
                                       s.secret, s.short, s.check, s.repeat, s.metavar, choices=s.choices,
-                                      commas=s.commas)
+                                      commas=s.commas, label=s.label)
                 table.append(own[s.name])
     return table + common
 
@@ -130,16 +129,49 @@ def uci_providers(path):
             if isinstance(options.get(PROVIDER.name), str)]
 
 
+# the settings every record sets: told in full by the overview, the others named (the LuCI page's
+# General tab holds the same)
+USUAL = ('zone_name', 'record_name', 'record_type', 'ip_source')
+
+
 def overview(common):
-    """--help of the ddkit command naming no provider: the common settings, and the providers a line
-    each (ddkit --provider NAME --help shows one's own settings)."""
+    """(summary, sections) of --help of the ddkit command naming no provider, one screen: the usual
+    settings, the others' flags, and the providers a line each (ddkit --provider NAME --help shows
+    one's own settings, and every setting in full)."""
     rows = []
     for name in registry.PROVIDERS:
         try:
             rows.append((name, registry.provider(name).SUMMARY))
         except UsageError:
             rows.append((name, 'not installed here: install the package ddkit-%s' % registry.module_name(name)))
-    return [PROVIDER] + common, ('providers (ddkit --provider NAME --help shows the settings of one):', rows)
+    more = ', '.join(s.flag for s in common if s.name not in USUAL)
+    return SUMMARY, [('settings of a record:', [PROVIDER] + [s for s in common if s.name in USUAL]),
+                     ('more settings of every record (ddkit --provider NAME --help tells each):', more),
+                     ('providers (ddkit --provider NAME --help shows the settings of one):', rows)]
+
+
+def provider_help(names, table, common):
+    """(summary, sections) of --help of the ddkit command naming providers: their own settings (table:
+    every_table's), then every record's."""
+    own = [s for s in table if s is not PROVIDER and s not in common]
+    missing = [name for name in names if not _installed(name)]
+    summary = SUMMARY
+    if len(names) == 1 and not missing:
+        summary = registry.provider(names[0]).SUMMARY
+    sections = [('settings of provider%s %s:' % ('s' if len(names) > 1 else '', ', '.join(names)), own)] if own else []
+    if missing:
+        sections.append(('not installed here:', 'provider %s: install the package%s %s' % (
+            ', '.join(missing), 's' if len(missing) > 1 else '',
+            ', '.join(sorted({'ddkit-' + registry.module_name(name) for name in missing})))))
+    return summary, sections + [('settings of every record:', [PROVIDER] + common)]
+
+
+def _installed(name):
+    try:
+        registry.provider(name)
+    except UsageError:
+        return False
+    return True
 
 
 def table_of(provider, common):
@@ -195,7 +227,8 @@ def stray_setting(own, mine, provider, several, path):
 def catalog(common):
     """What `ddkit --providers --json` prints: the installed providers of the registry, each with its
     name, summary, the settings a record of it needs and its own settings; the common settings and
-    the service's. A setting: name, help, secret, default, required, choices, list (a repeated one)."""
+    the service's. A setting: name, label, help (what it means: a form shows it as the setting's
+    label and help), secret, default, required, choices, list (a repeated one)."""
     from ddkit.provider import required
     installed = []
     for name in registry.PROVIDERS:
@@ -212,7 +245,8 @@ def catalog(common):
 
 def described(setting, needs):
     """One setting as the catalog shows it."""
-    return {'name': setting.name, 'help': setting.help, 'secret': bool(setting.secret),
+    from ddkit.helptext import label
+    return {'name': setting.name, 'label': label(setting), 'help': setting.help, 'secret': bool(setting.secret),
             'default': list(setting.default) if isinstance(setting.default, (list, tuple)) else setting.default,
             'required': setting.name in needs,
             'choices': list(setting.choices) if setting.choices is not None else None,
@@ -227,8 +261,10 @@ def show_providers(common, as_json):
         from ddkit import jsontext
         say(jsontext.dumps(found))
         return 0
+    from ddkit.helptext import option_lines
+    gutter = 4 + max([len(name) for name in registry.PROVIDERS])
     for provider in found['providers']:
-        say('%-12s %s' % (provider['name'], provider['summary']))
+        say('\n'.join(line[2:] for line in option_lines(provider['name'], provider['summary'], gutter)))
     missing = [name for name in registry.PROVIDERS if name not in {p['name'] for p in found['providers']}]
     if missing:
         presets = {}   # a preset comes with its protocol's package

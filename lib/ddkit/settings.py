@@ -18,16 +18,19 @@ class Setting:
     `secret`: True (its value is masked in every message, never shown), or a function giving the parts
     of a value that are masked (the rest is shown: a URL's origin); `commas`: a repeated setting none
     of whose values holds a comma or a blank, so that both separate its values in every form
-    (--lines ct,cm,cu; not a URL, which may hold a comma, nor a header)."""
+    (--lines ct,cm,cu; not a URL, which may hold a comma, nor a header).
+    `help` says what the setting means, as the LuCI page shows it too: what only the command line
+    needs (a flag's argv is visible, -h) --help adds (ddkit.helptext); `label`: what a form calls it,
+    when its name in words (ddkit.helptext.label) does not say it well."""
 
     takes_value = True
 
     def __init__(self, name, default=None, help='', secret=False, short=None, check=None, repeat=False,
-                 metavar='VALUE', decides=False, choices=None, commas=False):
+                 metavar='VALUE', decides=False, choices=None, commas=False, label=None):
         self.name, self.default, self.help = name, default, help
         self.secret, self.short, self.check = secret, short, check
         self.repeat, self.metavar, self.decides = repeat, metavar, decides
-        self.choices, self.commas = choices, commas
+        self.choices, self.commas, self.label = choices, commas, label
         self.env = 'DDNS_' + name.upper()
 
     @property

@@ -14,35 +14,35 @@ from ddkit.urls import notify_secrets, proxy_uninstalled
 
 COMMON = [
     Setting('zone_name', help='root domain of the zone, e.g. example.com; where the provider lists the '
-            'account\'s zones it may be left out: the longest zone record_name is in', short='-z',
+            'account\'s zones it may be left out: the longest zone the record is in', short='-z',
             check=settings.check_name),
     Setting('record_name', help='the record to keep updated, e.g. home.example.com (an internationalized '
-            'name is sent in its xn-- form; a wildcard as *.example.com). -h is this setting, as in the '
-            'original script: help is --help', short='-h', check=settings.check_name),
-    Setting('record_type', 'A', help='A (IPv4) or AAAA (IPv6)', short='-t', check=settings.check_record_type,
-            choices=settings.RECORD_TYPES),
-    Setting('doh_url', 'https://dns.google', help='DNS-over-HTTPS resolver (/resolve is appended)',
-            check=settings.check_url),
-    Setting('ip_lookup_url', help='public IP lookup services, tried in order until one answers with an address '
-            '(repeat the flag; blanks between them elsewhere; a UCI list). Default for A: '
-            'https://ipv4.icanhazip.com https://1.1.1.1/cdn-cgi/trace; for AAAA: https://ipv6.icanhazip.com '
-            'https://[2606:4700:4700::1111]/cdn-cgi/trace (reached without DNS)', check=settings.check_url,
-            repeat=True, metavar='URL'),
+            'name is sent in its xn-- form; a wildcard as *.example.com)', short='-h', check=settings.check_name),
+    Setting('record_type', 'A', help='A (IPv4), AAAA (IPv6), or "A AAAA": a record of each',
+            short='-t', check=settings.check_record_type, choices=settings.RECORD_TYPES),
     Setting('ip_source', 'url', help='"url" asks ip_lookup_url; "iface:<name>" reads the interface; a LAN '
             'host (AAAA): "prefix:<iface>/<interface id>", "eui64:<iface>/<MAC>", "neigh:<iface>/<MAC>"',
             check=settings.check_ip_source),
+    Setting('doh_url', 'https://dns.google', help='DNS-over-HTTPS resolver (/resolve is appended)',
+            check=settings.check_url),
+    Setting('ip_lookup_url', help='public IP lookup services, tried in order until one answers with an '
+            'address. Default for A: '
+            'https://ipv4.icanhazip.com https://1.1.1.1/cdn-cgi/trace; for AAAA: https://ipv6.icanhazip.com '
+            'https://[2606:4700:4700::1111]/cdn-cgi/trace (reached without DNS)', check=settings.check_url,
+            repeat=True, metavar='URL'),
     Setting('lines', help='the operator lines of a home with several upstream lines, each line\'s address '
             'published under the name (on its resolution line where the provider has them): ct, cm, cu '
             '(the IPv6 address of ip_source in 240e::/16, 2409::/16, 2408::/16), or CODE=SOURCE (e.g. '
-            'ct=iface:pppoe-ct); commas or blanks between them (ct,cm,cu), or repeat the flag, or a UCI list',
-            check=settings.check_line, repeat=True, metavar='LINE', commas=True),
+            'ct=iface:pppoe-ct)', check=settings.check_line, repeat=True, metavar='LINE', commas=True,
+            label='Operator lines'),
     Setting('default_line', help='the line whose address the provider\'s default line gets, for visitors of '
             'other operators and abroad (default: the first of lines)', check=settings.check_line_code,
             choices=tuple(OPERATORS)),
     Setting('line_gone', 'remove', help='a line with no address: remove its record (created again when the '
-            'address comes back), or keep it', check=settings.check_line_gone, choices=settings.LINE_GONE),
+            'address comes back), or keep it', check=settings.check_line_gone, choices=settings.LINE_GONE,
+            label='A line without an address'),
     Setting('state_dir', help='directory of the state files (default: your home directory)',
-            check=settings.check_path),
+            check=settings.check_path, label='State directory'),
     Setting('log_file', help='log file (default: <state_dir>/<tool>_<record_name>.log)',
             check=settings.check_path),
     Setting('ca_file', help='CA bundle, or directory of hashed CA certificates, for https (default: the '
@@ -53,22 +53,23 @@ COMMON = [
             'off; unset: https_proxy, all_proxy, no_proxy of the environment, as curl reads them',
             secret=settings.proxy_secrets, check=settings.check_proxy),
     Setting('proxy_lookup', '0', help='1: the IP lookups and DoH go through the proxy too (0: direct)',
-            check=settings.check_yes_no, choices=settings.YES_NO),
+            check=settings.check_yes_no, choices=settings.YES_NO, label='Lookups through the proxy'),
     Setting('verify_interval', '86400', help='seconds between reads of the record at the provider while '
             'the IP is unchanged (0: every run; off: never)',
             check=settings.check_verify_interval),
     Setting('on_change', help='command run (no shell) after the record changed or an update failed; '
-            'details in its DDNS_HOOK_* environment', check=settings.check_command),
+            'details in its DDNS_HOOK_* environment', check=settings.check_command, label='Command on change'),
     Setting('healthcheck_url', help='pinged after each run: GET <url>, or <url>/fail after a failure '
-            '(no ping when no valid IP was found)', secret=True, check=settings.check_url),
+            '(no ping when no valid IP was found)', secret=True, check=settings.check_url,
+            label='Health-check URL'),
     Setting('notify', help='notification URLs, each as its service gives it (Telegram, WeCom, DingTalk, Feishu/Lark, '
             'Bark, ServerChan, PushDeer, PushPlus, ntfy, Discord, Slack), or KIND+<URL> for a self-hosted server or '
-            'another host (gotify+https://..., ntfy+http://...); repeat the flag, blanks between them elsewhere, a '
-            'UCI list; only their kind and host are ever shown', secret=notify_secrets, check=settings.check_notify,
-            repeat=True, metavar='URL'),
+            'another host (gotify+https://..., ntfy+http://...); only their kind and host are ever shown',
+            secret=notify_secrets, check=settings.check_notify, repeat=True, metavar='URL', label='Notifications'),
     Setting('notify_on', ['change', 'failure', 'recovery'], help='what notify tells: change (a record updated or created, a '
             'line\'s record removed), failure (the first of a streak), recovery (the first good run after failures)',
-            check=settings.check_notify_on, repeat=True, choices=settings.NOTIFY_ON, metavar='EVENT'),
+            check=settings.check_notify_on, repeat=True, choices=settings.NOTIFY_ON, metavar='EVENT',
+            label='Notify of'),
 ]  # healthcheck_url and notify are secret: whoever has them can ping the check, or post to the chat
 SWITCHES = [
     Switch('force', help='update even when the IP has not changed', short='-f'),
@@ -76,12 +77,12 @@ SWITCHES = [
     Switch('quiet', help='log file only; nothing on stdout unless an error'),
     Switch('check', help='diagnose the set-up, read-only: one ok/FAIL line per step with the fix; '
            'exit 0 when an update would succeed'),
-    Switch('status', help='print each record\'s last outcome as its runs kept it (with --all: every enabled '
-           'record, "never" for one not run yet); nothing is sent; exit 1 when a record\'s last run failed'),
+    Switch('status', help='print the last outcome each record\'s runs kept ("never": no run yet); nothing is '
+           'sent; exit 1 when one failed'),
     Switch('notify_test', help='with --check: send one test message to each notify URL and report its answer'),
     Switch('json', help='with --status: a JSON array, one object per record (keys: docs/status.md)'),
-    Switch('all', help='every enabled record of /etc/config/<tool> (or every [record] of the --config '
-           'file) in one run; exit status the worst of them'),
+    Switch('all', help='run every enabled record of the UCI file (or each [record] of the --config file); '
+           'exit status the worst of them'),
 ]
 
 
@@ -111,7 +112,7 @@ def main(provider=None, argv=None, tool=None, choice=None):
         print('%s: %s' % (tool, e), file=sys.stderr)
         return e.exit_status
     if args is None or 'version' in args.on:
-        return about(tool, provider or choice, table, switches, args, overview=choice is not None and not names)
+        return about(tool, provider, table, switches, args, choice, names)
     if 'providers' in args.on:
         return choice.show_providers(COMMON, 'json' in args.on)
     if 'notify_test' in args.on and 'check' not in args.on:
@@ -194,19 +195,28 @@ def shared_base(bases, provider, args, table, environ, shared):
     return bases[provider]
 
 
-def about(tool, provider, table, switches, args, overview=False):
-    """--help or --version: printed, exit 0. overview: the ddkit command's help naming no provider
-    (the common settings, and the providers a line each)."""
+def about(tool, provider, table, switches, args, choice=None, names=None):
+    """--help or --version: printed, exit 0. choice (the ddkit command's, instead of a provider): the
+    help of the providers named, or without one an overview (the usual settings, the providers a
+    line each)."""
     from ddkit import VERSION
     from ddkit.log import say
     if args is not None:
         say('%s %s' % (tool, VERSION))
         return 0
     from ddkit import helptext
-    listed = None
-    if overview:
-        table, listed = provider.overview(COMMON)
-    say(helptext.usage(settings.prog(tool), provider.SUMMARY, table, switches, uci_name=tool, listed=listed))
+    usages = ()
+    if choice is None:
+        summary = provider.SUMMARY
+        sections = [('settings of provider %s:' % provider.NAME, provider.SETTINGS),
+                    ('settings of every record:', COMMON)]
+    elif names:
+        summary, sections = choice.provider_help(names, table, COMMON)
+    else:
+        summary, sections = choice.overview(COMMON)
+        usages = ['--provider NAME --help']
+    say(helptext.usage(settings.prog(tool), summary, [], switches, uci_name=tool, sections=sections,
+                       usages=usages))
     return 0
 
 

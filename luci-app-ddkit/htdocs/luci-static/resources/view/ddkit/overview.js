@@ -80,6 +80,12 @@ function list(value) {
 	return Array.isArray(value) ? value : [];
 }
 
+// a label, help or summary of ddkit's catalog in the page's language: LuCI finds any string the
+// app's translation holds, and it holds each of the catalog's
+function translated(text) {
+	return (text != null && text !== '') ? _(text) : text;
+}
+
 return view.extend({
 	load() {
 		return Promise.all([
@@ -223,7 +229,8 @@ return view.extend({
 
 	// --- the form ---
 
-	// One form option for a setting of ddkit, under the setting's own UCI name. Defaults are
+	// One form option for a setting of ddkit, under the setting's own UCI name, titled with its
+	// label; its help names the option too, as ddkit's messages and docs do. Defaults are
 	// placeholders only: LuCI writes nothing for a value equal to an option's default, so every
 	// option left empty must mean ddkit's default, and then nothing is written.
 	addSetting(s, tab, st, optname, inherited) {
@@ -235,9 +242,14 @@ return view.extend({
 		const many = st.list && !st.secret;
 		const widget = boolean ? form.Flag : many ? form.DynamicList : choices.length ? form.ListValue : form.Value;
 
-		o = tab ? s.taboption(tab, widget, optname, '%h'.format(st.name)) : s.option(widget, optname, '%h'.format(st.name));
+		const title = '%h'.format(translated(st.label || st.name));
+		o = tab ? s.taboption(tab, widget, optname, title) : s.option(widget, optname, title);
 		o.ucioption = st.name;
-		o.description = st.help ? '%h'.format(st.help) : null;
+		o.description = [
+			st.help ? '%h'.format(translated(st.help)) : '',
+			(st.list && st.secret) ? _('Several: blanks between them.') : '',
+			'<code>%h</code>'.format(st.name)
+		].filter(part => part).join(' ');
 		o.rmempty = true;
 
 		// what ddkit uses when the option is left out: the defaults section's value, else its own
@@ -404,9 +416,9 @@ return view.extend({
 			o.validate = requiredCheck(st);
 		}
 
-		// titles are the UCI option names, as ddkit --help and the docs name them
-		o = s.taboption('general', form.ListValue, 'provider', 'provider',
-			_('The DNS provider of this record: one of those installed on this router (each is a package, ddkit-NAME).'));
+		o = s.taboption('general', form.ListValue, 'provider', _('Provider'),
+			_('The DNS provider of this record: one of those installed on this router (each is a package, ddkit-NAME).') +
+			' <code>provider</code>');
 		o.rmempty = false;
 		data.providers.forEach(p => o.value(p.name));
 		uci.sections('ddkit', 'ddkit').forEach(section => {
@@ -422,7 +434,7 @@ return view.extend({
 			o = s.taboption('general', form.DummyValue, '_summary_' + p.name, ' ');
 			o.modalonly = true;
 			o.depends('provider', p.name);
-			o.cfgvalue = () => p.summary || '';
+			o.cfgvalue = () => translated(p.summary) || '';
 
 			for (const st of list(p.settings)) {
 				o = this.addSetting(s, 'general', st, p.name + '__' + st.name);

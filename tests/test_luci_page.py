@@ -1,0 +1,169 @@
+"""The LuCI page's form as it is built, in English and in Simplified Chinese: its view run by Node
+over a stand-in of the LuCI modules it requires (form, uci, rpc, ...: each records what the view
+asks of it), fed the real catalog (`ddkit --providers --json`) and the real translation (the .po's
+entries, looked up as LuCI's _() looks them up). Every field is titled with its setting's label and
+described by its help, both translated; the records table's column heads too."""
+
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import needs
+from conftest import ROOT, run_tool
+
+sys.path.insert(0, os.path.join(ROOT, 'tools'))
+import lmo  # noqa: E402
+
+VIEW = os.path.join(ROOT, 'luci-app-ddkit', 'htdocs', 'luci-static', 'resources', 'view', 'ddkit', 'overview.js')
+PO = os.path.join(ROOT, 'luci-app-ddkit', 'po', 'zh_Hans', 'ddkit.po')
+
+# The LuCI modules the view requires, as far as it uses them: each call is recorded (an option:
+# its section, UCI name, widget, title, description and, for a summary, the text it shows).
+# _() is LuCI's lookup: the string's translation, else the string itself.
+HARNESS = r'''
+const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const options = [];
+String.prototype.format = function(...args) {
+	let i = 0;
+	return this.replace(/%(0?)(\d*)([hsd%])/g, (all, zero, width, kind) => {
+		if (kind == '%') return '%';
+		let v = args[i++];
+		if (kind == 'h') v = String(v).replace(/&/g, '&#38;').replace(/"/g, '&#34;').replace(/'/g, '&#39;')
+			.replace(/</g, '&#60;').replace(/>/g, '&#62;');
+		else v = String(v);
+		return (width && v.length < +width) ? (zero ? '0' : ' ').repeat(+width - v.length) + v : v;
+	});
+};
+const E = (tag, attrs, children) => ({ tag, attrs, children: children || [],
+	appendChild(child) { this.children.push(child); } });
+const _ = (s) => Object.prototype.hasOwnProperty.call(input.translations, s) ? input.translations[s] : s;
+class Option {
+	constructor(section, name, title, description) {
+		Object.assign(this, { section, name, title, description, values: [] });
+		options.push(this);
+	}
+	value(key, label) { this.values.push(key); }
+	depends() {}
+}
+const widget = kind => { const C = class extends Option {}; C.kind = kind; C.prototype.load = () => null;
+	C.prototype.remove = () => null; return C; };
+class Section {
+	constructor(map, type, title, description) { Object.assign(this, { type, title, description, children: [] }); }
+	tab() {}
+	option(C, name, title, description) {
+		const o = new C(this.type, name, title, description);
+		o.kind = C.kind;
+		this.children.push(o);
+		return o;
+	}
+	taboption(tab, C, name, title, description) { return this.option(C, name, title, description); }
+}
+const form = {
+	Map: class { constructor(config) { this.config = config; }
+		section(C, type, title, description) { return new C(this, type, title, description); }
+		render() { return Promise.resolve(E('div')); } },
+	GridSection: class extends Section { renderRowActions() { return E('td'); } },
+	TypedSection: class extends Section {},
+	Flag: widget('Flag'), Value: widget('Value'), ListValue: widget('ListValue'),
+	DynamicList: widget('DynamicList'), DummyValue: widget('DummyValue')
+};
+const uci = {
+	load: () => Promise.resolve(),
+	changes: () => Promise.resolve({}),
+	sections: (config, type) => input.sections.filter(s => type == null || s['.type'] == type),
+	get: (config, sid, option) => (input.sections.find(s => s['.name'] == sid) || {})[option]
+};
+const L = { resolveDefault: (p, d) => Promise.resolve(p).catch(() => d), hasViewPermission: () => true,
+	toArray: v => Array.isArray(v) ? v : (v == null ? [] : String(v).split(/\s+/)) };
+const stand = {
+	view: { extend: o => o }, form, uci, L, E, _,
+	ui: { createHandlerFn: () => () => null, showModal() {}, hideModal() {} },
+	rpc: { declare: () => () => Promise.resolve({}) },
+	poll: { add() {} }, dom: { content() {} }
+};
+const names = Object.keys(stand);
+const page = new Function(...names, input.source)(...names.map(n => stand[n]));
+page.render([ null, input.catalog, { records: [], problems: [] }, {} ]).then(() => {
+	console.log(JSON.stringify(options.map(o => ({
+		section: o.section, name: o.name, kind: o.kind, title: o.title, description: o.description,
+		grid: o.modalonly !== true, shown: (o.kind == 'DummyValue') ? o.cfgvalue() : null }))));
+});
+'''
+
+
+@pytest.fixture(scope='module')
+def catalog():
+    done = run_tool('ddkit', ['--providers', '--json'])
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope='module')
+def chinese():
+    with open(PO, encoding='utf-8') as f:
+        return {e.msgid: e.msgstr[0] for e in lmo.po_entries(f.read()) if e.msgid and e.msgstr and e.msgstr[0]}
+
+
+def built(catalog, translations):
+    """The options the view declares: one dict each (see HARNESS)."""
+    node = shutil.which('node') or shutil.which('nodejs')
+    if not node:
+        needs.missing('node is not installed (.ci/run installs nodejs)')
+    with open(VIEW, encoding='utf-8') as f:
+        source = f.read()
+    sections = [{'.type': 'ddkit', '.name': 'home', 'provider': catalog['providers'][0]['name']},
+                {'.type': 'defaults', '.name': 'cfg01'}]
+    done = subprocess.run([node, '-e', HARNESS], capture_output=True, text=True, timeout=60, input=json.dumps(
+        {'source': source, 'catalog': catalog, 'translations': translations, 'sections': sections}))
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def fields(catalog):
+    """{(section type, option name): the catalog's setting}: what the page makes a field of."""
+    found = {}
+    for st in catalog['service'] + catalog['common']:
+        found[('ddkit', st['name'])] = st
+    for st in catalog['common']:
+        found[('defaults', st['name'])] = st
+    for provider in catalog['providers']:
+        for st in provider['settings']:
+            found[('ddkit', '%s__%s' % (provider['name'], st['name']))] = st
+    return found
+
+
+@pytest.mark.parametrize('language', ['en', 'zh_Hans'])
+def test_every_field_is_titled_by_its_label_and_described_by_its_help(catalog, chinese, language):
+    words = chinese if language == 'zh_Hans' else {}
+    tr = lambda text: words.get(text, text)  # noqa: E731
+    made = {(o['section'], o['name']): o for o in built(catalog, words)}
+    wanted = fields(catalog)
+    assert set(wanted) <= set(made)
+    for key, st in wanted.items():
+        option = made[key]
+        assert html.unescape(option['title']) == tr(st['label']), (key, option['title'])
+        assert html.unescape(option['description']).startswith(tr(st['help'])), (key, option['description'])
+        assert '<code>%s</code>' % st['name'] in option['description'], key   # the name ddkit's messages use
+        assert '<' not in option['description'].replace('<code>%s</code>' % st['name'], ''), key   # escaped
+    assert html.unescape(made[('ddkit', 'provider')]['title']) == tr('Provider')
+    for provider in catalog['providers']:   # the summary above a provider's fields
+        assert made[('ddkit', '_summary_' + provider['name'])]['shown'] == tr(provider['summary'])
+
+
+def test_the_chinese_page_shows_no_setting_name_as_a_title_and_no_english_help(catalog, chinese):
+    made = built(catalog, chinese)
+    heads = [html.unescape(o['title']) for o in made if o['section'] == 'ddkit' and o['grid']]
+    assert heads == ['启用', '服务商', '记录名称', '记录类型']   # the records table's column heads
+    for option in made:
+        if option['kind'] == 'DummyValue':
+            continue
+        title = html.unescape(option['title'])
+        assert re.search('[\u4e00-\u9fff]', title), (option['name'], title)
+        help_text = html.unescape(re.sub(r'<code>.*?</code>', '', option['description'] or ''))
+        assert re.search('[\u4e00-\u9fff]', help_text), (option['name'], help_text)
