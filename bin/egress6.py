@@ -44,7 +44,7 @@ def check_backend(value):
 
 
 SETTINGS = [
-    egress.lookup_setting('IPv6 lookup service, repeatable: tried in order until one answers (JSON "ip", '
+    egress.lookup_setting('IPv6 lookup service; several are tried in order until one answers (JSON "ip", '
                           'JSON "processedString" or plain text)'),
     Setting('geoip_url', GEOIP_URL, help='geolocation service, asked GET URL/<ip>', check=check_url,
             metavar='URL'),

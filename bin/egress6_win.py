@@ -37,8 +37,8 @@ def check_trace_host(value):
 
 
 SETTINGS = [
-    egress.lookup_setting('service answering, over IPv6, with the address this host leaves with; repeat for '
-                          'fallbacks, tried in order'),
+    egress.lookup_setting('service answering, over IPv6, with the address this host leaves with; several '
+                          'are fallbacks, tried in order'),
     Setting('trace_host', help='host for `tracert -6 -h %d` (default: the first lookup service\'s host)' % HOPS,
             check=check_trace_host, metavar='HOST'),
 ]
