@@ -199,12 +199,14 @@ class Recipe:
         return digest.hexdigest()
 
     def used(self, optional=False):
-        """{tool: the library modules it imports but the providers (each ships in its own package) and
-        the optional ones (each a package of its own, optional_modules()); optional: those too}."""
+        """{tool: the library modules it imports, itself or through the providers it runs (the ddkit
+        command: every one), but the providers (each ships in its own package) and the optional ones
+        (each a package of its own, optional_modules()); optional: those too}."""
         if optional not in self._used:   # the same sources all along: a feed asks for every package
             left_out = set() if optional else set().union(*self.optional().values())
-            self._used[optional] = {tool: standalone.used_modules(standalone.tool_code(path)[2], providers=False)
-                                    - left_out for tool, path in self.tool_paths().items()}
+            left_out |= {standalone.PROVIDERS + name for name in standalone.registered()}
+            self._used[optional] = {tool: standalone.used_modules(standalone.tool_code(path)[2]) - left_out
+                                    for tool, path in self.tool_paths().items()}
         return {tool: set(modules) for tool, modules in self._used[optional].items()}
 
     def optional(self):
@@ -314,7 +316,8 @@ class Recipe:
         """{tool: [the provider packages its package depends on]}: those of the providers it imports by
         name (a seed tool: the package of the provider it is fixed to), none for the ddkit command (it
         imports the registry: a router carries only the providers it uses). Stops when openwrt/Makefile states other Depends, or when a
-        provider imports a library module that no tool imports itself (its package holds its module alone)."""
+        provider imports a library module that no package its package depends on ships (its package holds its module
+        alone)."""
         packages = self.provider_packages()
         of_provider = {provider: package for package, provider in packages.items()}
         used = self.used()
@@ -336,13 +339,14 @@ class Recipe:
                 sys.exit('feed: openwrt/Makefile disagrees with the imports: Package/%s must depend on the '
                          'provider packages %s (the providers bin/%s.py imports), not %s'
                          % (self.package_of(tool), out[tool], tool, stated))
-        everything = set().union(*used.values())
+        shipped = self.module_packages()
         for package, provider in sorted(packages.items()):
             needs = standalone.used_modules(standalone.strip(standalone.read(
                 standalone.module_file(standalone.PROVIDERS + provider))), providers=False)
-            if not needs <= everything:
-                sys.exit('feed: the provider %s imports %s, which no tool imports itself: the package %s '
-                         'holds the provider\'s module alone' % (provider, sorted(needs - everything), package))
+            unmet = sorted(m for m in needs if shipped.get(m) not in self.needs(package))
+            if unmet:
+                sys.exit('feed: the provider %s imports %s, which no package %s depends on ships: the package '
+                         'holds the provider\'s module alone' % (provider, unmet, package))
         return out
 
     def shared_modules(self):

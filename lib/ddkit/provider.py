@@ -59,6 +59,16 @@ def state_files(name, ids=True, **own):
     return files
 
 
+def declaration(name, settings, noun='record', required=None, urls=('base_url',), ids=True, **own):
+    """(STEM, FILES, REQUIRED, URLS, NOUN) of a provider no seed tool runs, from its NAME and SETTINGS:
+    its lock and log files' prefix ddkit_<name>, its state files (state_files: ids, own), the
+    settings it cannot run without (those without a default, unless required names them), its URL
+    settings and what it calls a record (noun)."""
+    if required is None:
+        required = tuple(s.name for s in settings if s.default is None)
+    return 'ddkit_' + name, state_files(name, ids, **own), required, urls, noun
+
+
 def secret_setting(name, help, check=None):
     """A credential's setting (a token, a password, a key's secret): its value is masked in every
     message; check: its check, ddkit.settings.check_header (one header's value) unless given."""
@@ -324,6 +334,18 @@ def address_record(job, held, raw, hint=None):
     else:
         match = [a for a in held if OPERATORS.get(job.line) and first_group(a) == OPERATORS[job.line]]
     return Record(address_id(match[0]), [match[0]], raw) if match else None
+
+
+def relative_name(cfg, apex='@'):
+    """The record's name as an API names it inside its zone: record_name without the zone, and apex
+    for the zone itself."""
+    return apex if cfg.record_name == cfg.zone_name else cfg.record_name[:-len(cfg.zone_name) - 1]
+
+
+def zone_by_name(job, zones):
+    """choose_zone of a provider that names a zone by its domain: the one list_zones gave, its name
+    its id."""
+    return Zone(zones[0], zones[0])
 
 
 def zone_holding(name, zones):

@@ -16,11 +16,10 @@ import time
 
 from ddkit import Failure
 from ddkit.provider import (Exists, Record, Stale, Zone, account_zones as every_zone, alibaba_answer, canonical_query,
-                            listing, safe_id, secret_setting, state_files, url_setting)
+                            declaration, listing, safe_id, secret_setting, url_setting)
 from ddkit.settings import Setting
 
 NAME = 'alidns'
-STEM = 'ddkit_alidns'                    # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = 'Keep one A or AAAA record at Alibaba Cloud DNS (Alidns API, AccessKey) equal to this host\'s public IP.'
 SETTINGS = [
     Setting('access_key_id', help='AccessKey ID of a RAM user allowed to change the domain\'s records',
@@ -28,10 +27,7 @@ SETTINGS = [
     secret_setting('access_key_secret', 'its AccessKey secret', check=lambda v: check_key(v)),
     url_setting('https://alidns.aliyuncs.com', 'API endpoint (scheme and host)'),
 ]
-FILES = state_files(NAME)
-REQUIRED = ('access_key_id', 'access_key_secret')
-URLS = ('base_url',)
-NOUN = 'record'
+STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 VERSION = '2015-01-09'       # the API version every request names
 METHOD = 'POST'              # what the official SDK's Alidns requests use, every parameter in the query
 # each operator line's resolution line code ("Resolution line enumeration"); a job without a line

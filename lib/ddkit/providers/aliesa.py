@@ -20,11 +20,10 @@ import time
 
 from ddkit import Failure
 from ddkit.provider import (ALIBABA_NONCE_USED, Exists, Record, Stale, Zone, alibaba_answer, canonical_query,
-                            host_header, listing, safe_id, secret_setting, state_files, url_setting)
+                            declaration, host_header, listing, safe_id, secret_setting, url_setting)
 from ddkit.settings import Setting, check_header
 
 NAME = 'aliesa'
-STEM = 'ddkit_aliesa'                    # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = 'Keep one A or AAAA record of an Alibaba Cloud ESA site (API 2024-09-10) equal to this host\'s public IP.'
 SETTINGS = [
     Setting('access_key_id', help='AccessKey ID of a RAM user allowed to change the ESA site\'s records',
@@ -33,10 +32,7 @@ SETTINGS = [
     url_setting('https://esa.cn-hangzhou.aliyuncs.com', 'ESA API endpoint (scheme and host, '
                 'https://esa.<region>.aliyuncs.com)'),
 ]
-FILES = state_files(NAME)
-REQUIRED = ('access_key_id', 'access_key_secret')
-URLS = ('base_url',)
-NOUN = 'record'
+STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 VERSION = '2024-09-10'       # the API version every request names
 ALGORITHM = 'ACS3-HMAC-SHA256'
 EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'   # of the empty body

@@ -19,12 +19,11 @@ import os
 import time
 
 from ddkit import Failure
-from ddkit.provider import (PAGE, PAGES, Exists, Record, Stale, Zone, listing, safe_id, secret_setting, state_files,
+from ddkit.provider import (PAGE, PAGES, Exists, Record, Stale, Zone, declaration, listing, safe_id, secret_setting,
                             url_setting)
 from ddkit.settings import Setting, check_header
 
 NAME = 'baiducloud'
-STEM = 'ddkit_baiducloud'                # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = ('Keep one A or AAAA record at Baidu AI Cloud DNS (API v1, AccessKey) equal to this host\'s public '
            'IP.')
 API_PATH = '/v1/dns'
@@ -34,10 +33,7 @@ SETTINGS = [
     secret_setting('secret_access_key', 'its Secret Access Key'),
     url_setting('https://dns.baidubce.com', 'DNS API endpoint (scheme and host)', API_PATH),
 ]
-FILES = state_files(NAME)
-REQUIRED = ('access_key_id', 'secret_access_key')
-URLS = ('base_url',)
-NOUN = 'record'
+STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 EXPIRES = 1800                           # seconds a signature is valid (what the official SDK signs with)
 SIGNED_HEADERS = 'host;x-bce-date'
 # each operator line's line value for the basic and discount editions ("Add resolution record": ct,

@@ -7,7 +7,6 @@ Bearer. API reference: https://developers.cloudflare.com/api/resources/dns/subre
 """
 
 from ddkit import Failure, decimal
-from ddkit.ipcheck import OPERATORS, first_group
 from ddkit.provider import (PAGE, Record, Stale, Zone, account_zones as every_zone, listing, safe_id, secret_setting,
                             url_setting, whole_zone)
 from ddkit.settings import Setting, check_header
@@ -136,13 +135,9 @@ def zone_page(job, zone_id, page):
 def first(records, cfg, line=None):
     """The first listed record of this name and type, or None; of a line: the one made for it (its
     comment), else one that holds an address of the line's operator and was made for no other line."""
-    records = [r for r in records if safe_id(r.get('id')) and r.get('name') == cfg.record_name
-               and r.get('type') == cfg.record_type]
-    if line is not None:
-        tags = {LINE_COMMENT % code for code in OPERATORS}
-        records = [r for r in records if r.get('comment') == LINE_COMMENT % line] or [
-            r for r in records if r.get('comment') not in tags and OPERATORS.get(line)
-            and first_group(str(r.get('content'))) == OPERATORS[line]]
+    from ddkit import rest
+    records = rest.on_line([r for r in records if safe_id(r.get('id')) and r.get('name') == cfg.record_name
+                            and r.get('type') == cfg.record_type], line, 'content', 'comment', LINE_COMMENT)
     return as_record(records[0]) if records else None
 
 
@@ -237,11 +232,9 @@ def call(job, method, path, step, body=None, stale=False):
 
 def record_id_of(data, step, known=None):
     """The record id in an answer; an update that says success without one keeps the known id."""
+    from ddkit import rest
     result = data.get('result')
-    found = safe_id(result.get('id')) if isinstance(result, dict) else None
-    if not found and not known:
-        raise Failure.at(step, 'the answer has no usable record id', kind='unexpected')
-    return found or known
+    return rest.new_id(safe_id(result.get('id')) if isinstance(result, dict) else None, step, known)
 
 
 def _int(value):

@@ -16,11 +16,10 @@ https://www.cloudns.net/wiki/article/188/ (TTLs)
 
 from ddkit import Failure, decimal
 from ddkit.ipcheck import OPERATORS, first_group
-from ddkit.provider import Record, Stale, Zone, safe_id, secret_setting, state_files, url_setting
+from ddkit.provider import Record, Stale, Zone, declaration, safe_id, secret_setting, url_setting
 from ddkit.settings import Setting, check_text
 
 NAME = 'cloudns'
-STEM = 'ddkit_cloudns'                   # its lock and log files' prefix (no seed tool)
 SUMMARY = 'Keep one A or AAAA record at ClouDNS (HTTP API) equal to this host\'s public IP.'
 # how auth_id names the API user: its digits alone (auth-id), or a sub-user by id or by name
 SUB_ID, SUB_USER = 'sub-auth-id:', 'sub-auth-user:'
@@ -52,10 +51,7 @@ SETTINGS = [
     secret_setting('auth_password', 'the API user\'s (or sub-user\'s) password', check=check_text),
     url_setting('https://api.cloudns.net', 'API base URL (scheme and host; the tool adds the paths)'),
 ]
-FILES = state_files(NAME)
-REQUIRED = ('auth_id', 'auth_password')
-URLS = ('base_url',)
-NOUN = 'record'
+STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 SEVERAL = True    # no resolution lines, several records of a name: each line's address is a record of its own
 # the only TTLs the API takes (article 188); a new record gets NEW_TTL, an update sends the record's own
 TTLS = (60, 300, 900, 1800, 3600, 21600, 43200, 86400, 172800, 259200, 604800, 1209600, 2592000)

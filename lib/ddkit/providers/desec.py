@@ -15,13 +15,11 @@ https://desec.readthedocs.io/en/latest/dns/domains.html, https://desec.readthedo
 https://desec.readthedocs.io/en/latest/auth/tokens.html
 """
 
-from ddkit import Failure, decimal
-from ddkit.ipcheck import same_ip
-from ddkit.provider import (ProviderSession, Record, Stale, Zone, address_id, address_of, address_record,
-                            secret_setting, state_files, url_setting)
+from ddkit import Failure
+from ddkit.provider import (ProviderSession, Zone, declaration, relative_name, secret_setting, url_setting,
+                            zone_by_name as choose_zone)
 
 NAME = 'desec'
-STEM = 'ddkit_desec'                     # its lock and log files' prefix (no seed tool)
 SUMMARY = 'Keep one A or AAAA record at deSEC (API v1, RRsets) equal to this host\'s public IP.'
 API_PATH = '/api/v1'
 SETTINGS = [
@@ -29,10 +27,7 @@ SETTINGS = [
     url_setting('https://desec.io', 'API base URL (a trailing /api/v1, as the provider\'s documents write it, is '
                 'taken off: the tool adds it)', API_PATH),
 ]
-FILES = state_files(NAME)
-REQUIRED = ('api_token',)
-URLS = ('base_url',)
-NOUN = 'record'
+STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 SEVERAL = True    # no resolution lines; an RRset holds several addresses: each line's is one of them
 DEFAULT_TTL = 3600    # the minimum TTL of a domain whose answer does not say it (deSEC's default)
 MAX_TTL = 604800
@@ -47,6 +42,7 @@ FIXES = {   # what to do about the API's HTTP statuses users meet (docs/provider
          'name.dedyn.io)',
     429: THROTTLED,
 }
+TTL_FIX = 'the RRset\'s TTL is outside what the domain allows (its minimum_ttl up to 604800): set it at deSEC'
 
 
 class Session(ProviderSession):
@@ -80,17 +76,8 @@ def domain(job):
 
 def list_zones(job):
     """[the domain named zone_name]."""
-    cfg = job.cfg
-    name = str(domain(job).get('name') or cfg.zone_name).lower().rstrip('.')
-    if name != cfg.zone_name:
-        raise Failure.at('find zone', 'unexpected answer: the domain read is %s, not %s' % (name[:80], cfg.zone_name),
-                         kind='unexpected')
-    return [name]
-
-
-def choose_zone(job, zones):
-    """The zone: its id is its name."""
-    return Zone(zones[0], zones[0])
+    from ddkit import rest
+    return rest.zone_read(domain(job), job.cfg, 'domain')
 
 
 def account_zones(job):
@@ -105,7 +92,7 @@ def account_zones(job):
 
 def subname(cfg):
     """The record's subname: record_name without the zone ('' for the zone itself)."""
-    return '' if cfg.record_name == cfg.zone_name else cfg.record_name[:-len(cfg.zone_name) - 1]
+    return relative_name(cfg, '')
 
 
 def rrset_path(zone, cfg):
@@ -113,69 +100,46 @@ def rrset_path(zone, cfg):
     return '/domains/%s/rrsets/%s/%s/' % (zone, subname(cfg) or '@', cfg.record_type)
 
 
-def read_rrset(job, zone, step, fresh=False):
-    """The RRset of the record's subname and type, or None. A line's record is one address of an
-    RRset other lines change too: always read afresh; a record without lines once a run.
+# The record is an RRset (ddkit.rest): its entries are its addresses, and a PATCH changes only the
+# fields it sends, so a record without lines is updated unread.
+
+def get_rrset(job, zone_id, step):
+    """The RRset of the record's subname and type, or None.
     https://desec.readthedocs.io/en/latest/dns/rrsets.html#retrieving-a-specific-rrset"""
-    cfg = job.cfg
-    key = None if fresh or job.line is not None else ('rrset', account(cfg), zone, cfg.record_name, cfg.record_type)
-    rrset = job.shared(key, lambda: call(job, 'GET', rrset_path(zone, cfg), step, missing=True))
-    if rrset is not None and (not isinstance(rrset, dict) or rrset.get('type', cfg.record_type) != cfg.record_type
-                              or not isinstance(rrset.get('records', []), list)):
-        raise Failure.at(step, 'unexpected answer: not the %s RRset of %s' % (cfg.record_type, cfg.record_name),
-                         kind='unexpected')
-    job.session.read, job.session.rrset = True, rrset
-    return rrset
+    return call(job, 'GET', rrset_path(zone_id, job.cfg), step, missing=True)
 
 
-def addresses(rrset):
+def is_rrset(rrset, cfg):
+    return isinstance(rrset, dict) and rrset.get('type', cfg.record_type) == cfg.record_type \
+        and isinstance(rrset.get('records', []), list)
+
+
+def entries(rrset, step):
     """The addresses an RRset holds."""
     return [r for r in (rrset or {}).get('records', []) if isinstance(r, str)]
 
 
-def of_line(job, found, hint=None):
-    """The Record of the job's line in an RRset (ddkit.provider.address_record)."""
-    return address_record(job, addresses(found), found, hint)
+def address(held):
+    return held
 
 
-def find_record(job, zone_id, strict=False):
-    """The record of this name and type (of a line: its address in the RRset), or None."""
-    found = read_rrset(job, zone_id, 'find record', fresh=strict)
-    if found is None:
-        return None
-    if job.line is None:
-        return Record(job.cfg.record_name, addresses(found), found)
-    return of_line(job, found)
+def entry(ip, like=None):
+    return ip
 
 
-def read_record(job, zone_id, record_id, held=False):
-    """The record the stored ids name. A record without lines is not read unless asked (held): a
-    PATCH keeps what it does not send, and says when the RRset is gone. A line's is read, its id
-    being its address (gone from the RRset: Stale); the record's own id, from before it had lines,
-    is the default line's: the address of its operator, else the RRset's one address."""
+def write_rrset(job, zone_id, found, records, step):
+    """The RRset's records set (its TTL kept: a PATCH changes only what it sends; [] deletes it); a
+    new RRset (none was found) by a bulk PATCH of the domain's RRsets, which creates one that is not
+    there and changes one that is (a retry after a lost answer does no harm), with the domain's
+    minimum TTL.
+    https://desec.readthedocs.io/en/latest/dns/rrsets.html#modifying-an-rrset,
+    https://desec.readthedocs.io/en/latest/dns/rrsets.html#bulk-operations"""
     cfg = job.cfg
-    if zone_id != cfg.zone_name:
-        raise Stale()   # ids of another zone_name: find ours again
-    if job.line is None:
-        if record_id != cfg.record_name:
-            raise Stale()
-        if not held:
-            return Record(record_id)
-        found = read_rrset(job, zone_id, 'read record', fresh=True)
-        if found is None:
-            raise Stale()
-        return Record(record_id, addresses(found), found)
-    found = read_rrset(job, zone_id, 'read record', fresh=True)
     if found is None:
-        raise Stale()
-    if record_id == cfg.record_name:
-        held_now = addresses(found)
-        record = of_line(job, found) or (of_line(job, found, held_now[0]) if len(held_now) == 1 else None)
+        made = {'subname': subname(cfg), 'type': cfg.record_type, 'ttl': minimum_ttl(job), 'records': records}
+        call(job, 'PATCH', '/domains/%s/rrsets/' % zone_id, step, [made], stale=True)
     else:
-        record = of_line(job, found, address_of(record_id)) if address_of(record_id) else None
-    if record is None:
-        raise Stale()
-    return record
+        call(job, 'PATCH', rrset_path(zone_id, cfg), step, {'records': records}, stale=True)
 
 
 def minimum_ttl(job):
@@ -185,64 +149,34 @@ def minimum_ttl(job):
     return ttl if isinstance(ttl, int) and not isinstance(ttl, bool) and 0 < ttl <= MAX_TTL else DEFAULT_TTL
 
 
-def create(job, zone_id, records, step):
-    """A new RRset of these records, by a bulk PATCH of the domain's RRsets: it creates one that is
-    not there and changes one that is, so a retry after a lost answer does no harm.
-    https://desec.readthedocs.io/en/latest/dns/rrsets.html#bulk-operations"""
-    cfg = job.cfg
-    call(job, 'PATCH', '/domains/%s/rrsets/' % zone_id, step,
-         [{'subname': subname(cfg), 'type': cfg.record_type, 'ttl': minimum_ttl(job), 'records': records}], stale=True)
-    job.session.read = False
+def find_record(job, zone_id, strict=False):
+    """The record of this name and type (of a line: its address in the RRset), or None."""
+    from ddkit import rest
+    return rest.find_rrset_record(job, zone_id, strict)
 
 
-def patch(job, zone_id, records, step):
-    """The RRset's records set (its TTL kept: a PATCH changes only what it sends); [] deletes it.
-    https://desec.readthedocs.io/en/latest/dns/rrsets.html#modifying-an-rrset"""
-    call(job, 'PATCH', rrset_path(zone_id, job.cfg), step, {'records': records}, stale=True)
-    job.session.read = False
+def read_record(job, zone_id, record_id, held=False):
+    """The record the stored ids name; a record without lines is not read unless asked (held)."""
+    from ddkit import rest
+    return rest.read_rrset_record(job, zone_id, record_id, read=held)
 
 
 def create_record(job, zone_id, ip):
-    """A record without lines: the RRset, made holding ip alone. A line's: its address added to the
-    RRset (read by this run's lookup, else now), which is made when there is none."""
-    cfg = job.cfg
-    if job.line is None:
-        create(job, zone_id, [ip], 'create record')
-        return cfg.record_name
-    found = job.session.rrset if job.session.read else read_rrset(job, zone_id, 'create record', fresh=True)
-    if found is None:
-        create(job, zone_id, [ip], 'create record')
-    else:
-        patch(job, zone_id, addresses(found) + [ip], 'create record')
-    return address_id(ip)
+    """The RRset made holding ip, or ip added to it (a line's)."""
+    from ddkit import rest
+    return rest.create_rrset_record(job, zone_id, ip)
 
 
 def update_record(job, zone_id, record, ip):
-    """A record without lines: the RRset holding ip alone. A line's: its address replaced, the
-    others kept."""
-    if job.line is None:
-        patch(job, zone_id, [ip], 'update record')
-        return record.id
-    old = record.content[0]
-    patch(job, zone_id, [ip if same_ip(a, old) else a for a in addresses(record.raw)], 'update record')
-    return address_id(ip)
+    """The RRset holding ip alone, or a line's address replaced in it."""
+    from ddkit import rest
+    return rest.update_rrset_record(job, zone_id, record, ip)
 
 
 def delete_record(job, zone_id, record):
-    """A line's address taken out of the RRset (the RRset deleted with its last one: records []);
-    one gone already is success."""
-    found = job.session.rrset if job.session.read else read_rrset(job, zone_id, 'delete record', fresh=True)
-    old = record.content[0] if record.content else address_of(record.id)
-    held = addresses(found)
-    kept = [a for a in held if not (old and same_ip(a, old))]
-    if found is None or len(kept) == len(held):
-        job.log.info('delete record: %s is gone already.' % (old or record.id))
-        return None
-    try:
-        patch(job, zone_id, kept, 'delete record')
-    except Stale:
-        job.log.info('delete record: the RRset is gone already.')
-    return None
+    """A line's address taken out of the RRset (the RRset deleted with its last one)."""
+    from ddkit import rest
+    return rest.delete_rrset_record(job, zone_id, record)
 
 
 def call(job, method, path, step, data=None, stale=False, missing=False, zone=False, listed=False):
@@ -250,50 +184,21 @@ def call(job, method, path, step, data=None, stale=False, missing=False, zone=Fa
     raises Stale (the domain or the RRset is gone: the loop looks again); missing: HTTP 404 gives None
     (no such RRset); zone: HTTP 404 is the domain that is not this account's; listed: HTTP 400 is a
     listing too long for one page."""
-    from ddkit import http  # only on a request: a run that sends none loads none of it
-    cfg, log = job.cfg, job.log
+    from ddkit import http, rest  # only on a request: a run that sends none loads none of it
+    cfg = job.cfg
     answer = http.request(method, cfg.base_url + API_PATH + path, step, json_body=data, timeout=cfg.timeout,
                           ca_file=cfg.ca_file, headers={'Authorization': 'Token ' + cfg.api_token})
-    status = answer.status
-    if 200 <= status < 300:
-        if status == 204 or not answer.body.strip():
-            return {}
-        found = answer.json()
-        if not isinstance(found, (dict, list)):
-            raise Failure.at(step, 'unexpected answer: %s' % http.snippet(answer.text), url=answer.where,
-                             status=status, kind='unexpected')
-        return found
+    if 200 <= answer.status < 300:
+        return rest.json_of(answer, step, empty=True, kind=(dict, list))
     said, fields = error_of(answer)
-    if status == 404 and missing and not zone:
+    if answer.status == 404 and missing and not zone:
         return None
-    if status == 404 and stale:
-        log.info('%s: %s (HTTP 404)' % (step, said or 'not found'))
-        raise Stale()
-    log.error('%s: HTTP %d: %s' % (step, status, said or http.snippet(answer.text)))
-    if status == 404 and zone:
-        raise Failure.at('find zone', 'no domain %s in this account (HTTP 404%s); %s' % (
-            cfg.zone_name, ': ' + said if said else '', FIXES[404]), url=answer.where, status=status,
-            kind='not found', provider_message=said, fix=FIXES[404])
-    if status == 400 and listed:
+    if answer.status == 400 and listed:
         raise Failure.at(step, 'the account has more than one page of domains (%s): set zone_name' % said,
-                         url=answer.where, status=status, kind='unexpected', provider_message=said,
+                         url=answer.where, status=answer.status, kind='unexpected', provider_message=said,
                          fix='set zone_name')
-    shown = said or http.snippet(answer.text)
-    if status == 429:
-        wait = decimal((answer.headers.get('retry-after') or '').strip())
-        raise Failure.at(step, 'the API asks to wait%s (HTTP 429: %s); %s' % (
-            ' %d seconds' % wait if wait is not None else '', shown, THROTTLED), url=answer.where, status=status,
-            kind='refused', provider_message=said, fix=THROTTLED)
-    if status >= 500:
-        raise Failure.at(step, 'the API failed (HTTP %d)%s; the next run tries again' % (
-            status, ': ' + shown if shown else ''), url=answer.where, status=status, kind='server error',
-            provider_message=said)
-    fix = FIXES.get(status) if status != 404 else None
-    if status == 400 and 'ttl' in fields:
-        fix = 'the RRset\'s TTL is outside what the domain allows (its minimum_ttl up to 604800): set it at deSEC'
-    raise Failure.at(step, 'the provider refused the request (HTTP %d%s)%s' % (
-        status, ': ' + shown if shown else '', '; ' + fix if fix else ''), url=answer.where, status=status,
-        provider_message=said, fix=fix, kind='refused')
+    ttl = answer.status == 400 and 'ttl' in fields
+    rest.refused(job, answer, step, said, stale=stale, zone='domain %s' if zone else None, fix=TTL_FIX if ttl else None)
 
 
 def error_of(answer):

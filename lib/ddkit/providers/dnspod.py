@@ -16,22 +16,18 @@ https://cloud.tencent.com/document/api/1427/56192 (error codes)
 import time
 
 from ddkit import Failure, decimal
-from ddkit.provider import (PAGE, PAGES, Exists, Record, Stale, Zone, account_zones as every_zone, host_header, listing,
-                            secret_setting, state_files, tc3, tc3_answer, tc3_refused, url_setting, whole_zone)
+from ddkit.provider import (PAGE, PAGES, Exists, Record, Stale, Zone, account_zones as every_zone, declaration,
+                            host_header, listing, secret_setting, tc3, tc3_answer, tc3_refused, url_setting, whole_zone)
 from ddkit.settings import Setting, check_header
 
 NAME = 'dnspod'
-STEM = 'ddkit_dnspod'                    # its lock and log files' prefix (no seed tool)
 SUMMARY = 'Keep one A or AAAA record at DNSPod (Tencent Cloud API 3.0) equal to this host\'s public IP.'
 SETTINGS = [
     Setting('secret_id', help='SecretId of a Tencent Cloud API key (AKID...)', check=check_header),
     secret_setting('secret_key', 'SecretKey of that API key'),
     url_setting('https://dnspod.tencentcloudapi.com', 'Tencent Cloud API endpoint of DNSPod'),
 ]
-FILES = state_files(NAME)
-REQUIRED = ('secret_id', 'secret_key')
-URLS = ('base_url',)
-NOUN = 'record'
+STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 VERSION = '2021-03-23'
 SERVICE = 'dnspod'                       # the signature's credential scope names the service
 # each operator line's resolution line by name (what RecordLine takes; DescribeRecordLineList lists

@@ -10,11 +10,10 @@ API reference: https://www.duckdns.org/spec.jsp
 """
 
 from ddkit import Failure
-from ddkit.provider import secret_setting, state_files, url_setting
+from ddkit.provider import declaration, secret_setting, url_setting
 from ddkit.settings import check_text
 
 NAME = 'duckdns'
-STEM = 'ddkit_duckdns'                   # its lock and log files' prefix
 SUMMARY = 'Tell DuckDNS (duckdns.org) this host\'s public IP for one of its domains.'
 UPDATE_PATH = '/update'
 SETTINGS = [
@@ -22,10 +21,7 @@ SETTINGS = [
     url_setting('https://www.duckdns.org', 'DuckDNS\'s base URL, scheme and host (the tool adds /update)',
                 UPDATE_PATH),
 ]
-FILES = state_files(NAME, ids=False)
-REQUIRED = ('token',)
-URLS = ('base_url',)
-NOUN = 'domain'
+STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS, noun='domain', ids=False)
 # the field that carries the address, by record type: an IPv6 one in ipv6, which turns off DuckDNS's
 # detection of the IPv4 address from the request (that would set the A record to the router's address)
 FIELD = {'A': 'ip', 'AAAA': 'ipv6'}

@@ -17,11 +17,10 @@ https://help.dyn.com/remote-access-api/return-codes/
 import time
 
 from ddkit import Failure
-from ddkit.provider import secret_setting, state_files, url_setting
+from ddkit.provider import declaration, secret_setting, url_setting
 from ddkit.settings import Setting, check_text
 
 NAME = 'dyndns2'
-STEM = 'ddkit_dyndns2'                   # its lock and log files' prefix
 SUMMARY = 'Tell a service that speaks dyndns2 (DynDNS and others) this host\'s public IP for one host name.'
 UPDATE_PATH = '/nic/update'
 SETTINGS = [
@@ -30,10 +29,8 @@ SETTINGS = [
     url_setting('https://members.dyndns.org', 'the service\'s base URL, scheme and host (the tool adds '
                 '/nic/update)', UPDATE_PATH, name='server'),
 ]
-FILES = state_files(NAME, ids=False, hold_file='hold')
-REQUIRED = ('username', 'password')
-URLS = ('server',)
-NOUN = 'host'
+STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS, noun='host', urls=('server',), ids=False,
+                                                hold_file='hold')
 HOLD_SECONDS = 1800      # after 911 or dnserr: the protocol asks for 30 minutes or more before a retry
 FIXES = {   # what to do about the protocol's answers (docs/providers.md)
     'badauth': 'the user name or password is wrong: check username and password',

@@ -12,10 +12,9 @@ https://dynv6.com/docs/apis (HTTP tokens)
 """
 
 from ddkit import Failure
-from ddkit.provider import Record, Stale, Zone, safe_id, secret_setting, state_files, url_setting
+from ddkit.provider import Record, Stale, Zone, declaration, safe_id, secret_setting, url_setting
 
 NAME = 'dynv6'
-STEM = 'ddkit_dynv6'                     # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = 'Keep one A or AAAA record at dynv6 (REST API, HTTP token) equal to this host\'s public IP.'
 API_PATH = '/api/v2'
 SETTINGS = [
@@ -24,10 +23,7 @@ SETTINGS = [
     url_setting('https://dynv6.com', 'API base URL, scheme and host (a trailing /api/v2 is taken off: the tool adds '
                 'it)', API_PATH),
 ]
-FILES = state_files(NAME)
-REQUIRED = ('api_token',)
-URLS = ('base_url',)
-NOUN = 'record'
+STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 APEX = 'apex'                            # the ids file's record id of the zone's own address
 FIELDS = {'A': 'ipv4address', 'AAAA': 'ipv6prefix'}   # the zone's field of its own address, by family
 TOKEN_FIX = ('api_token must be an HTTP token of this dynv6 account (the keys page, HTTP Tokens), copied '

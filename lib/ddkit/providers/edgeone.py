@@ -18,12 +18,11 @@ https://cloud.tencent.com/document/product/1552/80729 (error codes)
 import time
 
 from ddkit import Failure
-from ddkit.provider import (Exists, Record, Stale, Zone, host_header, listing, safe_id, secret_setting, state_files,
+from ddkit.provider import (Exists, Record, Stale, Zone, declaration, host_header, listing, safe_id, secret_setting,
                             tc3, tc3_answer, tc3_refused, url_setting)
 from ddkit.settings import Setting, check_header
 
 NAME = 'edgeone'
-STEM = 'ddkit_edgeone'                   # its lock and log files' prefix (no seed tool)
 SUMMARY = 'Keep one A or AAAA record of a Tencent Cloud EdgeOne site (TEO API 3.0) equal to this host\'s public IP.'
 SETTINGS = [
     Setting('secret_id', help='SecretId of a Tencent Cloud API key (AKID...)', check=check_header),
@@ -31,10 +30,7 @@ SETTINGS = [
     url_setting('https://teo.tencentcloudapi.com', 'Tencent Cloud API endpoint of EdgeOne (the international site: '
                 'https://teo.intl.tencentcloudapi.com)'),
 ]
-FILES = state_files(NAME)
-REQUIRED = ('secret_id', 'secret_key')
-URLS = ('base_url',)
-NOUN = 'record'
+STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 VERSION = '2022-09-01'
 SERVICE = 'teo'                          # the signature's credential scope names the service
 LOCATION = 'Default'                     # the default resolution line, which every record here is on

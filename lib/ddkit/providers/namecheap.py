@@ -13,11 +13,10 @@ Reference: https://www.namecheap.com/support/knowledgebase/article.aspx/29/11/ho
 """
 
 from ddkit import Failure
-from ddkit.provider import secret_setting, state_files, url_setting
+from ddkit.provider import declaration, secret_setting, url_setting
 from ddkit.settings import check_text
 
 NAME = 'namecheap'
-STEM = 'ddkit_namecheap'                 # its lock and log files' prefix
 SUMMARY = 'Tell Namecheap\'s Dynamic DNS this host\'s public IPv4 address for one host of a domain.'
 UPDATE_PATH = '/update'
 SETTINGS = [
@@ -26,10 +25,9 @@ SETTINGS = [
     url_setting('https://dynamicdns.park-your-domain.com', 'the Dynamic DNS service\'s base URL, scheme and host '
                 '(the tool adds /update)', UPDATE_PATH),
 ]
-FILES = state_files(NAME, ids=False)
-REQUIRED = ('password', 'zone_name')   # the domain is sent apart from the host
-URLS = ('base_url',)
-NOUN = 'host'
+# zone_name is required: the domain is sent apart from the host
+STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS, noun='host', required=('password', 'zone_name'),
+                                                ids=False)
 FAMILIES = ('A',)   # IPv4 only: an AAAA record is refused before anything is sent
 FIELD_MAX = 1000    # characters of one field read from an answer
 FIXES = {   # what to do about Namecheap's ResponseNumber codes (docs/providers.md)

@@ -13,11 +13,10 @@ document names them; ListDomains at /core/v1/domains)
 
 from ddkit import Failure
 from ddkit.ipcheck import OPERATORS, first_group
-from ddkit.provider import PAGE, Record, Stale, Zone, listing, safe_id, secret_setting, state_files, url_setting
+from ddkit.provider import PAGE, Record, Stale, Zone, declaration, listing, safe_id, secret_setting, url_setting
 from ddkit.settings import Setting, check_header
 
 NAME = 'namecom'
-STEM = 'ddkit_namecom'                   # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = 'Keep one A or AAAA record at Name.com (core API, user name and API token) equal to this host\'s public IP.'
 API_PATH = '/core/v1'
 SETTINGS = [
@@ -27,10 +26,7 @@ SETTINGS = [
     url_setting('https://api.name.com', 'API base URL, scheme and host (https://api.dev.name.com is the test API)',
                 API_PATH),
 ]
-FILES = state_files(NAME)
-REQUIRED = ('username', 'api_token')
-URLS = ('base_url',)
-NOUN = 'record'
+STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 SEVERAL = True                           # no resolution lines: each line's address is a record of the name
 TTL_MIN, TTL_MAX = 300, 2 ** 31 - 1      # "name.com allows a minimum TTL of 300"; a TTL read back outside is not sent
 MAX_PAGES = 20                           # of PAGE records each: a zone listed past them is refused, not half read

@@ -13,10 +13,9 @@ API reference: https://www.namesilo.com/api-reference (operations, answers and r
 """
 
 from ddkit import Failure, decimal
-from ddkit.provider import Record, Stale, Zone, safe_id, secret_setting, state_files, url_setting
+from ddkit.provider import Record, Stale, Zone, declaration, safe_id, secret_setting, url_setting
 
 NAME = 'namesilo'
-STEM = 'ddkit_namesilo'                  # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = 'Keep one A or AAAA record at NameSilo (API key) equal to this host\'s public IP.'
 API_PATH = '/api'
 SETTINGS = [
@@ -24,10 +23,7 @@ SETTINGS = [
     url_setting('https://www.namesilo.com', 'API base URL, scheme and host (a trailing /api, as the provider\'s '
                 'documents write it, is taken off: the tool adds it)', API_PATH),
 ]
-FILES = state_files(NAME)
-REQUIRED = ('api_key',)
-URLS = ('base_url',)
-NOUN = 'record'
+STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 VERSION = '1'
 OK = 300                                 # the reply code of a successful operation
 ZONE_GONE = 200                          # the domain is not active, or not this account's

@@ -14,10 +14,9 @@ the OpenAPI document https://porkbun.com/api/json/v3/spec)
 
 from ddkit import Failure, decimal
 from ddkit.ipcheck import OPERATORS, first_group
-from ddkit.provider import Record, Stale, Zone, listing, safe_id, secret_setting, state_files, url_setting
+from ddkit.provider import Record, Stale, Zone, declaration, listing, safe_id, secret_setting, url_setting
 
 NAME = 'porkbun'
-STEM = 'ddkit_porkbun'                   # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = 'Keep one A or AAAA record at Porkbun (API v3, API key and secret) equal to this host\'s public IP.'
 API_PATH = '/api/json/v3'
 SETTINGS = [
@@ -26,10 +25,7 @@ SETTINGS = [
     url_setting('https://api.porkbun.com', 'API base URL, scheme and host (a trailing /api/json/v3, as the '
                 'provider\'s documents write it, is taken off: the tool adds it)', API_PATH),
 ]
-FILES = state_files(NAME)
-REQUIRED = ('api_key', 'secret_api_key')
-URLS = ('base_url',)
-NOUN = 'record'
+STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 SEVERAL = True                           # no resolution lines: each line's address is a record of the name
 LINE_NOTE = 'ddkit line %s'              # the notes a line's record is made with: how it is found again
 TTL_MIN, TTL_MAX = 600, 2 ** 31 - 1      # a TTL read back outside these is not sent (600: the API's minimum)

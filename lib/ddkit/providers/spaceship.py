@@ -16,10 +16,9 @@ client/domains.go) calls it
 
 from ddkit import Failure
 from ddkit.ipcheck import OPERATORS, first_group, same_ip
-from ddkit.provider import Record, Stale, Zone, listing, safe_id, secret_setting, state_files, url_setting
+from ddkit.provider import Record, Stale, Zone, declaration, listing, safe_id, secret_setting, url_setting
 
 NAME = 'spaceship'
-STEM = 'ddkit_spaceship'                 # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = ('Keep one A or AAAA record at Spaceship (DNS records API, API key and secret) equal to this host\'s '
            'public IP.')
 API_PATH = '/api/v1'
@@ -30,10 +29,7 @@ SETTINGS = [
     url_setting('https://spaceship.dev', 'API base URL, scheme and host (a trailing /api/v1 is taken off: the tool '
                 'adds it)', API_PATH),
 ]
-FILES = state_files(NAME)
-REQUIRED = ('api_key', 'api_secret')
-URLS = ('base_url',)
-NOUN = 'record'
+STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 SEVERAL = True                           # no resolution lines: each line's address is a record of the name
 TAKE = 100                               # records a page: what every reading of the documented limits allows
 MAX_PAGES = 20                           # a zone listed past them is refused, not half read

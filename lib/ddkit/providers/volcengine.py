@@ -20,12 +20,11 @@ import time
 
 from ddkit import Failure, decimal
 from ddkit.ipcheck import OPERATORS, first_group
-from ddkit.provider import (PAGE, Exists, Record, Stale, Zone, listing, safe_id, secret_setting, state_files,
+from ddkit.provider import (PAGE, Exists, Record, Stale, Zone, declaration, listing, safe_id, secret_setting,
                             url_setting, whole_zone)
 from ddkit.settings import Setting, check_header
 
 NAME = 'volcengine'
-STEM = 'ddkit_volcengine'                # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = ('Keep one A or AAAA record at Volcengine TrafficRoute DNS (OpenAPI 2018-08-01, AccessKey) equal to '
            'this host\'s public IP.')
 SETTINGS = [
@@ -34,10 +33,7 @@ SETTINGS = [
     secret_setting('secret_access_key', 'its Secret Access Key'),
     url_setting('https://open.volcengineapi.com', 'OpenAPI endpoint (scheme and host)'),
 ]
-FILES = state_files(NAME)
-REQUIRED = ('access_key_id', 'secret_access_key')
-URLS = ('base_url',)
-NOUN = 'record'
+STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 VERSION = '2018-08-01'
 SERVICE, REGION = 'dns', 'cn-beijing'   # the credential scope the official SDKs sign DNS requests with
 ALGORITHM = 'HMAC-SHA256'

@@ -12,11 +12,10 @@ https://url.spec.whatwg.org/#application/x-www-form-urlencoded; JSON: https://ww
 """
 
 from ddkit import Failure
-from ddkit.provider import secret_setting, state_files
+from ddkit.provider import declaration, secret_setting
 from ddkit.settings import Setting, Withheld, check_url
 
 NAME = 'webhook'
-STEM = 'ddkit_webhook'                   # its lock and log files' prefix
 SUMMARY = 'Tell any HTTP endpoint (a webhook) this host\'s public IP with a request you describe.'
 # the current IP, record_name (its xn-- form), A or AAAA, the operator line ('' for a record without lines)
 PLACEHOLDERS = ('ip', 'name', 'type', 'line')
@@ -229,10 +228,8 @@ SETTINGS = [
     Setting('header_secret', help='one header holding a credential, "Name: value" (X-Api-Key: ..., '
             'Authorization: Basic ...): kept out of logs', secret=True, check=check_header_secret),
 ]
-FILES = state_files(NAME, ids=False)
-REQUIRED = ('url',)
-URLS = ('url',)   # --check verifies TLS with its host: placeholders never stand there
-NOUN = 'record'
+# url is the one URL setting: --check verifies TLS with its host (placeholders never stand there)
+STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS, required=('url',), urls=('url',), ids=False)
 SEVERAL = True    # with lines, told each line's address in a request of its own, {line} naming it
 
 

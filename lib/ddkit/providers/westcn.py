@@ -15,12 +15,11 @@ https://www.west.cn/CustomerCenter/doc/domain_v2.html (the domain DNS calls)
 import time
 
 from ddkit import Failure, decimal
-from ddkit.provider import (PAGES, Exists, Record, Stale, Zone, safe_id, secret_setting, state_files, url_setting,
+from ddkit.provider import (PAGES, Exists, Record, Stale, Zone, declaration, safe_id, secret_setting, url_setting,
                             whole_zone)
 from ddkit.settings import Setting, api_base_url
 
 NAME = 'westcn'
-STEM = 'ddkit_westcn'                    # its lock and log files' prefix (no seed tool runs it)
 SUMMARY = 'Keep one A or AAAA record at West.cn 西部数码 (API v2, API password) equal to this host\'s public IP.'
 API_PATH = '/api/v2'
 SETTINGS = [
@@ -30,10 +29,7 @@ SETTINGS = [
     url_setting('https://api.west.cn', 'API base URL, scheme and host (a trailing /api/v2, as the provider\'s '
                 'documents write it, is taken off: the tool adds it)', API_PATH),
 ]
-FILES = state_files(NAME)
-REQUIRED = ('username', 'api_password')
-URLS = ('base_url',)
-NOUN = 'record'
+STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 # each operator line's resolution line code; 'default' stands for the default line, whose code in
 # the API is the empty string (DEFAULT_CODE): a record without lines lives there
 LINES = {'default': 'default', 'ct': 'LTEL', 'cm': 'LMOB', 'cu': 'LCNC'}

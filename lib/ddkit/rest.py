@@ -1,0 +1,231 @@
+"""What the providers' API calls share, written once: the answers of a REST API told by their HTTP
+status, the records of a name and the one of a line among them, the id an answer gives, and the
+RRset (deSEC, Gcore: a name's addresses of a type kept together).
+
+A provider imports it inside the functions that call its API (as it imports ddkit.http), so a run
+that asks the provider nothing loads none of it. What its API does differently it states itself:
+paths, fields, error codes, and the few functions a shape below reads through job.provider.
+"""
+
+from ddkit import Failure
+from ddkit.provider import Record, Stale, address_id, address_of, address_record
+
+
+# --- the answers of a REST API, by their HTTP status ----------------------------------------------
+
+def json_of(answer, step, empty=False, kind=dict):
+    """The JSON of a success (HTTP 2xx): of kind (an object, or a tuple of types), or {} for an answer
+    without a body when empty allows one (a write's 204); anything else is a Failure."""
+    from ddkit import http
+    if empty and not answer.body.strip():
+        return {}
+    data = answer.nonempty().json()
+    if not isinstance(data, kind):
+        raise Failure.at(step, 'unexpected answer: %s' % http.snippet(answer.text), url=answer.where,
+                         status=answer.status, kind='unexpected')
+    return data
+
+
+def error_json(answer):
+    """An error answer's JSON object, or {} (an HTML error page, nothing)."""
+    try:
+        data = answer.json()
+    except Failure:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def refused(job, answer, step, said=None, code=None, stale=False, zone=None, fix=None):
+    """Raises the Failure of a REST answer that is no success, by its HTTP status, the API's words
+    (said) and code logged: a 404 about stored ids raises Stale (stale: the zone or the record is
+    gone, so the loop looks them up again), or is the zone the account does not have (zone: how the
+    provider names it, 'domain %s'); a 429 says how long the API asks to wait. The provider's FIXES
+    by status say what to do (its 404 fix is about the zone), unless the answer says more (fix)."""
+    from ddkit import decimal, http
+    status, fixes = answer.status, job.provider.FIXES
+    if status == 404 and stale:
+        job.log.info('%s: %s (HTTP 404)' % (step, said or 'not found'))
+        raise Stale()
+    if said or code:
+        job.log.error('%s: HTTP %d%s: %s' % (step, status, ', code %s' % code if code else '', said or ''))
+    what = said or http.snippet(answer.text) or 'no details'
+    fields = dict(url=answer.where, status=status, code=code, provider_message=said or None)
+    if status == 404 and zone:
+        fix = fixes.get(404)
+        raise Failure.at('find zone', 'no %s in this account (HTTP 404: %s); %s' % (
+            zone % job.cfg.zone_name, what, fix), kind='not found', fix=fix, **fields)
+    if status >= 500:
+        raise Failure.at(step, 'the API failed (HTTP %d: %s); the next run tries again' % (status, what),
+                         kind='server error', **fields)
+    fix = fix or (fixes.get(status) if status != 404 else None)
+    if status == 429:
+        wait = decimal((answer.headers.get('retry-after') or '').strip())
+        raise Failure.at(step, 'the API asks to wait%s (HTTP 429: %s)%s' % (
+            ' %d seconds' % wait if wait is not None else '', what, '; ' + fix if fix else ''),
+            kind='refused', fix=fix, **fields)
+    raise Failure.at(step, 'the provider refused the request (HTTP %d%s: %s)%s' % (
+        status, ', code %s' % code if code else '', what, '; ' + fix if fix else ''), fix=fix,
+        kind='refused' if status >= 400 else 'unexpected', **fields)
+
+
+# --- records, and the one of a line ----------------------------------------------------------------
+
+def on_line(found, line, value, tag=None, tagged=None):
+    """The records of a line among those of the record's name and type (all of them for a record
+    without lines, line None): the one made for it, when a record can carry a note (tag: its field,
+    tagged: its text, 'ddkit line %s'), else one holding an address of the line's operator (value:
+    the field of its address) and made for no other line."""
+    from ddkit.ipcheck import OPERATORS, first_group
+    if line is None:
+        return found
+    tags = {tagged % code for code in OPERATORS} if tag else ()
+    return [r for r in found if tag and r.get(tag) == tagged % line] or [
+        r for r in found if r.get(tag) not in tags and OPERATORS.get(line)
+        and first_group(str(r.get(value))) == OPERATORS[line]]
+
+
+def new_id(found, step, known=None):
+    """The record id an answer gave (found: the caller's safe reading of it); an update whose answer
+    says success without one keeps the record's own (known); else a Failure."""
+    if not found and not known:
+        raise Failure.at(step, 'the answer has no usable record id', kind='unexpected')
+    return found or known
+
+
+# --- an RRset: the addresses of a name and type, kept together ------------------------------------
+# A record without lines is the RRset holding one address; a line's record is one address of it
+# (SEVERAL), known again by its address (the id kept in the ids file) or by its operator's prefix.
+# The provider says how its API holds one, through job.provider:
+#   get_rrset(job, zone_id, step)  the RRset of the record's name and type, or None when there is none
+#   is_rrset(rrset, cfg)           True when an answer is that RRset
+#   entries(rrset, step)           what the RRset holds, as a write sends it back ([] for None)
+#   address(entry)                 the address an entry holds, or None
+#   entry(ip, like=None)           an entry holding ip, like's other fields kept
+#   write_rrset(job, zone_id, found, entries, step)   the RRset set to hold these entries (found: as
+#                                  read, None when there was none: it is made; []: it is deleted)
+# and its Session keeps the RRset a run read last (rrset) and whether it read one (read).
+
+def read_rrset(job, zone_id, step, fresh=False):
+    """The RRset of the record's name and type, or None. A line's record is one address of an RRset
+    other lines change too: always read afresh; a record without lines once a run."""
+    cfg, api = job.cfg, job.provider
+    key = None if fresh or job.line is not None else ('rrset', api.account(cfg), zone_id, cfg.record_name,
+                                                      cfg.record_type)
+    rrset = job.shared(key, lambda: api.get_rrset(job, zone_id, step))
+    if rrset is not None and not api.is_rrset(rrset, cfg):
+        raise Failure.at(step, 'unexpected answer: not the %s RRset of %s' % (cfg.record_type, cfg.record_name),
+                         kind='unexpected')
+    job.session.read, job.session.rrset = True, rrset
+    return rrset
+
+
+def held(job, rrset, step):
+    """The addresses an RRset holds."""
+    api = job.provider
+    return [a for a in (api.address(e) for e in api.entries(rrset, step)) if a is not None]
+
+
+def of_line(job, rrset, hint=None):
+    """The Record of the job's line in an RRset (ddkit.provider.address_record)."""
+    return address_record(job, held(job, rrset, 'find record'), rrset, hint)
+
+
+def find_rrset_record(job, zone_id, strict=False):
+    """find_record: the record of this name and type (of a line: its address in the RRset), or None."""
+    found = read_rrset(job, zone_id, 'find record', fresh=strict)
+    if found is None:
+        return None
+    if job.line is None:
+        return Record(job.cfg.record_name, held(job, found, 'find record'), found)
+    return of_line(job, found)
+
+
+def read_rrset_record(job, zone_id, record_id, read=True):
+    """read_record: the record the stored ids name. A line's id is its address (gone from the RRset:
+    Stale); the record's own id, from before it had lines, is the default line's: the address of its
+    operator, else the RRset's one address. A record without lines is read unless read is False (a
+    write that keeps what it does not send, and says when the RRset is gone)."""
+    cfg = job.cfg
+    if zone_id != cfg.zone_name or job.line is None and record_id != cfg.record_name:
+        raise Stale()   # ids of another zone_name or record: find ours again
+    if job.line is None and not read:
+        return Record(record_id)
+    found = read_rrset(job, zone_id, 'read record', fresh=True)
+    if found is None:
+        raise Stale()
+    if job.line is None:
+        return Record(record_id, held(job, found, 'read record'), found)
+    if record_id == cfg.record_name:
+        now = held(job, found, 'read record')
+        record = of_line(job, found) or (of_line(job, found, now[0]) if len(now) == 1 else None)
+    else:
+        record = of_line(job, found, address_of(record_id)) if address_of(record_id) else None
+    if record is None:
+        raise Stale()
+    return record
+
+
+def write(job, zone_id, found, entries, step):
+    """The RRset set to hold these entries (the provider's write_rrset)."""
+    job.provider.write_rrset(job, zone_id, found, entries, step)
+    job.session.read = False   # it changed: a later step of this run reads it again
+
+
+def as_read(job, zone_id, step):
+    """The RRset as this run read it last (the stored ids' read, the lookup), else read now."""
+    return job.session.rrset if job.session.read else read_rrset(job, zone_id, step, fresh=True)
+
+
+def create_rrset_record(job, zone_id, ip):
+    """create_record: a record without lines is the RRset, made holding ip alone; a line's is its
+    address added to the RRset, which is made when there is none."""
+    api = job.provider
+    if job.line is None:
+        write(job, zone_id, None, [api.entry(ip)], 'create record')
+        return job.cfg.record_name
+    found = as_read(job, zone_id, 'create record')
+    write(job, zone_id, found, api.entries(found, 'create record') + [api.entry(ip)], 'create record')
+    return address_id(ip)
+
+
+def update_rrset_record(job, zone_id, record, ip):
+    """update_record: a record without lines is the RRset holding ip alone (in its first entry, the
+    rest of that entry kept); a line's is its address replaced in its own entry, the others kept."""
+    from ddkit.ipcheck import same_ip
+    api = job.provider
+    now = api.entries(record.raw, 'update record')
+    if job.line is None:
+        write(job, zone_id, record.raw, [api.entry(ip, now[0] if now else None)], 'update record')
+        return record.id
+    old = record.content[0]
+    write(job, zone_id, record.raw, [api.entry(ip, e) if api.address(e) and same_ip(api.address(e), old) else e
+                                     for e in now], 'update record')
+    return address_id(ip)
+
+
+def delete_rrset_record(job, zone_id, record):
+    """delete_record: a line's address taken out of the RRset (the RRset deleted with its last one);
+    one gone already, or an RRset gone meanwhile, is success."""
+    from ddkit.ipcheck import same_ip
+    api = job.provider
+    found = as_read(job, zone_id, 'delete record')
+    old = record.content[0] if record.content else address_of(record.id)
+    now = api.entries(found, 'delete record')
+    kept = [e for e in now if not (old and api.address(e) and same_ip(api.address(e), old))]
+    if found is None or len(kept) == len(now):
+        job.log.info('delete record: %s is gone already.' % (old or record.id))
+        return None
+    try:
+        write(job, zone_id, found, kept, 'delete record')
+    except Stale:
+        job.log.info('delete record: the RRset is gone already.')
+    return None
+
+
+def zone_read(data, cfg, noun='zone'):
+    """[the zone's name] of a zone read by its name (zone_name); another name is a Failure."""
+    name = str(data.get('name') or cfg.zone_name).lower().rstrip('.')
+    if name != cfg.zone_name:
+        raise Failure.at('find zone', 'unexpected answer: the %s read is %s, not %s' % (noun, name[:80], cfg.zone_name),
+                         kind='unexpected')
+    return [name]
