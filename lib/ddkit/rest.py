@@ -35,19 +35,20 @@ def error_json(answer):
     return data if isinstance(data, dict) else {}
 
 
-def refused(job, answer, step, said=None, code=None, stale=False, zone=None, fix=None):
+def refused(job, answer, step, said=None, code=None, stale=False, zone=None, fix=None, shown=', code %s'):
     """Raises the Failure of a REST answer that is no success, by its HTTP status, the API's words
     (said) and code logged: a 404 about stored ids raises Stale (stale: the zone or the record is
     gone, so the loop looks them up again), or is the zone the account does not have (zone: how the
     provider names it, 'domain %s'); a 429 says how long the API asks to wait. The provider's FIXES
-    by status say what to do (its 404 fix is about the zone), unless the answer says more (fix)."""
+    by status say what to do (its 404 fix is about the zone), unless the answer says more (fix);
+    shown: how a message shows the code."""
     from ddkit import decimal, http
     status, fixes = answer.status, job.provider.FIXES
     if status == 404 and stale:
         job.log.info('%s: %s (HTTP 404)' % (step, said or 'not found'))
         raise Stale()
     if said or code:
-        job.log.error('%s: HTTP %d%s: %s' % (step, status, ', code %s' % code if code else '', said or ''))
+        job.log.error('%s: HTTP %d%s: %s' % (step, status, shown % code if code else '', said or ''))
     what = said or http.snippet(answer.text) or 'no details'
     fields = dict(url=answer.where, status=status, code=code, provider_message=said or None)
     if status == 404 and zone:
@@ -64,7 +65,7 @@ def refused(job, answer, step, said=None, code=None, stale=False, zone=None, fix
             ' %d seconds' % wait if wait is not None else '', what, '; ' + fix if fix else ''),
             kind='refused', fix=fix, **fields)
     raise Failure.at(step, 'the provider refused the request (HTTP %d%s: %s)%s' % (
-        status, ', code %s' % code if code else '', what, '; ' + fix if fix else ''), fix=fix,
+        status, shown % code if code else '', what, '; ' + fix if fix else ''), fix=fix,
         kind='refused' if status >= 400 else 'unexpected', **fields)
 
 

@@ -12,7 +12,7 @@ https://dynv6.com/docs/apis (HTTP tokens)
 """
 
 from ddkit import Failure
-from ddkit.provider import Record, Stale, Zone, declaration, safe_id, secret_setting, url_setting
+from ddkit.provider import Record, Stale, Zone, declaration, relative_name, safe_id, secret_setting, url_setting
 
 NAME = 'dynv6'
 SUMMARY = 'Keep one A or AAAA record at dynv6 (REST API, HTTP token) equal to this host\'s public IP.'
@@ -91,7 +91,7 @@ def apex(cfg):
 
 def relative(cfg):
     """The record's name as dynv6 names it: record_name without the zone."""
-    return cfg.record_name[:-len(cfg.zone_name) - 1]
+    return relative_name(cfg, '')
 
 
 def zone_address(cfg, zone):
@@ -162,15 +162,13 @@ def create_record(job, zone_id, ip):
     """The new record's id: at the zone's own name, the zone's address set (APEX); else a record of the
     zone (name, type, data: dynv6 keeps no TTL).
     https://dynv6.github.io/api-spec/ (PATCH /zones/{id}; POST /zones/{zoneID}/records)"""
+    from ddkit import rest
     cfg = job.cfg
     if apex(cfg):
         return set_zone_address(job, zone_id, ip, 'create record')
     found = call(job, 'POST', '/zones/%s/records' % zone_id, 'create record',
                  {'name': relative(cfg), 'type': cfg.record_type, 'data': ip}, stale=True)
-    made = safe_id(found.get('id'))
-    if not made:
-        raise Failure.at('create record', 'the answer has no usable record id', kind='unexpected')
-    return made
+    return rest.new_id(safe_id(found.get('id')), 'create record')
 
 
 def update_record(job, zone_id, record, ip):
@@ -197,39 +195,19 @@ def call(job, method, path, step, body=None, stale=False, zone=False, listed=Fal
     """One API call, its answer checked: the JSON object of a 2xx answer ({} for none; listed: the
     objects of a JSON array). stale: a 404 (the zone or the record is gone) raises Stale, so the loop
     looks the ids up again; zone: a 404 is a zone the account does not have, a Failure of 'find zone'."""
-    from ddkit import http  # only on a request: a run that sends none loads none of it
-    cfg, log = job.cfg, job.log
+    from ddkit import http, rest  # only on a request: a run that sends none loads none of it
+    cfg = job.cfg
     headers = {'Authorization': 'Bearer ' + cfg.api_token}
     if body is not None:
         headers['Content-Type'] = 'application/json'
     answer = http.request(method, cfg.base_url + API_PATH + path, step, headers=headers, json_body=body,
                           timeout=cfg.timeout, ca_file=cfg.ca_file, repeatable=method != 'POST')
     if 200 <= answer.status < 300:
-        if not answer.body.strip() and method == 'PATCH' and not listed:
-            return {}   # "Zone was updated successfully": the reference shows no body
-        data = answer.json() if answer.body.strip() else None
-        if listed and isinstance(data, list):
-            return [item for item in data if isinstance(item, dict)]
-        if not listed and isinstance(data, dict):
-            return data
-        raise Failure.at(step, 'unexpected answer (HTTP %d): %s' % (
-            answer.status, http.snippet(answer.text) or 'empty'), url=answer.where, status=answer.status,
-            kind='unexpected')
+        # a PATCH of the zone is answered with no body ("Zone was updated successfully")
+        data = rest.json_of(answer, step, empty=method == 'PATCH' and not listed, kind=list if listed else dict)
+        return [item for item in data if isinstance(item, dict)] if listed else data
     code, said = error_of(answer)
-    if code or said:
-        log.error('%s: HTTP %d%s: %s' % (step, answer.status, ', %s' % code if code else '', said))
-    if answer.status == 404 and stale:
-        raise Stale()
-    fix = FIXES.get(answer.status)
-    what = said or http.snippet(answer.text) or 'no details'
-    if answer.status == 404 and zone:
-        raise Failure.at('find zone', 'no zone %s in this account (HTTP 404: %s); %s' % (cfg.zone_name, what, fix),
-                         url=answer.where, status=404, kind='not found', code=code, provider_message=said or None,
-                         fix=fix)
-    raise Failure.at(step, 'the provider refused the request (HTTP %d%s: %s)%s' % (
-        answer.status, ', %s' % code if code else '', what, '; ' + fix if fix else ''), url=answer.where,
-        status=answer.status, code=code, provider_message=said or None, fix=fix,
-        kind='server error' if answer.status >= 500 else 'refused' if answer.status >= 400 else 'unexpected')
+    rest.refused(job, answer, step, said, code, stale=stale, zone='zone %s' if zone else None, shown=', %s')
 
 
 def error_of(answer):

@@ -12,8 +12,8 @@ document names them; ListDomains at /core/v1/domains)
 """
 
 from ddkit import Failure
-from ddkit.ipcheck import OPERATORS, first_group
-from ddkit.provider import PAGE, Record, Stale, Zone, declaration, listing, safe_id, secret_setting, url_setting
+from ddkit.provider import (PAGE, Record, Stale, Zone, declaration, listing, relative_name, safe_id, secret_setting,
+                            url_setting, zone_by_name as choose_zone)
 from ddkit.settings import Setting, check_header
 
 NAME = 'namecom'
@@ -70,11 +70,6 @@ def list_zones(job):
     return [job.cfg.zone_name]
 
 
-def choose_zone(job, zones):
-    """The domain named zone_name: its name is its id."""
-    return Zone(zones[0], zones[0])
-
-
 def account_zones(job):
     """Every domain of the account, for a record without zone_name: ListDomains, page by page (at most
     ZONE_PAGES pages, then a Failure: set zone_name).
@@ -97,7 +92,7 @@ def account_zones(job):
 
 def host(cfg):
     """The record's host as Name.com names it: record_name without the zone, '' for the zone itself."""
-    return '' if cfg.record_name == cfg.zone_name else cfg.record_name[:-len(cfg.zone_name) - 1]
+    return relative_name(cfg, '')
 
 
 def find_record(job, zone_id, strict=False):
@@ -143,10 +138,8 @@ def named(found, cfg):
 def first(found, job):
     """The first listed record of this name and type; of a line: one that holds an address of the
     line's operator (Name.com keeps no comment to tell a line's record by)."""
-    cfg, line = job.cfg, job.line
-    found = [r for r in found if named(r, cfg)]
-    if line is not None:
-        found = [r for r in found if OPERATORS.get(line) and first_group(str(r.get('answer'))) == OPERATORS[line]]
+    from ddkit import rest
+    found = rest.on_line([r for r in found if named(r, job.cfg)], job.line, 'answer')
     return as_record(found[0]) if found else None
 
 
@@ -170,13 +163,11 @@ def read_record(job, zone_id, record_id_text, held=False):
 def create_record(job, zone_id, ip):
     """The new record's id; its TTL is the API's default (300).
     https://www.name.com/api-docs/DNS (CreateRecord: POST /core/v1/domains/{domainName}/records)"""
+    from ddkit import rest
     cfg = job.cfg
     data = call(job, 'POST', '/domains/%s/records' % zone_id, 'create record',
                 {'host': host(cfg), 'type': cfg.record_type, 'answer': ip}, stale=True)
-    found = record_id(data.get('id'))
-    if not found:
-        raise Failure.at('create record', 'the answer has no usable record id', kind='unexpected')
-    return found
+    return rest.new_id(record_id(data.get('id')), 'create record')
 
 
 def update_record(job, zone_id, record, ip):
@@ -212,38 +203,20 @@ def call(job, method, path, step, body=None, stale=False, zone=False):
     """One API call, its answer checked: the JSON object of a 2xx answer ({} for none). stale: a 404
     (the record or the domain is gone) raises Stale, so the loop looks the ids up again; zone: a 404
     is a domain the account does not have, a Failure of 'find zone'."""
-    from ddkit import http  # only on a request: a run that sends none loads none of it
-    cfg, log = job.cfg, job.log
+    from ddkit import http, rest  # only on a request: a run that sends none loads none of it
+    cfg = job.cfg
     headers = {'Authorization': authorization(cfg)}
     if body is not None:
         headers['Content-Type'] = 'application/json'   # else the API answers 415
     answer = http.request(method, cfg.base_url + API_PATH + path, step, headers=headers, json_body=body,
                           timeout=cfg.timeout, ca_file=cfg.ca_file, repeatable=method != 'POST')
     if 200 <= answer.status < 300:
-        if not answer.body.strip() and method == 'DELETE':
-            return {}
-        data = answer.nonempty().json()
-        if not isinstance(data, dict):
-            raise Failure.at(step, 'unexpected answer: %s' % http.snippet(answer.text), url=answer.where,
-                             status=answer.status, kind='unexpected')
-        return data
-    data = _json(answer)
+        return rest.json_of(answer, step, empty=method == 'DELETE')
+    data = rest.error_json(answer)
     said = ' '.join(str(data[key])[:200] for key in ('message', 'details')
                     if isinstance(data.get(key), (str, int)) and not isinstance(data.get(key), bool)
                     and data[key] != '')
-    if said:
-        log.error('%s: HTTP %d: %s' % (step, answer.status, said))
-    if answer.status == 404 and stale:
-        raise Stale()
-    fix = FIXES.get(answer.status)
-    what = said or http.snippet(answer.text) or 'no details'
-    if answer.status == 404 and zone:
-        raise Failure.at('find zone', 'no domain %s in this account (HTTP 404: %s); %s' % (cfg.zone_name, what, fix),
-                         url=answer.where, status=404, kind='not found', provider_message=said or None, fix=fix)
-    raise Failure.at(step, 'the provider refused the request (HTTP %d: %s)%s' % (
-        answer.status, what, '; ' + fix if fix else ''), url=answer.where, status=answer.status,
-        provider_message=said or None, fix=fix,
-        kind='server error' if answer.status >= 500 else 'refused' if answer.status >= 400 else 'unexpected')
+    rest.refused(job, answer, step, said, stale=stale, zone='domain %s' if zone else None)
 
 
 def record_id(value):
@@ -262,11 +235,3 @@ def number(value):
         return value
     return decimal(value) if isinstance(value, str) and len(value) <= 10 else None
 
-
-def _json(answer):
-    """An error answer's JSON object, or {} (an HTML error page, nothing)."""
-    try:
-        data = answer.json()
-    except Failure:
-        return {}
-    return data if isinstance(data, dict) else {}

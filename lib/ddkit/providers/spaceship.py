@@ -15,8 +15,9 @@ client/domains.go) calls it
 """
 
 from ddkit import Failure
-from ddkit.ipcheck import OPERATORS, first_group, same_ip
-from ddkit.provider import Record, Stale, Zone, declaration, listing, safe_id, secret_setting, url_setting
+from ddkit.ipcheck import same_ip
+from ddkit.provider import (Record, Stale, Zone, declaration, listing, relative_name, safe_id, secret_setting,
+                            url_setting, zone_by_name as choose_zone)
 
 NAME = 'spaceship'
 SUMMARY = ('Keep one A or AAAA record at Spaceship (DNS records API, API key and secret) equal to this host\'s '
@@ -75,11 +76,6 @@ def list_zones(job):
     return [job.cfg.zone_name]
 
 
-def choose_zone(job, zones):
-    """The domain named zone_name: its name is its id."""
-    return Zone(zones[0], zones[0])
-
-
 def account_zones(job):
     """Every domain of the account, for a record without zone_name (the key then needs domains:read):
     the domain list page by page, at most ZONE_PAGES pages, then a Failure: set zone_name.
@@ -102,7 +98,7 @@ def account_zones(job):
 
 def relative(cfg):
     """The record's name as Spaceship names it: record_name without the zone, '@' for the zone itself."""
-    return '@' if cfg.record_name == cfg.zone_name else cfg.record_name[:-len(cfg.zone_name) - 1]
+    return relative_name(cfg)
 
 
 def records(job, step, fresh=False):
@@ -142,10 +138,9 @@ def named(item, cfg):
 def find_record(job, zone_id, strict=False):
     """The record of this name and type (of the job's line: one holding an address of its operator),
     or None; strict: a fresh listing."""
-    cfg, line = job.cfg, job.line
-    found = [item for item in records(job, 'find record', fresh=strict) if named(item, cfg)]
-    if line is not None:
-        found = [item for item in found if OPERATORS.get(line) and first_group(item['address']) == OPERATORS[line]]
+    from ddkit import rest
+    found = rest.on_line([item for item in records(job, 'find record', fresh=strict) if named(item, job.cfg)],
+                         job.line, 'address')
     return as_record(found[0]) if found else None
 
 
@@ -223,38 +218,18 @@ def call(job, method, path, step, body=None, stale=False, zone=False):
     """One API call, its answer checked: the JSON object of a 2xx answer ({} for none). stale: a 404
     raises Stale (the domain or the record is gone), so the loop looks them up again; zone: a 404 is
     a domain without Spaceship DNS, a Failure of 'find zone'."""
-    from ddkit import http  # only on a request: a run that sends none loads none of it
-    cfg, log = job.cfg, job.log
+    from ddkit import http, rest  # only on a request: a run that sends none loads none of it
+    cfg = job.cfg
     headers = {'X-API-Key': cfg.api_key, 'X-API-Secret': cfg.api_secret}
     if body is not None:
         headers['Content-Type'] = 'application/json'
     answer = http.request(method, cfg.base_url + API_PATH + path, step, headers=headers, json_body=body,
                           timeout=cfg.timeout, ca_file=cfg.ca_file, repeatable=True)   # each sets what it sets
     if 200 <= answer.status < 300:
-        if not answer.body.strip() and method != 'GET':
-            return {}   # 204: saved, deleted
-        data = answer.nonempty().json()
-        if not isinstance(data, dict):
-            raise Failure.at(step, 'unexpected answer: %s' % http.snippet(answer.text), url=answer.where,
-                             status=answer.status, kind='unexpected')
-        return data
-    data = _json(answer)
-    said = said_of(data)
+        return rest.json_of(answer, step, empty=method != 'GET')   # 204: saved, deleted
     code = answer.headers.get('spaceship-error-code', '').strip()[:80] or None
-    if said or code:
-        log.error('%s: HTTP %d%s: %s' % (step, answer.status, ', code %s' % code if code else '', said))
-    if answer.status == 404 and stale:
-        raise Stale()
-    fix = FIXES.get(answer.status)
-    what = said or http.snippet(answer.text) or 'no details'
-    if answer.status == 404 and zone:
-        raise Failure.at('find zone', 'no domain %s with Spaceship DNS in this account (HTTP 404: %s); %s' % (
-            cfg.zone_name, what, fix), url=answer.where, status=404, kind='not found', code=code,
-            provider_message=said or None, fix=fix)
-    raise Failure.at(step, 'the provider refused the request (HTTP %d%s: %s)%s' % (
-        answer.status, ', code %s' % code if code else '', what, '; ' + fix if fix else ''), url=answer.where,
-        status=answer.status, code=code, provider_message=said or None, fix=fix,
-        kind='server error' if answer.status >= 500 else 'refused' if answer.status >= 400 else 'unexpected')
+    rest.refused(job, answer, step, said_of(rest.error_json(answer)), code, stale=stale,
+                 zone='domain %s with Spaceship DNS' if zone else None)
 
 
 def said_of(data):
@@ -285,11 +260,3 @@ def address_of(record_id_text):
     address = record_id_text.replace('-', ':')
     return address if record_id(address) else None
 
-
-def _json(answer):
-    """An error answer's JSON object, or {} (an HTML error page, nothing)."""
-    try:
-        data = answer.json()
-    except Failure:
-        return {}
-    return data if isinstance(data, dict) else {}
