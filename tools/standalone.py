@@ -475,7 +475,8 @@ LIB_DIR = 'usr/lib/ddkit'   # the library as the package ddkit, the tools' code 
 # /usr/bin/<tool> of a tool package: the code lives in LIB_DIR as modules, so that Python keeps
 # their compiled code, in a cache in RAM (never beside the code: /usr is flash on a router), in a
 # directory of this user only, in a TMPDIR no other user can change; without one nothing is cached
-# (rather than trust it).
+# (rather than trust it). The LuCI page's rpcd plugin runs the ddkit command's stub but its main (not
+# as __main__): the same cache, its one check, and the same compiled library.
 STUB = SHEBANG + '''
 """@NAME@: its code is /@LIB@/@MODULE@.py, the library (package ddkit) /@LIB@/ddkit/.
 Compiled code is cached in $TMPDIR/ddkit-<uid>-pyc/ (RAM on OpenWrt), when only its owner can use it."""
@@ -494,14 +495,14 @@ if hasattr(sys, 'pycache_prefix') and not _ddkit_untrusted(os.path.dirname(_cach
         and _ddkit_private(_cache, create=not sys.dont_write_bytecode):
     sys.pycache_prefix = os.path.join(_cache, '@BUILD@')  # per build: an upgrade never meets old code
 else:
-    sys.dont_write_bytecode = True  # never beside the code (flash), nor in a cache others could write
+    sys.dont_write_bytecode = True  # never beside the code (flash), nor where others could write
 _code = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), @SUBDIR@)
 if not os.path.isfile(os.path.join(_code, 'ddkit', '__init__.py')):
     sys.exit('@NAME@: the library is not installed: install the package ddkit')
 sys.path.insert(0, _code)
-from @MODULE@ import main  # noqa: E402
-
-sys.exit(main())
+if __name__ == '__main__':
+    from @MODULE@ import main
+    sys.exit(main())
 '''
 
 
