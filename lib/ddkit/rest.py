@@ -69,7 +69,44 @@ def refused(job, answer, step, said=None, code=None, stale=False, zone=None, fix
         kind='refused' if status >= 400 else 'unexpected', **fields)
 
 
+# --- the answers of an API that names its errors by a code -----------------------------------------
+
+def zone_missing(job, answer, zone, said, code=None, message=None):
+    """The Failure of an answer that the zone is not the account's (zone: how the provider names it,
+    'domain %s'; said: what the answer said, its code), with the provider's fix for the code."""
+    fix = job.provider.FIXES.get(code if code is not None else said)
+    return Failure.at('find zone', 'no %s in this account (%s)%s' % (
+        zone % job.cfg.zone_name, said, '; ' + fix if fix else ''), url=answer.where, status=answer.status,
+        kind='not found', code=code, provider_message=message, fix=fix)
+
+
+def code_refused(job, answer, step, code, message, zone=None, server=()):
+    """The Failure of an answer refused with an error code, its fix the provider's for the code: the
+    zone the account does not have (zone: how the provider names it), a server error (HTTP 5xx, or a
+    code of the server's own faults), else refused; without a code, an unexpected answer."""
+    from ddkit import http
+    if zone:
+        return zone_missing(job, answer, zone, code, code, message)
+    fix = job.provider.FIXES.get(code)
+    if code:
+        why = 'the provider refused the request (HTTP %d, code %s)%s' % (answer.status, code, '; ' + fix if fix else '')
+    else:
+        why = 'unexpected answer (HTTP %d): %s' % (answer.status, http.snippet(answer.text))
+    return Failure.at(step, why, url=answer.where, status=answer.status, code=code, provider_message=message, fix=fix,
+                      kind='server error' if answer.status >= 500 or code in server else
+                      'refused' if code or 400 <= answer.status < 500 else 'unexpected')
+
+
 # --- records, and the one of a line ----------------------------------------------------------------
+
+def zone_listing(job, zone, fetch, fresh=False):
+    """The zone's records, listed once (fetch()) for every name and line of a run of several records;
+    None for a run of one record, a fresh lookup, or a zone fetch found too large (None): then each
+    name is listed on its own."""
+    if not job.run.several or fresh:
+        return None
+    return job.shared(('zone records', job.provider.account(job.cfg), zone), fetch)
+
 
 def on_line(found, line, value, tag=None, tagged=None):
     """The records of a line among those of the record's name and type (all of them for a record

@@ -16,7 +16,8 @@ import time
 
 from ddkit import Failure
 from ddkit.provider import (Exists, Record, Stale, Zone, account_zones as every_zone, alibaba_answer, canonical_query,
-                            declaration, listing, safe_id, secret_setting, url_setting)
+                            declaration, listing, relative_name, safe_id, secret_setting, url_setting,
+                            zone_by_name as choose_zone)
 from ddkit.settings import Setting
 
 NAME = 'alidns'
@@ -123,16 +124,9 @@ def account_zones(job):
 DOMAINS_PAGE = 100   # domains a page: the most DescribeDomains gives
 
 
-def choose_zone(job, zones):
-    """The zone: its id is its domain name."""
-    return Zone(zones[0], zones[0])
-
-
 def relative(cfg):
     """The record's RR: its name without the zone; '@' for the zone's apex (settings keep it inside)."""
-    if cfg.record_name == cfg.zone_name:
-        return '@'
-    return cfg.record_name[:-len(cfg.zone_name) - 1]
+    return relative_name(cfg)
 
 
 def line_of(job):
@@ -268,7 +262,7 @@ def call(job, action, params, step, stale=False, create=False, same=False, gone=
     account's raises Stale, so the loop looks the ids up again; create: a duplicate raises Exists;
     same: a duplicate (the update's record holds the value already) gives None; an error code in
     gone (a delete's record already gone) gives None."""
-    from ddkit import http  # only on a request: a run that sends none loads none of it
+    from ddkit import http, rest  # only on a request: a run that sends none loads none of it
     cfg, log = job.cfg, job.log
     answer, data, code = alibaba_answer(lambda: http.request(
         METHOD, cfg.base_url + '/?' + signed_query(cfg, action, params), step, timeout=cfg.timeout,
@@ -287,23 +281,10 @@ def call(job, action, params, step, stale=False, create=False, same=False, gone=
         return None
     if stale and code in ZONE_GONE | RECORD_GONE:
         raise Stale()
-    fix = FIXES.get(code)
-    if code in ZONE_GONE:
-        raise Failure.at('find zone', 'no domain %s in this account (%s); %s' % (cfg.zone_name, code, fix),
-                         url=answer.where, status=answer.status, kind='not found', code=code,
-                         provider_message=message, fix=fix)
-    if code:
-        why = 'the provider refused the request (HTTP %d, code %s)%s' % (answer.status, code, '; ' + fix if fix else '')
-    else:
-        why = 'unexpected answer (HTTP %d): %s' % (answer.status, http.snippet(answer.text))
-    raise Failure.at(step, why, url=answer.where, status=answer.status, code=code, provider_message=message,
-                     fix=fix, kind='refused' if code or 400 <= answer.status < 500 else
-                     'server error' if answer.status >= 500 else 'unexpected')
+    raise rest.code_refused(job, answer, step, code, message, zone='domain %s' if code in ZONE_GONE else None)
 
 
 def record_id_of(data, step, known=None):
     """The record id in an answer; an update that says success without one keeps the known id."""
-    found = safe_id(data.get('RecordId'))
-    if not found and not known:
-        raise Failure.at(step, 'the answer has no usable record id', kind='unexpected')
-    return found or known
+    from ddkit import rest
+    return rest.new_id(safe_id(data.get('RecordId')), step, known)

@@ -266,7 +266,7 @@ def call(job, method, action, params, step, stale=False, create=False):
     with the same nonce, which the API refuses once the first one arrived: then it is signed anew
     and sent once more. stale: a refusal that is not about the credentials, the permission or the
     rate (the site or record of stored ids gone) raises Stale; create: the call is not repeated."""
-    from ddkit import http  # only on a request: a run that sends none loads none of it
+    from ddkit import http, rest  # only on a request: a run that sends none loads none of it
     cfg, log = job.cfg, job.log
     query = canonical_query(params)
     url = cfg.base_url + '/' + ('?' + query if query else '')
@@ -285,11 +285,4 @@ def call(job, method, action, params, step, stale=False, create=False):
         raise Stale()
     if code:
         log.error('%s: error %s: %s' % (step, code, message))
-    fix = FIXES.get(code)
-    if code:
-        why = 'the provider refused the request (HTTP %d, code %s)%s' % (answer.status, code, '; ' + fix if fix else '')
-    else:
-        why = 'unexpected answer (HTTP %d): %s' % (answer.status, http.snippet(answer.text))
-    raise Failure.at(step, why, url=answer.where, status=answer.status, code=code, provider_message=message,
-                     fix=fix, kind='refused' if code and answer.status < 500 or 400 <= answer.status < 500 else
-                     'server error' if answer.status >= 500 else 'unexpected')
+    raise rest.code_refused(job, answer, step, code, message)

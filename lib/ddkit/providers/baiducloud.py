@@ -19,8 +19,8 @@ import os
 import time
 
 from ddkit import Failure
-from ddkit.provider import (PAGE, PAGES, Exists, Record, Stale, Zone, declaration, listing, safe_id, secret_setting,
-                            url_setting)
+from ddkit.provider import (PAGE, PAGES, Exists, Record, Stale, Zone, declaration, host_header, listing,
+                            relative_name, safe_id, secret_setting, url_setting, zone_by_name as choose_zone)
 from ddkit.settings import Setting, check_header
 
 NAME = 'baiducloud'
@@ -102,11 +102,6 @@ def zones_named(job):
             zone_name(z) == cfg.zone_name for z in zones)) or [])
 
 
-def choose_zone(job, zones):
-    """The zone: its id is its name (what the API's paths carry)."""
-    return Zone(zones[0], zones[0])
-
-
 def account_zones(job):
     """Every zone the credentials see, all pages (bounded as provider.whole_zone bounds a listing): for
     a record without zone_name, the zone it ends with.
@@ -142,7 +137,7 @@ def pages(job, path, query, key, step, until=None, size=None):
 
 def host(cfg):
     """The record's rr: record_name without the zone, '@' for the zone itself."""
-    return '@' if cfg.record_name == cfg.zone_name else cfg.record_name[:-len(cfg.zone_name) - 1]
+    return relative_name(cfg)
 
 
 def line_of(job):
@@ -161,12 +156,12 @@ def records(job, zone_id, step, fresh=False):
     the name; when the run has several records, the whole zone once (unless it is large). The
     listing has no type or line filter.
     API: https://intl.cloud.baidu.com/en/doc/DNS/s/El4s7lssr-intl-en (GET /v1/dns/zone/{zoneName}/record)"""
+    from ddkit import rest
     cfg = job.cfg
     path = '/zone/%s/record' % zone_id
-    if job.run.several and not fresh:   # one listing of the zone for every name and line of the run
-        listed = job.shared(('zone records', account(cfg), zone_id), lambda: pages(job, path, {}, 'records', step))
-        if listed is not None:
-            return listed
+    listed = rest.zone_listing(job, zone_id, lambda: pages(job, path, {}, 'records', step), fresh)
+    if listed is not None:
+        return listed
 
     def fetch():
         found = pages(job, path, {'rr': host(cfg)}, 'records', step, size=NAME_PAGE)
@@ -280,14 +275,6 @@ def canonical_query(params):
     return '&'.join(sorted('%s=%s' % (quote(k), quote(v)) for k, v in params.items()))
 
 
-def host_header(url):
-    """The Host header ddkit.wire sends for url: its host, and its port when not the scheme's own."""
-    from ddkit.urls import split_url
-    scheme, name, port, _ = split_url(url)
-    name = '[%s]' % name if ':' in name else name
-    return name if port == (443 if scheme == 'https' else 80) else '%s:%d' % (name, port)
-
-
 def sign(key_id, secret, method, host_value, path, query, timestamp):
     """The headers of one request signed bce-auth-v1: x-bce-date and the Authorization over the method,
     the path, the canonical query, the Host and x-bce-date headers (the body is not signed), as the
@@ -306,7 +293,7 @@ def sign(key_id, secret, method, host_value, path, query, timestamp):
 def call(job, method, path, step, query=None, body=None):
     """One signed API call; its JSON answer ({} for an empty one), checked. An error answer is a
     Failure of step with the provider's code and message, and its fix."""
-    from ddkit import http  # only on a request: a run that sends none loads none of it
+    from ddkit import http, rest  # only on a request: a run that sends none loads none of it
     from ddkit.urls import split_url
     cfg, log = job.cfg, job.log
     base = cfg.base_url + API_PATH + path
@@ -332,10 +319,4 @@ def call(job, method, path, step, query=None, body=None):
     code = str(data['code'])[:80] if isinstance(data.get('code'), (str, int)) and data['code'] != '' else None
     message = str(data['message'])[:300] if isinstance(data.get('message'), (str, int)) else None
     log.error('%s: error %s: %s' % (step, code, message))
-    fix = FIXES.get(code)
-    if code:
-        why = 'the provider refused the request (HTTP %d, code %s)%s' % (answer.status, code, '; ' + fix if fix else '')
-    else:
-        why = 'unexpected answer (HTTP %d): %s' % (answer.status, http.snippet(answer.text))
-    raise Failure.at(step, why, url=answer.where, status=answer.status, code=code, provider_message=message,
-                     fix=fix, kind='server error' if answer.status >= 500 else 'refused')
+    raise rest.code_refused(job, answer, step, code, message)

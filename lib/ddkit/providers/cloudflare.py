@@ -110,12 +110,11 @@ def choose_zone(job, zones):
 
 def find_record(job, zone_id, strict=False):
     """The record of this name and type, or None (a failed lookup is a Failure, strict or not)."""
+    from ddkit import rest
     cfg = job.cfg
-    if job.run.several:   # one listing of the zone for every name of the run, unless it is large
-        listed = job.shared(('zone records', account(cfg), zone_id), lambda: whole_zone(
-            lambda page: zone_page(job, zone_id, page)))
-        if listed is not None:
-            return first(listed, cfg, job.line)
+    listed = rest.zone_listing(job, zone_id, lambda: whole_zone(lambda page: zone_page(job, zone_id, page)))
+    if listed is not None:
+        return first(listed, cfg, job.line)
     # several records in a run list a name once for both families (the API's older variant)
     query = 'name=%s' % cfg.record_name + ('' if job.run.several else '&type=%s' % cfg.record_type)
     data = job.shared(('records', account(cfg), zone_id, query), lambda: call(

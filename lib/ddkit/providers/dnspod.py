@@ -134,12 +134,11 @@ def records(job, step, fresh=False):
     """The records listed for this name: on the job's line for a lone record; on every line when the
     run has several records or lines (the whole zone, unless it is large), each job taking its own
     from the one listing; [] when the listing is empty."""
+    from ddkit import rest
     cfg = job.cfg
-    if job.run.several and not fresh:   # one listing of the zone for every name and line of the run
-        listed = job.shared(('zone records', account(cfg), cfg.zone_name), lambda: whole_zone(
-            lambda page: zone_page(job, page, step)))
-        if listed is not None:
-            return listed
+    listed = rest.zone_listing(job, cfg.zone_name, lambda: whole_zone(lambda page: zone_page(job, page, step)), fresh)
+    if listed is not None:
+        return listed
     # several records in a run list a name once for both families; without RecordLine, every line
     query = {'Domain': cfg.zone_name, 'SubDomain': host(cfg)}
     if not (job.run.several or job.line):

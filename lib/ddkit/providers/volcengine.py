@@ -19,9 +19,8 @@ https://www.volcengine.com/docs/6408/78947 (common error codes)
 import time
 
 from ddkit import Failure, decimal
-from ddkit.ipcheck import OPERATORS, first_group
-from ddkit.provider import (PAGE, Exists, Record, Stale, Zone, declaration, listing, safe_id, secret_setting,
-                            url_setting, whole_zone)
+from ddkit.provider import (PAGE, Exists, Record, Stale, Zone, declaration, host_header, listing, relative_name,
+                            safe_id, secret_setting, url_setting, whole_zone)
 from ddkit.settings import Setting, check_header
 
 NAME = 'volcengine'
@@ -136,7 +135,7 @@ def pages(total):
 
 def host(cfg):
     """The record's Host: record_name without the zone, '@' for the zone itself."""
-    return '@' if cfg.record_name == cfg.zone_name else cfg.record_name[:-len(cfg.zone_name) - 1]
+    return relative_name(cfg)
 
 
 def find_record(job, zone_id_text, strict=False):
@@ -150,15 +149,15 @@ def records(job, zone_id_text, step, fresh=False):
     has several records or lines (the whole zone, unless it is large), each job taking its own from
     the one listing.
     API: https://docs.byteplus.com/en/docs/byteplus-dns-suite/reference-listrecords"""
+    from ddkit import rest
     cfg = job.cfg
     zid = number(zone_id_text)
     if zid is None:
         raise Stale()
-    if job.run.several and not fresh:   # one listing of the zone for every name and line of the run
-        listed = job.shared(('zone records', account(cfg), zone_id_text), lambda: whole_zone(
-            lambda page: zone_page(job, zid, page, step)))
-        if listed is not None:
-            return listed
+    listed = rest.zone_listing(job, zone_id_text, lambda: whole_zone(lambda page: zone_page(job, zid, page, step)),
+                               fresh)
+    if listed is not None:
+        return listed
     body = {'ZID': zid, 'Host': host(cfg), 'SearchMode': 'exact', 'PageNumber': 1, 'PageSize': NAME_PAGE}
     if not job.run.several:
         body['Type'] = cfg.record_type
@@ -176,14 +175,11 @@ def first(found, cfg, line=None):
     """The first listed record of this name and type on the default line, or None; of a line: the
     one made for it (its remark), else one that holds an address of the line's operator and was made
     for no other line."""
+    from ddkit import rest
     name = host(cfg)
-    found = [r for r in found if safe_id(r.get('RecordID')) and str(r.get('Host', '')).lower() == name
-             and r.get('Type') == cfg.record_type and r.get('Line', DEFAULT_LINE) == DEFAULT_LINE]
-    if line is not None:
-        tags = {LINE_REMARK % code for code in OPERATORS}
-        found = [r for r in found if r.get('Remark') == LINE_REMARK % line] or [
-            r for r in found if r.get('Remark') not in tags and OPERATORS.get(line)
-            and first_group(str(r.get('Value'))) == OPERATORS[line]]
+    found = rest.on_line([r for r in found if safe_id(r.get('RecordID')) and str(r.get('Host', '')).lower() == name
+                          and r.get('Type') == cfg.record_type and r.get('Line', DEFAULT_LINE) == DEFAULT_LINE],
+                         line, 'Value', 'Remark', LINE_REMARK)
     return as_record(found[0]) if found else None
 
 
@@ -251,18 +247,8 @@ def number(text):
 
 def record_id_of(data, step, known=None):
     """The record id in an answer; an update that says success without one keeps the known id."""
-    found = safe_id(data.get('RecordID'))
-    if not found and not known:
-        raise Failure.at(step, 'the answer has no usable record id', kind='unexpected')
-    return found or known
-
-
-def host_header(url):
-    """The Host header ddkit.wire sends for url: its host, and its port when not the scheme's own."""
-    from ddkit.urls import split_url
-    scheme, name, port, _ = split_url(url)
-    name = '[%s]' % name if ':' in name else name
-    return name if port == (443 if scheme == 'https' else 80) else '%s:%d' % (name, port)
+    from ddkit import rest
+    return rest.new_id(safe_id(data.get('RecordID')), step, known)
 
 
 def canonical(params):
@@ -302,7 +288,7 @@ def call(job, action, body, step, stale=False, exists=False, gone=()):
     raises Stale, so the loop looks the ids up again; exists: a duplicate raises Exists; an error code
     in gone (a delete's record gone already) gives None; a zone the account does not have is a
     Failure of 'find zone'; any other error a Failure of step."""
-    from ddkit import http, jsontext  # only on a request: a run that sends none loads none of it
+    from ddkit import http, jsontext, rest  # only on a request: a run that sends none loads none of it
     from ddkit.urls import split_url
     cfg, log = job.cfg, job.log
     query = canonical({'Action': action, 'Version': VERSION})
@@ -336,15 +322,5 @@ def call(job, action, body, step, stale=False, exists=False, gone=()):
         raise Exists()
     if stale and code in ZONE_GONE | RECORD_GONE:
         raise Stale()
-    fix = FIXES.get(code)
-    if code in ZONE_GONE:
-        raise Failure.at('find zone', 'no zone %s in this account (%s); %s' % (cfg.zone_name, code, fix),
-                         url=answer.where, status=answer.status, kind='not found', code=code,
-                         provider_message=message, fix=fix)
-    if code:
-        why = 'the provider refused the request (HTTP %d, code %s)%s' % (answer.status, code, '; ' + fix if fix else '')
-    else:
-        why = 'unexpected answer (HTTP %d): %s' % (answer.status, http.snippet(answer.text))
-    raise Failure.at(step, why, url=answer.where, status=answer.status, code=code, provider_message=message,
-                     fix=fix, kind='server error' if answer.status >= 500 or code == 'InternalError'
-                     else 'refused' if code or 400 <= answer.status < 500 else 'unexpected')
+    raise rest.code_refused(job, answer, step, code, message, zone='zone %s' if code in ZONE_GONE else None,
+                            server=('InternalError',))

@@ -154,12 +154,11 @@ def records(job, step, fresh=False):
     type when the run has several records or lines (the whole zone, unless it is large), each job
     taking its own from the one listing. The line is never a filter: the default line's code is
     empty, which a query cannot tell from none."""
+    from ddkit import rest
     cfg = job.cfg
-    if job.run.several and not fresh:   # one listing of the zone for every name and line of the run
-        listed = job.shared(('zone records', account(cfg), cfg.zone_name), lambda: whole_zone(
-            lambda page: zone_page(job, page, step)))
-        if listed is not None:
-            return listed
+    listed = rest.zone_listing(job, cfg.zone_name, lambda: whole_zone(lambda page: zone_page(job, page, step)), fresh)
+    if listed is not None:
+        return listed
     query = {'domain': cfg.zone_name, 'host': host(cfg)}
     if not job.run.several:
         query['type'] = cfg.record_type
