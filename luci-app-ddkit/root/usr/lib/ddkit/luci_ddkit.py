@@ -12,7 +12,15 @@ its section), check {section} (ddkit --uci SECTION --check: its lines and exit s
 """
 
 import io
+import os
 import sys
+
+# the library: beside this module (/usr/lib/ddkit, installed), else the repository's lib/
+HERE = os.path.dirname(os.path.abspath(__file__))
+LIB = HERE if os.path.isfile(os.path.join(HERE, 'ddkit', '__init__.py')) else \
+    os.path.abspath(os.path.join(HERE, *[os.pardir] * 5, 'lib'))
+if LIB not in sys.path:
+    sys.path.insert(0, LIB)
 
 METHODS = {'providers': {}, 'status': {}, 'check': {'section': 'str'}, 'update': {'section': 'str'}}
 INPUT_MAX = 4096     # bytes of a request read: a section name is all any method takes
@@ -24,7 +32,11 @@ WORST = ('failed', 'no-ip', 'removed', 'created', 'updated', 'unchanged', 'never
 
 
 def main(argv):
-    from ddkit import jsontext
+    try:
+        from ddkit import jsontext
+    except ImportError:
+        sys.stdout.write('{"error": "the ddkit library is not installed: install the package ddkit-command"}\n')
+        return 0
     if argv[1:] == ['list']:
         answer = METHODS
     elif len(argv) == 3 and argv[1] == 'call' and argv[2] in METHODS:
