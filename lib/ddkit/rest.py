@@ -8,7 +8,7 @@ paths, fields, error codes, and the few functions a shape below reads through jo
 """
 
 from ddkit import Failure
-from ddkit.provider import Record, Stale, address_id, address_of, address_record
+from ddkit.provider import Record, Stale, Zone, address_id, address_of, address_record, safe_id
 
 
 # --- the answers of a REST API, by their HTTP status ----------------------------------------------
@@ -97,6 +97,46 @@ def code_refused(job, answer, step, code, message, zone=None, server=()):
                       'refused' if code or 400 <= answer.status < 500 else 'unexpected')
 
 
+# --- zones ----------------------------------------------------------------------------------------
+
+def listed_zones(fetch, pages, most):
+    """account_zones: the zones of an account's listing, page by page (fetch(n): the Zones of page n,
+    from 0, and whether another page follows), each name once; more than pages pages is a Failure
+    asking for zone_name (most: what that many pages hold, '2000 domains')."""
+    found = {}
+    for n in range(pages):
+        zones, more = fetch(n)
+        found.update((zone.name, zone) for zone in zones if zone.name not in found)
+        if not more:
+            return list(found.values())
+    raise Failure.at('find zone', 'the account has more than %s: set zone_name' % most, kind='unexpected',
+                     fix='set zone_name')
+
+
+def zone_named(job, zones, key, name_key, noun, fix):
+    """choose_zone of a listing of zones by name: the one named zone_name (its id under key, its name
+    under name_key); none is a Failure of 'find zone' (noun: what the provider calls a zone)."""
+    name = job.cfg.zone_name
+    found = [z for z in zones if safe_id(z.get(key)) and str(z.get(name_key, '')).lower().rstrip('.') == name]
+    if not found:
+        raise Failure.at('find zone', 'no %s %s in this account; %s' % (noun, name, fix), kind='not found', fix=fix)
+    return Zone(safe_id(found[0][key]), name)
+
+
+def site_zones(items, key, name_key):
+    """The Zones of a listing's zones (an ESA or EdgeOne site), each by its id (under key) and its name
+    (under name_key)."""
+    return [Zone(safe_id(z[key]), str(z.get(name_key, '')).lower().rstrip('.')) for z in items
+            if safe_id(z.get(key)) and z.get(name_key)]
+
+
+def domain_zones(names):
+    """The Zones of domain names as an answer gives them (a zone named by its domain: its id is its
+    name), lower-case, without the root's dot; a name unsafe as an id is none."""
+    names = [str(name).lower().rstrip('.') for name in names if isinstance(name, str)]
+    return [Zone(name, name) for name in names if name and safe_id(name)]
+
+
 # --- records, and the one of a line ----------------------------------------------------------------
 
 def zone_listing(job, zone, fetch, fresh=False):
@@ -120,6 +160,21 @@ def on_line(found, line, value, tag=None, tagged=None):
     return [r for r in found if tag and r.get(tag) == tagged % line] or [
         r for r in found if r.get(tag) not in tags and OPERATORS.get(line)
         and first_group(str(r.get(value))) == OPERATORS[line]]
+
+
+def created(job, zone_id, create, about_record):
+    """What create() answers; a refusal that may be about the record (about_record(failure): not about
+    the credentials, the permission, the rate or the server) is looked at again, since which code an
+    API gives a duplicate is not documented: when the record exists after all (made meanwhile), Exists,
+    and the loop updates it."""
+    from ddkit.provider import Exists
+    try:
+        return create()
+    except Failure as e:
+        if not about_record(e) or job.provider.find_record(job, zone_id, strict=True) is None:
+            raise
+        job.log.info('create record: %s; the record exists, so it is updated.' % (e.code or e.status))
+        raise Exists()
 
 
 def new_id(found, step, known=None):

@@ -19,8 +19,8 @@ import os
 import time
 
 from ddkit import Failure
-from ddkit.provider import (ALIBABA_NONCE_USED, Exists, Record, Stale, Zone, alibaba_answer, canonical_query,
-                            declaration, host_header, listing, safe_id, secret_setting, url_setting)
+from ddkit.provider import (ALIBABA_NONCE_USED, Record, Stale, alibaba_answer, canonical_query, declaration,
+                            host_header, listing, safe_id, secret_setting, url_setting)
 from ddkit.settings import Setting, check_header
 
 NAME = 'aliesa'
@@ -101,28 +101,28 @@ def sites_page(job, step, params, page):
 
 def choose_zone(job, zones):
     """The site named zone_name."""
-    cfg = job.cfg
-    found = [s for s in zones if safe_id(s.get('SiteId')) and str(s.get('SiteName', '')).lower().rstrip('.')
-             == cfg.zone_name]
-    if not found:
-        raise Failure.at('find zone', 'no ESA site %s in this account; %s' % (cfg.zone_name, SITE), kind='not found',
-                         fix=SITE)
-    return Zone(safe_id(found[0]['SiteId']), cfg.zone_name)
+    from ddkit import rest
+    return rest.zone_named(job, zones, 'SiteId', 'SiteName', 'ESA site', SITE)
 
 
 def account_zones(job):
     """Every site the credentials see, as [Zone] (names lower-case, no trailing dot), page by page;
     an account of more than SITE_PAGES pages is a Failure naming zone_name as the fix.
     API: https://help.aliyun.com/zh/edge-security-acceleration/esa/api-esa-2024-09-10-listsites"""
-    found = []
-    for page in range(1, SITE_PAGES + 1):
-        sites, total = sites_page(job, 'find zone', {}, page)
-        found += [Zone(safe_id(s['SiteId']), str(s.get('SiteName', '')).lower().rstrip('.')) for s in sites
-                  if safe_id(s.get('SiteId')) and s.get('SiteName')]
-        if len(sites) < PAGE_SIZE or (total is not None and page * PAGE_SIZE >= total):
-            return found
-    raise Failure.at('find zone', 'the account has more than %d sites' % (SITE_PAGES * PAGE_SIZE),
-                     kind='unexpected', fix='set zone_name')
+    from ddkit import rest
+
+    def page(n):
+        sites, total = sites_page(job, 'find zone', {}, n + 1)
+        return rest.site_zones(sites, 'SiteId', 'SiteName'), len(sites) >= PAGE_SIZE and (
+            total is None or (n + 1) * PAGE_SIZE < total)
+    return rest.listed_zones(page, SITE_PAGES, '%d sites' % (SITE_PAGES * PAGE_SIZE))
+
+
+def about_record(failure):
+    """True when a refusal may be about the record: a code that says nothing of the credentials, the
+    permission, the rate or the service, and no server error."""
+    code = failure.code
+    return code is not None and not code.startswith(NOT_ABOUT_THE_RECORD) and (failure.status or 0) < 500
 
 
 def find_record(job, zone_id, strict=False):
@@ -192,24 +192,15 @@ def create_record(job, zone_id, ip):
     record exists after all (made meanwhile; which code a duplicate gets is not documented), Exists,
     and the loop updates it.
     API: https://www.alibabacloud.com/help/en/edge-security-acceleration/esa/api-esa-2024-09-10-createrecord"""
-    from ddkit import jsontext
+    from ddkit import jsontext, rest
     cfg = job.cfg
     params = {'SiteId': zone_id, 'RecordName': cfg.record_name, 'Type': TYPE, 'Data': jsontext.dumps({'Value': ip}),
               'Ttl': str(AUTOMATIC_TTL)}
     if proxied_site(job, zone_id):
         params.update(Proxied='true', BizName='web')
-    try:
-        data = call(job, 'POST', 'CreateRecord', params, 'create record', create=True)
-    except Failure as e:
-        if e.code is None or e.code.startswith(NOT_ABOUT_THE_RECORD) or (e.status or 0) >= 500 \
-                or find_record(job, zone_id, strict=True) is None:
-            raise
-        job.log.info('create record: %s; the record exists, so it is updated.' % e.code)
-        raise Exists()
-    found = safe_id(data.get('RecordId'))
-    if not found:
-        raise Failure.at('create record', 'the answer has no usable record id', kind='unexpected')
-    return found
+    data = rest.created(job, zone_id, lambda: call(job, 'POST', 'CreateRecord', params, 'create record', create=True),
+                        about_record)
+    return rest.new_id(safe_id(data.get('RecordId')), 'create record')
 
 
 def update_record(job, zone_id, record, ip):
@@ -235,7 +226,7 @@ def update_record(job, zone_id, record, ip):
     try:
         call(job, 'POST', 'UpdateRecord', params, 'update record')
     except Failure as e:
-        if e.code is None or e.code.startswith(NOT_ABOUT_THE_RECORD) or (e.status or 0) >= 500:
+        if not about_record(e):
             raise
         read_record(job, zone_id, record.id)   # Stale when the record is gone (its code is not documented)
         raise

@@ -19,7 +19,7 @@ import os
 import time
 
 from ddkit import Failure
-from ddkit.provider import (PAGE, PAGES, Exists, Record, Stale, Zone, declaration, host_header, listing,
+from ddkit.provider import (PAGE, PAGES, Record, Stale, Zone, declaration, host_header, listing,
                             relative_name, safe_id, secret_setting, url_setting, zone_by_name as choose_zone)
 from ddkit.settings import Setting, check_header
 
@@ -82,7 +82,7 @@ def list_zones(job):
     try:
         records(job, cfg.zone_name, 'find zone')
     except Failure as e:
-        if e.kind != 'refused' or e.status in DENIED or any(zone_name(z) == cfg.zone_name for z in zones_named(job)):
+        if not about_record(e) or any(zone_name(z) == cfg.zone_name for z in zones_named(job)):
             raise
         fix = 'check zone_name (the domain as listed in the DNS console, e.g. example.com) and that the key ' \
               'belongs to its account'
@@ -202,6 +202,11 @@ def by_id(job, zone_id, record_id, step):
     return listing(call(job, 'GET', '/zone/%s/record' % zone_id, step, {'id': record_id}), 'records', step)
 
 
+def about_record(failure):
+    """True when a refused write may be about the record (not refused for the credentials)."""
+    return failure.kind == 'refused' and failure.status not in DENIED
+
+
 def gone(job, zone_id, record_id, step):
     """True when the zone holds no record of this id any more (asked after a refused write)."""
     return not any(str(r.get('id')) == record_id for r in by_id(job, zone_id, record_id, step))
@@ -212,15 +217,11 @@ def create_record(job, zone_id, ip):
     (the official Go SDK reads none): then CREATED, and the next read finds the record by its name. A
     refused create whose record exists after all (made meanwhile) raises Exists.
     API: https://intl.cloud.baidu.com/en/doc/DNS/s/El4s7lssr-intl-en (Add resolution record)"""
+    from ddkit import rest
     cfg = job.cfg
     body = {'rr': host(cfg), 'type': cfg.record_type, 'value': ip, 'line': line_of(job)}
-    try:
-        data = call(job, 'POST', '/zone/%s/record' % zone_id, 'create record', {'clientToken': token()}, body)
-    except Failure as e:
-        if e.kind != 'refused' or e.status in DENIED or find_record(job, zone_id, strict=True) is None:
-            raise
-        job.log.info('create record: the %s exists already (%s).' % (NOUN, e.code))
-        raise Exists()
+    data = rest.created(job, zone_id, lambda: call(job, 'POST', '/zone/%s/record' % zone_id, 'create record',
+                                                   {'clientToken': token()}, body), about_record)
     return safe_id(data.get('id')) or CREATED
 
 
@@ -239,7 +240,7 @@ def update_record(job, zone_id, record, ip):
     try:
         call(job, 'PUT', '/zone/%s/record/%s' % (zone_id, record.id), 'update record', {'clientToken': token()}, body)
     except Failure as e:
-        if e.kind != 'refused' or e.status in DENIED or not gone(job, zone_id, record.id, 'update record'):
+        if not about_record(e) or not gone(job, zone_id, record.id, 'update record'):
             raise
         job.log.info('update record: the %s is gone (%s).' % (NOUN, e.code))
         raise Stale()
@@ -252,7 +253,7 @@ def delete_record(job, zone_id, record):
     try:
         call(job, 'DELETE', '/zone/%s/record/%s' % (zone_id, record.id), 'delete record', {'clientToken': token()})
     except Failure as e:
-        if e.kind != 'refused' or e.status in DENIED or not gone(job, zone_id, record.id, 'delete record'):
+        if not about_record(e) or not gone(job, zone_id, record.id, 'delete record'):
             raise
         job.log.info('delete record: gone already (%s).' % e.code)
     return None

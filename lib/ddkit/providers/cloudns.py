@@ -16,7 +16,8 @@ https://www.cloudns.net/wiki/article/188/ (TTLs)
 
 from ddkit import Failure, decimal
 from ddkit.ipcheck import OPERATORS, first_group
-from ddkit.provider import Record, Stale, Zone, declaration, safe_id, secret_setting, url_setting
+from ddkit.provider import (Record, Stale, declaration, relative_name, safe_id, secret_setting, url_setting,
+                            zone_by_name as choose_zone)
 from ddkit.settings import Setting, check_text
 
 NAME = 'cloudns'
@@ -95,34 +96,24 @@ def list_zones(job):
     return [job.cfg.zone_name]
 
 
-def choose_zone(job, zones):
-    """The zone: its id is its domain name."""
-    return Zone(zones[0], zones[0])
-
-
 def account_zones(job):
     """Every zone the credentials see whose records the API can change, page by page (list-zones):
     a slave or parked zone is none (records.json serves master zones alone); more than ZONE_PAGES
     pages is a Failure asking for zone_name. https://www.cloudns.net/wiki/article/50/"""
-    found = []
-    for page in range(1, ZONE_PAGES + 1):
-        data = call(job, 'dns/list-zones.json', {'page': str(page), 'rows-per-page': str(ROWS)}, 'find zone')
-        zones = [z for z in data if isinstance(z, dict)] if isinstance(data, list) else None
-        if zones is None:
+    from ddkit import rest
+
+    def page(n):
+        data = call(job, 'dns/list-zones.json', {'page': str(n + 1), 'rows-per-page': str(ROWS)}, 'find zone')
+        if not isinstance(data, list):
             raise Failure.at('find zone', 'unexpected answer: the zone list is not a list', kind='unexpected')
-        for zone in zones:
-            name = str(zone.get('name') or '').lower().rstrip('.')
-            if name and safe_id(name) and zone.get('type') not in NOT_MASTER:
-                found.append(Zone(name, name))
-        if len(zones) < ROWS:
-            return found
-    raise Failure.at('find zone', 'the account has more than %d zones: set zone_name' % (ROWS * ZONE_PAGES),
-                     kind='unexpected', fix='set zone_name')
+        zones = [z for z in data if isinstance(z, dict)]
+        return rest.domain_zones(z.get('name') for z in zones if z.get('type') not in NOT_MASTER), len(zones) >= ROWS
+    return rest.listed_zones(page, ZONE_PAGES, '%d zones' % (ROWS * ZONE_PAGES))
 
 
 def host(cfg):
     """The record's host as ClouDNS names it: record_name without the zone, '' for the zone itself."""
-    return '' if cfg.record_name == cfg.zone_name else cfg.record_name[:-len(cfg.zone_name) - 1]
+    return relative_name(cfg, '')
 
 
 def find_record(job, zone_id, strict=False):

@@ -17,7 +17,8 @@ import time
 
 from ddkit import Failure, decimal
 from ddkit.provider import (PAGE, PAGES, Exists, Record, Stale, Zone, account_zones as every_zone, declaration,
-                            host_header, listing, secret_setting, tc3, tc3_answer, tc3_refused, url_setting, whole_zone)
+                            host_header, listing, relative_name, secret_setting, tc3, tc3_answer, tc3_refused,
+                            url_setting, whole_zone)
 from ddkit.settings import Setting, check_header
 
 NAME = 'dnspod'
@@ -175,7 +176,7 @@ def list_records(job, query, step):
 
 def host(cfg):
     """The record's host as DNSPod names it: record_name without the zone, '@' for the zone itself."""
-    return '@' if cfg.record_name == cfg.zone_name else cfg.record_name[:-len(cfg.zone_name) - 1]
+    return relative_name(cfg)
 
 
 def first(records, job):

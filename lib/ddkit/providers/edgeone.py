@@ -18,8 +18,8 @@ https://cloud.tencent.com/document/product/1552/80729 (error codes)
 import time
 
 from ddkit import Failure
-from ddkit.provider import (Exists, Record, Stale, Zone, declaration, host_header, listing, safe_id, secret_setting,
-                            tc3, tc3_answer, tc3_refused, url_setting)
+from ddkit.provider import (Record, Stale, declaration, host_header, listing, safe_id, secret_setting, tc3, tc3_answer,
+                            tc3_refused, url_setting)
 from ddkit.settings import Setting, check_header
 
 NAME = 'edgeone'
@@ -113,28 +113,21 @@ def zones_page(job, step, filters, offset):
 
 def choose_zone(job, zones):
     """The site named zone_name."""
-    cfg = job.cfg
-    found = [z for z in zones if safe_id(z.get('ZoneId')) and str(z.get('ZoneName', '')).lower().rstrip('.')
-             == cfg.zone_name]
-    if not found:
-        raise Failure.at('find zone', 'no EdgeOne site %s in this account; %s' % (cfg.zone_name, SITE),
-                         kind='not found', fix=SITE)
-    return Zone(safe_id(found[0]['ZoneId']), cfg.zone_name)
+    from ddkit import rest
+    return rest.zone_named(job, zones, 'ZoneId', 'ZoneName', 'EdgeOne site', SITE)
 
 
 def account_zones(job):
     """Every site the credentials see, as [Zone] (names lower-case, no trailing dot), page by page;
     an account of more than ZONES_PAGES pages is a Failure naming zone_name as the fix.
     https://cloud.tencent.com/document/api/1552/80713"""
-    found = []
-    for page in range(ZONES_PAGES):
-        zones, total = zones_page(job, 'find zone', None, page * ZONES_PAGE)
-        found += [Zone(safe_id(z['ZoneId']), str(z.get('ZoneName', '')).lower().rstrip('.')) for z in zones
-                  if safe_id(z.get('ZoneId')) and z.get('ZoneName')]
-        if len(zones) < ZONES_PAGE or (total is not None and (page + 1) * ZONES_PAGE >= total):
-            return found
-    raise Failure.at('find zone', 'the account has more than %d sites' % (ZONES_PAGES * ZONES_PAGE),
-                     kind='unexpected', fix='set zone_name')
+    from ddkit import rest
+
+    def page(n):
+        zones, total = zones_page(job, 'find zone', None, n * ZONES_PAGE)
+        return rest.site_zones(zones, 'ZoneId', 'ZoneName'), len(zones) >= ZONES_PAGE and (
+            total is None or (n + 1) * ZONES_PAGE < total)
+    return rest.listed_zones(page, ZONES_PAGES, '%d sites' % (ZONES_PAGES * ZONES_PAGE))
 
 
 def find_record(job, zone_id, strict=False):
@@ -197,19 +190,12 @@ def create_record(job, zone_id, ip):
     the credentials is looked at again: when the record exists after all (made meanwhile; which code
     a duplicate gets is not documented), Exists, and the loop updates it.
     https://cloud.tencent.com/document/product/1552/80720"""
+    from ddkit import rest
     cfg = job.cfg
     body = {'ZoneId': zone_id, 'Name': cfg.record_name, 'Type': cfg.record_type, 'Content': ip, 'Location': LOCATION}
-    try:
-        data = call(job, 'CreateDnsRecord', body, 'create record', gone=ZONE_GONE)
-    except Failure as e:
-        if e.code is None or e.code.startswith(NOT_ABOUT_THE_RECORD) or find_record(job, zone_id, strict=True) is None:
-            raise
-        job.log.info('create record: %s; the record exists, so it is updated.' % e.code)
-        raise Exists()
-    found = safe_id(data.get('RecordId'))
-    if not found:
-        raise Failure.at('create record', 'the answer has no usable record id', kind='unexpected')
-    return found
+    data = rest.created(job, zone_id, lambda: call(job, 'CreateDnsRecord', body, 'create record', gone=ZONE_GONE),
+                        lambda e: e.code is not None and not e.code.startswith(NOT_ABOUT_THE_RECORD))
+    return rest.new_id(safe_id(data.get('RecordId')), 'create record')
 
 
 def update_record(job, zone_id, record, ip):

@@ -14,7 +14,7 @@ pages beside it), https://gcore.com/docs/account-settings/api-tokens (the token)
 """
 
 from ddkit import Failure
-from ddkit.provider import (ProviderSession, Zone, declaration, listing, secret_setting, url_setting,
+from ddkit.provider import (ProviderSession, declaration, listing, secret_setting, url_setting,
                             zone_by_name as choose_zone)
 
 NAME = 'gcore'
@@ -73,17 +73,14 @@ def list_zones(job):
 def account_zones(job):
     """Every zone the token sees, page by page; more than ZONE_PAGES pages is a Failure asking for
     zone_name. https://gcore.com/docs/api-reference/dns/zones/list-zones"""
-    found = []
-    for page in range(ZONE_PAGES):
-        data = call(job, 'GET', '/zones?limit=%d&offset=%d' % (ZONE_ROWS, page * ZONE_ROWS), 'find zone')
-        zones = listing(data, 'zones', 'find zone')
-        found += [Zone(name, name) for name in (str(z.get('name') or '').lower().rstrip('.') for z in zones) if name]
-        total = data.get('total_amount')
-        if len(zones) < ZONE_ROWS or isinstance(total, int) and not isinstance(total, bool) \
-                and total <= (page + 1) * ZONE_ROWS:
-            return found
-    raise Failure.at('find zone', 'the account has more than %d zones: set zone_name' % (ZONE_ROWS * ZONE_PAGES),
-                     kind='unexpected', fix='set zone_name')
+    from ddkit import rest
+
+    def page(n):
+        data = call(job, 'GET', '/zones?limit=%d&offset=%d' % (ZONE_ROWS, n * ZONE_ROWS), 'find zone')
+        zones, total = listing(data, 'zones', 'find zone'), data.get('total_amount')
+        ends = isinstance(total, int) and not isinstance(total, bool) and total <= (n + 1) * ZONE_ROWS
+        return rest.domain_zones(z.get('name') for z in zones), len(zones) >= ZONE_ROWS and not ends
+    return rest.listed_zones(page, ZONE_PAGES, '%d zones' % (ZONE_ROWS * ZONE_PAGES))
 
 
 def rrset_path(zone, cfg):

@@ -12,8 +12,8 @@ document names them; ListDomains at /core/v1/domains)
 """
 
 from ddkit import Failure
-from ddkit.provider import (PAGE, Record, Stale, Zone, declaration, listing, relative_name, safe_id, secret_setting,
-                            url_setting, zone_by_name as choose_zone)
+from ddkit.provider import (PAGE, Record, Stale, declaration, listing, relative_name, secret_setting, url_setting,
+                            zone_by_name as choose_zone)
 from ddkit.settings import Setting, check_header
 
 NAME = 'namecom'
@@ -74,20 +74,14 @@ def account_zones(job):
     """Every domain of the account, for a record without zone_name: ListDomains, page by page (at most
     ZONE_PAGES pages, then a Failure: set zone_name).
     https://www.name.com/api-docs (ListDomains: GET /core/v1/domains)"""
-    found, page = [], 1
-    while True:
-        data = call(job, 'GET', '/domains?perPage=%d&page=%d' % (ZONES_PAGE, page), 'find zone')
-        for domain in listing(data, 'domains', 'find zone'):
-            name = domain.get('domainName')
-            if isinstance(name, str) and safe_id(name.rstrip('.')):
-                found.append(Zone(name.rstrip('.').lower(), name.rstrip('.').lower()))
+    from ddkit import rest
+
+    def page(n):
+        data = call(job, 'GET', '/domains?perPage=%d&page=%d' % (ZONES_PAGE, n + 1), 'find zone')
         following = number(data.get('nextPage'))
-        if not following or following <= page:
-            return found
-        if following > ZONE_PAGES:
-            raise Failure.at('find zone', 'the account has more than %d domains: set zone_name' % (
-                ZONE_PAGES * ZONES_PAGE), kind='unexpected', fix='set zone_name')
-        page = following
+        return rest.domain_zones(d.get('domainName') for d in listing(data, 'domains', 'find zone')), \
+            bool(following) and following > n + 1
+    return rest.listed_zones(page, ZONE_PAGES, '%d domains' % (ZONE_PAGES * ZONES_PAGE))
 
 
 def host(cfg):

@@ -13,7 +13,8 @@ API reference: https://www.namesilo.com/api-reference (operations, answers and r
 """
 
 from ddkit import Failure, decimal
-from ddkit.provider import Record, Stale, Zone, declaration, safe_id, secret_setting, url_setting
+from ddkit.provider import (Record, Stale, declaration, relative_name, safe_id, secret_setting, url_setting,
+                            zone_by_name as choose_zone)
 
 NAME = 'namesilo'
 SUMMARY = 'Keep one A or AAAA record at NameSilo (API key) equal to this host\'s public IP.'
@@ -68,29 +69,19 @@ def list_zones(job):
     return [job.cfg.zone_name]
 
 
-def choose_zone(job, zones):
-    """The zone: its id is its domain name."""
-    return Zone(zones[0], zones[0])
-
-
 def account_zones(job):
     """Every domain of the account, as Zones named in lower case: the zone a record without
     zone_name belongs to is the longest that record_name ends with.
     API: listDomains (https://www.namesilo.com/api-reference)"""
-    found, page = {}, 1
-    while True:
-        reply = call(job, 'listDomains', {'page': str(page), 'pageSize': str(PAGE_SIZE)}, 'find zone')
-        names = domain_names(reply.get('domains'))
-        for name in names:
-            found[name] = Zone(name, name)
+    from ddkit import rest
+
+    def page(n):
+        reply = call(job, 'listDomains', {'page': str(n + 1), 'pageSize': str(PAGE_SIZE)}, 'find zone')
+        zones = rest.domain_zones(domain_names(reply.get('domains')))
         pager = reply.get('pager') if isinstance(reply.get('pager'), dict) else {}
         total, size = number(pager.get('total')), number(pager.get('pageSize'))
-        if not names or total is None or not size or page * size >= total:
-            return list(found.values())
-        if page >= ZONE_PAGES:
-            raise Failure.at('find zone', 'the account has more than %d domains (%d): set zone_name' % (
-                page * size, total), kind='unexpected', fix='set zone_name')
-        page += 1
+        return zones, bool(zones) and total is not None and bool(size) and (n + 1) * size < total
+    return rest.listed_zones(page, ZONE_PAGES, '%d domains' % (ZONE_PAGES * PAGE_SIZE))
 
 
 def domain_names(domains):
@@ -111,7 +102,7 @@ def domain_names(domains):
 
 def host(cfg):
     """The record's rrhost: record_name without the zone, '' for the zone itself."""
-    return '' if cfg.record_name == cfg.zone_name else cfg.record_name[:-len(cfg.zone_name) - 1]
+    return relative_name(cfg, '')
 
 
 def find_record(job, zone_id, strict=False):

@@ -14,7 +14,8 @@ the OpenAPI document https://porkbun.com/api/json/v3/spec)
 
 from ddkit import Failure, decimal
 from ddkit.ipcheck import OPERATORS, first_group
-from ddkit.provider import Record, Stale, Zone, declaration, listing, safe_id, secret_setting, url_setting
+from ddkit.provider import (Record, Stale, declaration, listing, relative_name, safe_id, secret_setting, url_setting,
+                            zone_by_name as choose_zone)
 
 NAME = 'porkbun'
 SUMMARY = 'Keep one A or AAAA record at Porkbun (API v3, API key and secret) equal to this host\'s public IP.'
@@ -29,7 +30,7 @@ STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 SEVERAL = True                           # no resolution lines: each line's address is a record of the name
 LINE_NOTE = 'ddkit line %s'              # the notes a line's record is made with: how it is found again
 TTL_MIN, TTL_MAX = 600, 2 ** 31 - 1      # a TTL read back outside these is not sent (600: the API's minimum)
-CHUNK_PAGES = 10                         # chunks of the account's domains read at most (10,000 domains)
+CHUNK, CHUNK_PAGES = 1000, 10            # domains a chunk of the account's holds at most; chunks read at most
 INVALID_DOMAIN = 'Invalid domain.'
 NOT_OPTED_IN = 'Domain is not opted in to API access.'
 CREDENTIALS = ('Invalid API key. (001)', 'Invalid API key. (002)', 'All API requests require an API key.')
@@ -69,33 +70,23 @@ def list_zones(job):
     return [job.cfg.zone_name]
 
 
-def choose_zone(job, zones):
-    """The zone: its id is its domain name."""
-    return Zone(zones[0], zones[0])
-
-
 def account_zones(job):
     """Every domain of the account, as Zones named in lower case (chunks of up to 1000, read until one
     is empty): the zone a record without zone_name belongs to is the longest that record_name ends with.
     API: https://porkbun.com/api/json/v3/documentation#Domain%20List%20All"""
-    found, start = {}, 0
-    for _ in range(CHUNK_PAGES):
-        data = call(job, '/domain/listAll', 'find zone', {'start': str(start)})
-        domains = listing(data, 'domains', 'find zone')
-        if not domains:
-            return list(found.values())
-        for item in domains:
-            name = str(item.get('domain') or '').lower().rstrip('.')
-            if name and safe_id(name):
-                found[name] = Zone(name, name)
-        start += len(domains)
-    raise Failure.at('find zone', 'the account has more than %d domains: set zone_name' % start,
-                     kind='unexpected', fix='set zone_name')
+    from ddkit import rest
+    start = [0]   # where the next chunk starts: after every domain listed so far
+
+    def chunk(n):
+        domains = listing(call(job, '/domain/listAll', 'find zone', {'start': str(start[0])}), 'domains', 'find zone')
+        start[0] += len(domains)
+        return rest.domain_zones(item.get('domain') for item in domains), bool(domains)
+    return rest.listed_zones(chunk, CHUNK_PAGES, '%d domains' % (CHUNK_PAGES * CHUNK))
 
 
 def subdomain(cfg):
     """The record's name as a create or an edit takes it: without the zone, '' for the zone itself."""
-    return '' if cfg.record_name == cfg.zone_name else cfg.record_name[:-len(cfg.zone_name) - 1]
+    return relative_name(cfg, '')
 
 
 def find_record(job, zone_id, strict=False):

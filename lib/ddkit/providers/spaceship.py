@@ -16,7 +16,7 @@ client/domains.go) calls it
 
 from ddkit import Failure
 from ddkit.ipcheck import same_ip
-from ddkit.provider import (Record, Stale, Zone, declaration, listing, relative_name, safe_id, secret_setting,
+from ddkit.provider import (Record, Stale, declaration, listing, relative_name, safe_id, secret_setting,
                             url_setting, zone_by_name as choose_zone)
 
 NAME = 'spaceship'
@@ -80,20 +80,15 @@ def account_zones(job):
     """Every domain of the account, for a record without zone_name (the key then needs domains:read):
     the domain list page by page, at most ZONE_PAGES pages, then a Failure: set zone_name.
     https://docs.spaceship.dev/ (Domains: GET /api/v1/domains?take=&skip=)"""
-    found, skip = [], 0
-    for _ in range(ZONE_PAGES):
+    from ddkit import rest
+
+    def page(n):
+        skip = n * ZONES_TAKE
         data = call(job, 'GET', '/domains?take=%d&skip=%d&orderBy=name' % (ZONES_TAKE, skip), 'find zone')
-        items = listing(data, 'items', 'find zone')
-        for domain in items:
-            name = domain.get('name')
-            if isinstance(name, str) and safe_id(name.rstrip('.')):
-                found.append(Zone(name.rstrip('.').lower(), name.rstrip('.').lower()))
-        skip += ZONES_TAKE
-        total = data.get('total')
-        if not items or not isinstance(total, int) or isinstance(total, bool) or skip >= total:
-            return found
-    raise Failure.at('find zone', 'the account has more than %d domains: set zone_name' % (ZONE_PAGES * ZONES_TAKE),
-                     kind='unexpected', fix='set zone_name')
+        items, total = listing(data, 'items', 'find zone'), data.get('total')
+        more = bool(items) and isinstance(total, int) and not isinstance(total, bool) and skip + ZONES_TAKE < total
+        return rest.domain_zones(d.get('name') for d in items), more
+    return rest.listed_zones(page, ZONE_PAGES, '%d domains' % (ZONE_PAGES * ZONES_TAKE))
 
 
 def relative(cfg):

@@ -15,8 +15,8 @@ https://www.west.cn/CustomerCenter/doc/domain_v2.html (the domain DNS calls)
 import time
 
 from ddkit import Failure, decimal
-from ddkit.provider import (PAGES, Exists, Record, Stale, Zone, declaration, safe_id, secret_setting, url_setting,
-                            whole_zone)
+from ddkit.provider import (PAGES, Exists, Record, Stale, declaration, relative_name, safe_id, secret_setting,
+                            url_setting, whole_zone, zone_by_name as choose_zone)
 from ddkit.settings import Setting, api_base_url
 
 NAME = 'westcn'
@@ -100,36 +100,23 @@ def list_zones(job):
     return [job.cfg.zone_name]
 
 
-def choose_zone(job, zones):
-    """The zone: its id is its domain name."""
-    return Zone(zones[0], zones[0])
-
-
 def account_zones(job):
     """Every domain of the account, as Zones named in lower case: the zone a record without
     zone_name belongs to is the longest that record_name ends with.
     API: getdomains (https://www.west.cn/CustomerCenter/doc/domain_v2.html)"""
-    found, page = {}, 1
-    while True:
-        data = call(job, 'getdomains', {'page': str(page), 'limit': str(LIMIT)}, 'find zone')
+    from ddkit import rest
+
+    def page(n):
+        data = call(job, 'getdomains', {'page': str(n + 1), 'limit': str(LIMIT)}, 'find zone')
         items = items_of(data, 'find zone')
-        for item in items:
-            name = str(item.get('domain') or '').lower().rstrip('.')
-            if name and safe_id(name):
-                found[name] = Zone(name, name)
-        total = data.get('total') if isinstance(data, dict) else None
-        pages = count_pages(data, len(items))
-        if not items or page >= pages:
-            return list(found.values())
-        if page >= ZONE_PAGES:
-            raise Failure.at('find zone', 'the account has more than %d domains (%s): set zone_name' % (
-                ZONE_PAGES * LIMIT, total), kind='unexpected', fix='set zone_name')
-        page += 1
+        return rest.domain_zones(item.get('domain') for item in items), bool(items) and n + 1 < count_pages(
+            data, len(items))
+    return rest.listed_zones(page, ZONE_PAGES, '%d domains' % (ZONE_PAGES * LIMIT))
 
 
 def host(cfg):
     """The record's host as West.cn names it: record_name without the zone, '@' for the zone itself."""
-    return '@' if cfg.record_name == cfg.zone_name else cfg.record_name[:-len(cfg.zone_name) - 1]
+    return relative_name(cfg)
 
 
 def line_code(job):
