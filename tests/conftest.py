@@ -12,6 +12,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
+# the fakes fail on cue, and nothing clears while a retry waits: a tool's first retry waits 0.05 s
+# here, not a router's second (ddkit.http.BACKOFF), in this process and the tools it starts
+os.environ.setdefault('DDKIT_TEST_BACKOFF', '0.05')
+
 from sandbox import RECORD, ZONE, Sandbox  # noqa: E402
 
 

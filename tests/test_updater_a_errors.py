@@ -8,8 +8,10 @@ import time
 
 import pytest
 
-from conftest import RECORD, run_tool, tool_path
+from conftest import RECORD, ROOT, run_tool, tool_path
 from test_updater_a import IDS_FILE, IP_FILE, cached
+
+sys.path.insert(0, os.path.join(ROOT, 'lib'))
 
 
 @pytest.mark.parametrize('body, shown', [
@@ -84,6 +86,27 @@ def test_lookup_unreachable_is_exit_1(box, tmp_path):
     assert done.returncode == 1
     assert 'get current IP: no answer from' in done.stdout
     assert box.provider_a.calls() == []
+
+
+# a router's run waits ddkit.http.BACKOFF (a second) before its first retry; the suite's runs wait what
+# DDKIT_TEST_BACKOFF says (tests/conftest.py), which can only make it shorter
+@pytest.mark.parametrize('value, wait', [(None, 1.0), ('0.05', 0.05), ('0', 0.0), ('5', 1.0), ('', 1.0),
+                                         ('-1', 1.0), ('nan', 1.0), ('1e-3', 1.0), ('0.5.1', 1.0)])
+def test_the_first_retry_waits_a_second_unless_the_suite_asks_for_less(value, wait):
+    from ddkit import http
+    assert http.first_wait({} if value is None else {'DDKIT_TEST_BACKOFF': value}) == wait
+
+
+def test_a_run_without_the_suites_setting_waits_a_second_before_its_retry(box, tmp_path):
+    rid = cached(box, tmp_path)
+    box.lookup.answer = '81.2.69.82'
+    box.provider_a.fail('status', route='get_record', status=503)
+    started = time.monotonic()
+    done = run_tool('updater_a', env=dict(box.env_a(str(tmp_path)), DDKIT_TEST_BACKOFF=''))
+    assert time.monotonic() - started >= 1.0
+    assert done.returncode == 0, done.stdout
+    assert box.provider_a.calls('get_record') and len(box.provider_a.calls('get_record')) == 2
+    assert box.provider_a.records[rid]['content'] == '81.2.69.82'
 
 
 @pytest.mark.parametrize('ids', ['', 'only-one-line\n', 'a\nb\nc\n', '\x00\xff garbage \x01\n', 'a b\nc/d\n'])
