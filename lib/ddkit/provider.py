@@ -396,6 +396,15 @@ def listing(data, key, step):
     return [item for item in items if isinstance(item, dict)]
 
 
+def number(value):
+    """A whole number of an answer (a count, a code, a TTL: an int, or a string of digits), else None."""
+    from ddkit import decimal
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value if 0 <= value < 10 ** 12 else None
+    text = value if isinstance(value, str) else ''
+    return decimal(text) if len(text) <= 12 else None
+
+
 ID_CHARS = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.')
 
 
@@ -447,6 +456,31 @@ def canonical_query(params):
     from ddkit.urls import quote
     return '&'.join('%s=%s' % (k if UNRESERVED.issuperset(k) else quote(k), v if UNRESERVED.issuperset(v) else quote(v))
                     for k, v in sorted(params.items()))
+
+
+def tc3_settings(endpoint, help):
+    """The settings of a provider of Tencent Cloud API 3.0: an API key's SecretId and SecretKey, and the
+    endpoint (its default and help)."""
+    from ddkit.settings import Setting, check_header
+    return [Setting('secret_id', help='SecretId of a Tencent Cloud API key (AKID...)', check=check_header),
+            secret_setting('secret_key', 'SecretKey of that API key'), url_setting(endpoint, help)]
+
+
+def tc3_fixes(permission):
+    """What to do about Tencent Cloud API 3.0's common error codes (the key, the clock, the rate;
+    permission: what to grant the key's CAM user).
+    https://cloud.tencent.com/document/api/1427/56192"""
+    return {
+        'AuthFailure.SecretIdNotFound': 'no such SecretId, or the key is disabled: check secret_id in the console '
+                                        '(API keys), without spaces around it',
+        'AuthFailure.InvalidSecretId': 'secret_id is not a Tencent Cloud API key: use a SecretId (AKID...)',
+        'AuthFailure.SignatureFailure': 'secret_key does not match secret_id: copy the SecretKey of this key again',
+        'AuthFailure.SignatureExpire': 'this host\'s clock is more than 5 minutes off: set the time (NTP)',
+        'AuthFailure.InvalidAuthorization': 'check secret_id: printable, no spaces',
+        'AuthFailure.UnauthorizedOperation': permission,
+        'UnauthorizedOperation': permission,
+        'RequestLimitExceeded': 'too many requests: run less often',
+    }
 
 
 def tc3_answer(answer):

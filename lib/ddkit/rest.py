@@ -71,10 +71,10 @@ def refused(job, answer, step, said=None, code=None, stale=False, zone=None, fix
 
 # --- the answers of an API that names its errors by a code -----------------------------------------
 
-def zone_missing(job, answer, zone, said, code=None, message=None):
+def zone_missing(job, answer, zone, said, code=None, message=None, fix=None):
     """The Failure of an answer that the zone is not the account's (zone: how the provider names it,
     'domain %s'; said: what the answer said, its code), with the provider's fix for the code."""
-    fix = job.provider.FIXES.get(code if code is not None else said)
+    fix = fix or job.provider.FIXES.get(code)
     return Failure.at('find zone', 'no %s in this account (%s)%s' % (
         zone % job.cfg.zone_name, said, '; ' + fix if fix else ''), url=answer.where, status=answer.status,
         kind='not found', code=code, provider_message=message, fix=fix)
@@ -95,6 +95,40 @@ def code_refused(job, answer, step, code, message, zone=None, server=()):
     return Failure.at(step, why, url=answer.where, status=answer.status, code=code, provider_message=message, fix=fix,
                       kind='server error' if answer.status >= 500 or code in server else
                       'refused' if code or 400 <= answer.status < 500 else 'unexpected')
+
+
+def expected(job, step, code, message, gone=(), empty=(), exists=()):
+    """True when an error code means nothing is there (empty: a listing of nothing, a delete's record
+    gone already), so the call gives None; raises Stale for one of gone (the record or the zone of
+    the stored ids is gone: the loop looks them up again) and Exists for one of exists (a create met
+    the record); False for any other code, which the caller refuses."""
+    from ddkit.provider import Exists
+    if code is None or code not in gone and code not in empty and code not in exists:
+        return False
+    job.log.info('%s: error %s (%s)' % (step, code, message))
+    if code in empty:
+        return True
+    raise Stale() if code in gone else Exists()
+
+
+# --- Tencent Cloud API 3.0 (dnspod, edgeone) --------------------------------------------------------
+
+def tc3_call(job, action, params, step, repeatable=True):
+    """One Tencent Cloud API 3.0 call, a POST of the JSON params signed TC3-HMAC-SHA256 for the
+    provider's SERVICE and VERSION with secret_id and secret_key: (the Response object, None, None), or
+    (None, the error's code, its message)."""
+    import time
+    from ddkit import http, jsontext
+    from ddkit.provider import host_header, tc3, tc3_answer
+    from ddkit.urls import split_url
+    cfg, api = job.cfg, job.provider
+    url = cfg.base_url + '/'
+    payload = jsontext.dumps(params).encode('utf-8')   # what http.request sends for json_body=params
+    headers = tc3(cfg.secret_id, cfg.secret_key, api.SERVICE, api.VERSION, host_header(url), action, payload,
+                  int(time.time()), '/' + split_url(url)[3])
+    answer = http.request('POST', url, step, headers=headers, json_body=params, timeout=cfg.timeout,
+                          ca_file=cfg.ca_file, repeatable=repeatable)
+    return (answer,) + tc3_answer(answer)
 
 
 # --- zones ----------------------------------------------------------------------------------------

@@ -241,4 +241,3 @@ def _int(value):
     anything)."""
     text = str(value) if isinstance(value, (int, str)) and not isinstance(value, bool) else ''
     return decimal(text) if len(text) <= 9 else None
-

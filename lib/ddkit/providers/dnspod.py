@@ -13,21 +13,13 @@ https://cloud.tencent.com/document/api/1427/56189 (signing),
 https://cloud.tencent.com/document/api/1427/56192 (error codes)
 """
 
-import time
-
 from ddkit import Failure, decimal
-from ddkit.provider import (PAGE, PAGES, Exists, Record, Stale, Zone, account_zones as every_zone, declaration,
-                            host_header, listing, relative_name, secret_setting, tc3, tc3_answer, tc3_refused,
-                            url_setting, whole_zone)
-from ddkit.settings import Setting, check_header
+from ddkit.provider import (PAGE, PAGES, Record, Stale, Zone, account_zones as every_zone, declaration, listing,
+                            relative_name, tc3_fixes, tc3_refused, tc3_settings, whole_zone)
 
 NAME = 'dnspod'
 SUMMARY = 'Keep one A or AAAA record at DNSPod (Tencent Cloud API 3.0) equal to this host\'s public IP.'
-SETTINGS = [
-    Setting('secret_id', help='SecretId of a Tencent Cloud API key (AKID...)', check=check_header),
-    secret_setting('secret_key', 'SecretKey of that API key'),
-    url_setting('https://dnspod.tencentcloudapi.com', 'Tencent Cloud API endpoint of DNSPod'),
-]
+SETTINGS = tc3_settings('https://dnspod.tencentcloudapi.com', 'Tencent Cloud API endpoint of DNSPod')
 STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 VERSION = '2021-03-23'
 SERVICE = 'dnspod'                       # the signature's credential scope names the service
@@ -46,14 +38,7 @@ PERMISSION = ('grant the key\'s CAM user DNSPod access to this domain (the polic
               'or one allowing dnspod:DescribeRecordList, DescribeRecord, CreateRecord, ModifyDynamicDNS and, '
               'for records with lines, DeleteRecord)')
 FIXES = {   # what to do about the provider's error codes users meet (docs/providers.md)
-    'AuthFailure.SecretIdNotFound': 'no such SecretId, or the key is disabled: check secret_id in the '
-                                    'console (API keys), without spaces around it',
-    'AuthFailure.InvalidSecretId': 'secret_id is not a Tencent Cloud API key: use a SecretId (AKID...)',
-    'AuthFailure.SignatureFailure': 'secret_key does not match secret_id: copy the SecretKey of this key again',
-    'AuthFailure.SignatureExpire': 'this host\'s clock is more than 5 minutes off: set the time (NTP)',
-    'AuthFailure.InvalidAuthorization': 'check secret_id: printable, no spaces',
-    'AuthFailure.UnauthorizedOperation': PERMISSION,
-    'UnauthorizedOperation': PERMISSION,
+    **tc3_fixes(PERMISSION),
     'OperationDenied.AccessDenied': PERMISSION,
     'OperationDenied.NoPermissionToOperateDomain': 'this account may not manage the domain: check '
                                                    'zone_name and whose key this is',
@@ -72,7 +57,6 @@ FIXES = {   # what to do about the provider's error codes users meet (docs/provi
     'FailedOperation.DomainIsLocked': 'the domain is locked at DNSPod: unlock it in the console',
     'FailedOperation.DomainIsSpam': 'DNSPod has blocked the domain: see the DNSPod console',
     'FailedOperation.AccountIsLocked': 'the account is locked: see the Tencent Cloud console',
-    'RequestLimitExceeded': 'too many requests: run less often',
 }
 
 
@@ -260,28 +244,14 @@ def call(job, action, params, step, gone=(), exists=None, empty=()):
     record or the domain of the stored ids is gone), the code exists raises Exists, a code in empty
     (a listing of nothing, a delete of a record gone) gives None; a domain the account does not have
     is a Failure of 'find zone'; any other error a Failure of step."""
-    from ddkit import http, jsontext  # only on a request: a run that sends none loads none of it
-    from ddkit.urls import split_url
-    cfg, log = job.cfg, job.log
-    url = cfg.base_url + '/'
-    payload = jsontext.dumps(params).encode('utf-8')   # what http.request sends for json_body=params
-    headers = tc3(cfg.secret_id, cfg.secret_key, SERVICE, VERSION, host_header(url), action, payload,
-                  int(time.time()), '/' + split_url(url)[3])
+    from ddkit import rest  # only on a request: a run that sends none loads none of it
     # a read, or an update that sets what it sets, may be sent again; a create only when surely unsent
-    answer = http.request('POST', url, step, headers=headers, json_body=params,
-                          timeout=cfg.timeout, ca_file=cfg.ca_file, repeatable=action != 'CreateRecord')
-    response, code, message = tc3_answer(answer)
+    answer, response, code, message = rest.tc3_call(job, action, params, step, repeatable=action != 'CreateRecord')
     if response is not None:
         return response
-    if code is not None and (code in gone or code in empty or code == exists):
-        log.info('%s: %s (%s)' % (step, code, message))
-        if code in empty:
-            return None
-        raise Stale() if code in gone else Exists()
-    log.error('%s: error %s: %s' % (step, code, message))
-    fix = FIXES.get(code)
+    if rest.expected(job, step, code, message, gone, empty, (exists,)):
+        return None
+    job.log.error('%s: error %s: %s' % (step, code, message))
     if code in ZONE_MISSING:
-        raise Failure.at('find zone', 'no domain %s in this account (%s)%s' % (
-            cfg.zone_name, code, '; ' + fix if fix else ''), url=answer.where, status=answer.status,
-            kind='not found', code=code, provider_message=message, fix=fix)
-    raise tc3_refused(answer, code, message, fix)
+        raise rest.zone_missing(job, answer, 'domain %s', code, code, message)
+    raise tc3_refused(answer, code, message, FIXES.get(code))

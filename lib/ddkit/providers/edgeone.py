@@ -15,21 +15,12 @@ https://cloud.tencent.com/document/api/1552/80713 (DescribeZones),
 https://cloud.tencent.com/document/product/1552/80729 (error codes)
 """
 
-import time
-
-from ddkit import Failure
-from ddkit.provider import (Record, Stale, declaration, host_header, listing, safe_id, secret_setting, tc3, tc3_answer,
-                            tc3_refused, url_setting)
-from ddkit.settings import Setting, check_header
+from ddkit.provider import Record, Stale, declaration, listing, safe_id, tc3_fixes, tc3_refused, tc3_settings
 
 NAME = 'edgeone'
 SUMMARY = 'Keep one A or AAAA record of a Tencent Cloud EdgeOne site (TEO API 3.0) equal to this host\'s public IP.'
-SETTINGS = [
-    Setting('secret_id', help='SecretId of a Tencent Cloud API key (AKID...)', check=check_header),
-    secret_setting('secret_key', 'SecretKey of that API key'),
-    url_setting('https://teo.tencentcloudapi.com', 'Tencent Cloud API endpoint of EdgeOne (the international site: '
-                'https://teo.intl.tencentcloudapi.com)'),
-]
+SETTINGS = tc3_settings('https://teo.tencentcloudapi.com', 'Tencent Cloud API endpoint of EdgeOne (the international '
+                        'site: https://teo.intl.tencentcloudapi.com)')
 STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 VERSION = '2022-09-01'
 SERVICE = 'teo'                          # the signature's credential scope names the service
@@ -52,14 +43,7 @@ PERMISSION = ('grant the key\'s CAM user access to the site\'s DNS records (a po
 SITE = ('check zone_name (the site as EdgeOne lists it, e.g. example.com) and that the key belongs to the '
         'site\'s account')
 FIXES = {   # what to do about the API's error codes users meet (docs/providers.md)
-    'AuthFailure.SecretIdNotFound': 'no such SecretId, or the key is disabled: check secret_id in the console '
-                                    '(API keys), without spaces around it',
-    'AuthFailure.InvalidSecretId': 'secret_id is not a Tencent Cloud API key: use a SecretId (AKID...)',
-    'AuthFailure.SignatureFailure': 'secret_key does not match secret_id: copy the SecretKey of this key again',
-    'AuthFailure.SignatureExpire': 'this host\'s clock is more than 5 minutes off: set the time (NTP)',
-    'AuthFailure.InvalidAuthorization': 'check secret_id: printable, no spaces',
-    'AuthFailure.UnauthorizedOperation': PERMISSION,
-    'UnauthorizedOperation': PERMISSION,
+    **tc3_fixes(PERMISSION),
     'UnauthorizedOperation.CamUnauthorized': PERMISSION,
     'UnauthorizedOperation.NoPermission': PERMISSION,
     'InvalidParameter.ZoneNotFound': SITE,
@@ -77,7 +61,6 @@ FIXES = {   # what to do about the API's error codes users meet (docs/providers.
                                                 'console',
     'OperationDenied.RecordIsForbidden': 'EdgeOne does not allow this record: DNS records need a site connected '
                                          'in NS mode',
-    'RequestLimitExceeded': 'too many requests: run less often',
 }
 
 
@@ -218,28 +201,15 @@ def call(job, action, params, step, gone=(), empty=()):
     """One signed API call; its Response, checked. An error whose code is in gone raises Stale (the
     site or the record of the stored ids is gone), one in empty gives None (a listing of nothing);
     a site the account does not have is a Failure of 'find zone'; any other error a Failure of step."""
-    from ddkit import http, jsontext  # only on a request: a run that sends none loads none of it
-    from ddkit.urls import split_url
-    cfg, log = job.cfg, job.log
-    url = cfg.base_url + '/'
-    payload = jsontext.dumps(params).encode('utf-8')   # what http.request sends for json_body=params
-    headers = tc3(cfg.secret_id, cfg.secret_key, SERVICE, VERSION, host_header(url), action, payload,
-                  int(time.time()), '/' + split_url(url)[3])
+    from ddkit import rest  # only on a request: a run that sends none loads none of it
     # a read, or an update that sets what it sets, may be sent again; a create only when surely unsent
-    answer = http.request('POST', url, step, headers=headers, json_body=params, timeout=cfg.timeout,
-                          ca_file=cfg.ca_file, repeatable=action != 'CreateDnsRecord')
-    response, code, message = tc3_answer(answer)
+    answer, response, code, message = rest.tc3_call(job, action, params, step,
+                                                    repeatable=action != 'CreateDnsRecord')
     if response is not None:
         return response
-    if code is not None and (code in gone or code in empty):
-        log.info('%s: %s (%s)' % (step, code, message))
-        if code in empty:
-            return None
-        raise Stale()
-    log.error('%s: error %s: %s' % (step, code, message))
-    fix = FIXES.get(code)
+    if rest.expected(job, step, code, message, gone, empty):
+        return None
+    job.log.error('%s: error %s: %s' % (step, code, message))
     if code in ZONE_GONE:
-        raise Failure.at('find zone', 'no EdgeOne site %s in this account (%s); %s' % (cfg.zone_name, code, fix),
-                         url=answer.where, status=answer.status, kind='not found', code=code,
-                         provider_message=message, fix=fix)
-    raise tc3_refused(answer, code, message, fix)
+        raise rest.zone_missing(job, answer, 'EdgeOne site %s', code, code, message)
+    raise tc3_refused(answer, code, message, FIXES.get(code))

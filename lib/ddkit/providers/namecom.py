@@ -12,8 +12,8 @@ document names them; ListDomains at /core/v1/domains)
 """
 
 from ddkit import Failure
-from ddkit.provider import (PAGE, Record, Stale, declaration, listing, relative_name, secret_setting, url_setting,
-                            zone_by_name as choose_zone)
+from ddkit.provider import (PAGE, Record, Stale, declaration, listing, number, relative_name, secret_setting,
+                            url_setting, zone_by_name as choose_zone)
 from ddkit.settings import Setting, check_header
 
 NAME = 'namecom'
@@ -220,12 +220,3 @@ def record_id(value):
     if isinstance(value, int) and not isinstance(value, bool) and 0 < value < ID_MAX:
         return str(value)
     return None
-
-
-def number(value):
-    """A whole number of an answer (a page number), else None."""
-    from ddkit import decimal
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    return decimal(value) if isinstance(value, str) and len(value) <= 10 else None
-

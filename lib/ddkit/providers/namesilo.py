@@ -12,8 +12,8 @@ would tell one line's record from another's, so `lines` is refused.
 API reference: https://www.namesilo.com/api-reference (operations, answers and response codes)
 """
 
-from ddkit import Failure, decimal
-from ddkit.provider import (Record, Stale, declaration, relative_name, safe_id, secret_setting, url_setting,
+from ddkit import Failure
+from ddkit.provider import (Record, Stale, declaration, number, relative_name, safe_id, secret_setting, url_setting,
                             zone_by_name as choose_zone)
 
 NAME = 'namesilo'
@@ -176,13 +176,6 @@ def update_record(job, zone_id, record, ip):
         job.log.info('update record: the answer has no record id; the next run looks the record up by name.')
     return found or record.id
 
-
-def number(value):
-    """A code, count or TTL from an answer (an int, or a string of digits), else None."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value if 0 <= value < 10 ** 12 else None
-    text = value if isinstance(value, str) else ''
-    return decimal(text) if len(text) <= 12 else None
 
 
 def scrub(text, cfg):

@@ -14,8 +14,8 @@ the OpenAPI document https://porkbun.com/api/json/v3/spec)
 
 from ddkit import Failure, decimal
 from ddkit.ipcheck import OPERATORS, first_group
-from ddkit.provider import (Record, Stale, declaration, listing, relative_name, safe_id, secret_setting, url_setting,
-                            zone_by_name as choose_zone)
+from ddkit.provider import (Record, Stale, declaration, listing, number, relative_name, safe_id, secret_setting,
+                            url_setting, zone_by_name as choose_zone)
 
 NAME = 'porkbun'
 SUMMARY = 'Keep one A or AAAA record at Porkbun (API v3, API key and secret) equal to this host\'s public IP.'
@@ -182,13 +182,6 @@ def delete_record(job, zone_id, record):
         job.log.info('delete record: the record is gone already.')
     return None
 
-
-def number(value):
-    """A TTL or priority from an answer (an int, or a string of digits), else None."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value if 0 <= value < 10 ** 12 else None
-    text = value if isinstance(value, str) else ''
-    return decimal(text) if len(text) <= 12 else None
 
 
 def call(job, path, step, body=None, stale=False, repeatable=True):

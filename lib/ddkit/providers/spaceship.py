@@ -254,4 +254,3 @@ def address_of(record_id_text):
     """The address an id of the ids file stands for, or None."""
     address = record_id_text.replace('-', ':')
     return address if record_id(address) else None
-

@@ -15,7 +15,7 @@ https://www.west.cn/CustomerCenter/doc/domain_v2.html (the domain DNS calls)
 import time
 
 from ddkit import Failure, decimal
-from ddkit.provider import (PAGES, Exists, Record, Stale, declaration, relative_name, safe_id, secret_setting,
+from ddkit.provider import (PAGES, Record, Stale, declaration, number, relative_name, safe_id, secret_setting,
                             url_setting, whole_zone, zone_by_name as choose_zone)
 from ddkit.settings import Setting, api_base_url
 
@@ -202,13 +202,6 @@ def count_pages(data, shown):
     return PAGES + 1 if shown >= LIMIT else 1
 
 
-def number(value):
-    """A count or code from an answer (an int, or a string of digits), else None."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value if 0 <= value < 10 ** 12 else None
-    text = value if isinstance(value, str) else ''
-    return decimal(text) if len(text) <= 12 else None
-
 
 def first(listed, job):
     """The first listed record of this name and type on the job's line, or None."""
@@ -332,7 +325,7 @@ def call(job, act, params, step, gone=(), exists=False, empty=()):
     domain of the stored ids is gone), EXISTS with exists raises Exists, a code in empty (a listing
     of nothing, a delete of a record gone) gives None; a domain the account does not have is a
     Failure of 'find zone'; any other error a Failure of step."""
-    from ddkit import http  # only on a request: a run that sends none loads none of it
+    from ddkit import http, rest  # only on a request: a run that sends none loads none of it
     cfg, log = job.cfg, job.log
     millis = int(time.time() * 1000)
     body = dict(params, username=cfg.username, time=str(millis), token=token(cfg.username, cfg.api_password, millis))
@@ -350,17 +343,12 @@ def call(job, act, params, step, gone=(), exists=False, empty=()):
         return data.get('data')
     code = number(data.get('errcode'))
     message = shown(data.get('msg'))
-    if code is not None and (code in gone or code in empty or exists and code == EXISTS):
-        log.info('%s: error %s (%s)' % (step, code, message))
-        if code in empty:
-            return None
-        raise Stale() if code in gone else Exists()
+    if rest.expected(job, step, code, message, gone, empty, (EXISTS,) if exists else ()):
+        return None
     log.error('%s: error %s: %s' % (step, code, message))
     fix = FIXES.get(code)
     if code in ZONE_GONE:
-        raise Failure.at('find zone', 'no domain %s in this account (error %s); %s' % (cfg.zone_name, code, fix),
-                         url=answer.where, status=answer.status, kind='not found', code=str(code),
-                         provider_message=message, fix=fix)
+        raise rest.zone_missing(job, answer, 'domain %s', 'error %s' % code, str(code), message, fix)
     raise Failure.at(step, 'the provider refused the request (%sresult %s, error %s)%s' % (
         'HTTP %d, ' % answer.status if answer.status != 200 else '', str(data.get('result'))[:12],
         code, '; ' + fix if fix else ''), url=answer.where, status=answer.status,
