@@ -383,6 +383,7 @@ class Bench:
                     self.updater_paths(tool, label, variant, isolated=True)
         for variant in ('dist', 'installed'):
             self.page_paths(variant)
+        self.plugin_paths()
         self.ddclient_path()
         self.shell_path()
         self.egress_path()
@@ -596,6 +597,44 @@ class Bench:
         status.cmd, status.env, status.expect = cmd + ['--status', '--json', '--all'], env, '"created"'
         providers.cmd, providers.env, providers.expect = cmd + ['--providers', '--json'], clean_env(), '"providers"'
 
+    def plugin_paths(self):
+        """The LuCI page's status poll (every 30 s while the page is open) as rpcd runs it: the
+        packages' plugin (-I -S) asked `call status` of one record that has run. From its second call
+        (the warm-up run compiled its code into the command's cache), and, beside it, its first call:
+        its own TMPDIR emptied before each run, everything compiled (what the cache saves)."""
+        name = 'luci.ddkit call status, one record%s (installed, -I -S)'
+        again = Path(name % '', budget=('rpcd-status', 'ddkit', 'installed'))
+        first = Path(name % ', first call (nothing compiled yet)', budget=('rpcd-first', 'ddkit', 'installed'))
+        command, why = self.tool('ddkit', 'installed', isolated=True)
+        for path in (again, first):
+            path.isolated = True
+            self.paths.append(path)
+            path.missing = why
+        if command is None:
+            return
+        label = PROVIDERS[0].provider
+        state = self.state('rpcd')
+        shared = dict(settings_of(self.settings(label, state)), provider=label, enabled='1')
+        shared['record_name'] = 'rpcd.' + shared['zone_name']
+        config = os.path.join(state, 'ddkit.uci')
+        private_file(config, "config ddkit 'home'\n" + ''.join("\toption %s '%s'\n" % (k, v.replace("'", "'\\''"))
+                                                             for k, v in sorted(shared.items())))
+        env = clean_env({'DDNS_UCI_FILE': config})
+        self.box.lookup.answer = SEEN   # the record made once: its status is what that run kept
+        done = subprocess.run(command + ['--all', '--quiet'], env=env, capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            again.missing = first.missing = 'its record could not be made: %s' % (done.stderr or done.stdout).strip()[-200:]
+        plugin = [PY] + ISOLATED + [os.path.join(self.installed_root, 'usr', 'libexec', 'rpcd', 'luci.ddkit'),
+                                    'call', 'status']
+        tmp = self.state('rpcd-first')   # a TMPDIR of its own: the other rows keep their compiled code
+        cache = os.path.join(tmp, 'ddkit-%d-pyc' % os.getuid())
+        again.cmd, again.env, again.expect = plugin, env, '"created"'
+        first.cmd, first.env, first.expect = plugin, dict(env, TMPDIR=tmp), '"created"'
+        first.before = lambda: shutil.rmtree(cache, ignore_errors=True)
+        self.notes.append('"luci.ddkit call status" rows: the LuCI page\'s status poll as rpcd runs it, the '
+                          'plugin of the packages started as `python3 -I -S` for each call; judged by its CPU '
+                          '(user + system), which its verdict states.')
+
     def both_changed_path(self, tool, label, cmd, why):
         """The A and AAAA records of one name both changed, no ids stored (each run starts from the
         old addresses at the provider and in the ip files): one zone lookup, one listing, two updates."""
@@ -747,7 +786,7 @@ def verdict(path, bench, rtt):
     floor, dd = bench.floor, bench.ddclient
     ratio = path.wall / floor.wall
     calls = path.requests[-1] if path.requests else ()
-    missed = []
+    missed, said = [], ''   # said: the figures a verdict states (a row judged by CPU, not shown in the table)
     if kind == 'iface':
         # bin/<tool>.py is the development tree: Python compiles a script on every run (about
         # 1 MiB of peak memory for 12-19 KB of code); a router runs the single file or the package
@@ -834,6 +873,16 @@ def verdict(path, bench, rtt):
             missed.append('wall %.2fx' % ratio)
         if any(path.requests):
             missed.append('requests')
+    elif kind in ('rpcd-status', 'rpcd-first'):   # CPU: the interpreter rpcd starts for each call
+        used, floor_cpu = bench_https.cpu(path), bench_https.cpu(bench.floor_isolated)
+        said = 'CPU %.1f ms, %.2fx the -I -S floor\'s %.1f ms' % (used * 1000, used / floor_cpu, floor_cpu * 1000)
+        if kind == 'rpcd-first':
+            return 'none: what the cache saves', said
+        text, said = 'CPU <= 2.0x the -I -S floor\'s; 0 requests', ' (%s)' % said
+        if used > 2.0 * floor_cpu:
+            missed.append('CPU %.2fx' % (used / floor_cpu))
+        if any(path.requests):
+            missed.append('requests')
     elif kind == 'changed':   # the provider's own row of a change with stored ids, and the lookup
         adapter = adapter_of(label)
         own = adapter.calls.get('updated with stored ids', adapter.calls['updated'])   # told: no ids
@@ -851,7 +900,7 @@ def verdict(path, bench, rtt):
             missed.append('wall %.1f ms > %.1f ms' % (path.wall * 1000, limit * 1000))
     if path.errors:
         missed.append('runs failed')
-    return text, 'MISSED: ' + ', '.join(missed) if missed else 'ok'
+    return text, ('MISSED: ' + ', '.join(missed) if missed else 'ok') + said
 
 
 def sizes():
