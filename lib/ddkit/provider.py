@@ -449,6 +449,28 @@ def alibaba_answer(send, step, log, create):
         log.info('%s: a request sent again repeated its nonce; signing it anew.' % step)
 
 
+def alibaba_fixes(permission):
+    """What to do about Alibaba Cloud's common error codes (the AccessKey, the clock, a nonce, the rate;
+    permission: what to grant the RAM user).
+    https://www.alibabacloud.com/help/en/sdk/product-overview/rpc-mechanism"""
+    return {
+        'SignatureDoesNotMatch': 'access_key_secret is not the secret of access_key_id: copy both from the same '
+                                 'AccessKey pair',
+        'IncompleteSignature': 'access_key_secret is not the secret of access_key_id: copy both from the same '
+                               'AccessKey pair',
+        'InvalidAccessKeyId.NotFound': 'access_key_id is no AccessKey ID of Alibaba Cloud (a deleted key is unknown '
+                                       'too): check it, or create a new AccessKey',
+        'InvalidAccessKeyId.Inactive': 'the AccessKey is disabled: enable it in the RAM console, or create a new one',
+        'InvalidTimeStamp.Expired': 'this host\'s clock is more than 15 minutes off: set it right (NTP; OpenWrt: '
+                                    'System > System > Time Synchronization)',
+        ALIBABA_NONCE_USED: 'a request was sent twice (usually transient): the next run retries',
+        'Forbidden.RAM': permission,
+        'Forbidden': permission,
+        'Throttling.User': 'too many requests: run at most every few minutes',
+        'Throttling': 'too many requests: run at most every few minutes',
+    }
+
+
 def canonical_query(params):
     """The query of these parameters, sorted by name, each name and value percent-encoded (RFC 3986's
     unreserved characters stay): what Alibaba Cloud's signatures cover, and what is sent."""

@@ -157,11 +157,22 @@ def zone_named(job, zones, key, name_key, noun, fix):
     return Zone(safe_id(found[0][key]), name)
 
 
-def site_zones(items, key, name_key):
-    """The Zones of a listing's zones (an ESA or EdgeOne site), each by its id (under key) and its name
-    (under name_key)."""
-    return [Zone(safe_id(z[key]), str(z.get(name_key, '')).lower().rstrip('.')) for z in items
-            if safe_id(z.get(key)) and z.get(name_key)]
+def site_pages(fetch, key, name_key, size, pages):
+    """account_zones of an API that lists its zones (an ESA or EdgeOne site) by id (under key) and name
+    (under name_key), size a page: fetch(n) gives page n (from 0) and how many there are, or None."""
+    def page(n):
+        items, total = fetch(n)
+        zones = [Zone(safe_id(z[key]), str(z.get(name_key, '')).lower().rstrip('.')) for z in items
+                 if safe_id(z.get(key)) and z.get(name_key)]
+        return zones, len(items) >= size and (total is None or (n + 1) * size < total)
+    return listed_zones(page, pages, '%d sites' % (pages * size))
+
+
+def counted(data, key, step):
+    """(the objects listed under key, how many there are in all: TotalCount, or None) of a page."""
+    from ddkit.provider import listing
+    total = data.get('TotalCount')
+    return listing(data, key, step), total if isinstance(total, int) and not isinstance(total, bool) else None
 
 
 def domain_zones(names):

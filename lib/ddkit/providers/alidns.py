@@ -15,8 +15,8 @@ import os
 import time
 
 from ddkit import Failure
-from ddkit.provider import (Exists, Record, Stale, Zone, account_zones as every_zone, alibaba_answer, canonical_query,
-                            declaration, listing, relative_name, safe_id, secret_setting, url_setting,
+from ddkit.provider import (Exists, Record, Stale, Zone, account_zones as every_zone, alibaba_answer, alibaba_fixes,
+                            canonical_query, declaration, listing, relative_name, safe_id, secret_setting, url_setting,
                             zone_by_name as choose_zone)
 from ddkit.settings import Setting
 
@@ -42,23 +42,11 @@ RECORD_GONE = {'DomainRecordNotBelongToUser'}                       # no such re
 # Alibaba's own Terraform provider also takes for a record id that is gone
 DELETED = RECORD_GONE | {'InvalidRR.NoExist'}
 DUPLICATE = 'DomainRecordDuplicate'  # a record of this name, type, line and value exists already
+PERMISSION = ('the RAM user may not change DNS records: grant it AliyunDNSFullAccess, or '
+              'alidns:DescribeSubDomainRecords, DescribeDomainRecordInfo, AddDomainRecord, UpdateDomainRecord and '
+              '(records with lines) DeleteDomainRecord on this domain')
 FIXES = {   # what to do about the API's error codes users meet (docs/providers.md)
-    'SignatureDoesNotMatch': 'access_key_secret is not the secret of access_key_id: copy both from the same '
-                             'AccessKey pair',
-    'IncompleteSignature': 'access_key_secret is not the secret of access_key_id: copy both from the same '
-                           'AccessKey pair',
-    'InvalidAccessKeyId.NotFound': 'access_key_id is no AccessKey ID of Alibaba Cloud (a deleted key is '
-                                   'unknown too): check it, or create a new AccessKey',
-    'InvalidAccessKeyId.Inactive': 'the AccessKey is disabled: enable it in the RAM console, or create a new one',
-    'InvalidTimeStamp.Expired': 'this host\'s clock is more than 15 minutes off: set it right (NTP; OpenWrt: '
-                                'System > System > Time Synchronization)',
-    'SignatureNonceUsed': 'a request was sent twice (usually transient): the next run retries',
-    'Forbidden.RAM': 'the RAM user may not change DNS records: grant it AliyunDNSFullAccess, or alidns:'
-                     'DescribeSubDomainRecords, DescribeDomainRecordInfo, AddDomainRecord, UpdateDomainRecord '
-                     'and (records with lines) DeleteDomainRecord on this domain',
-    'Forbidden': 'the RAM user may not change DNS records: grant it AliyunDNSFullAccess, or alidns:'
-                 'DescribeSubDomainRecords, DescribeDomainRecordInfo, AddDomainRecord, UpdateDomainRecord '
-                 'and (records with lines) DeleteDomainRecord on this domain',
+    **alibaba_fixes(PERMISSION),
     'IncorrectDomainUser': 'zone_name must be a domain of this account in Alibaba Cloud DNS (the root domain, '
                            'e.g. example.com)',
     'InvalidDomainName.NoExist': 'zone_name must be a domain of this account in Alibaba Cloud DNS (the root '
@@ -69,8 +57,6 @@ FIXES = {   # what to do about the API's error codes users meet (docs/providers.
                             'record_name',
     'DomainRecordLocked': 'the record is locked: unlock it in the Alibaba Cloud DNS console',
     'SubDomainInvalid.Value': 'record_name must be a valid name inside zone_name',
-    'Throttling.User': 'too many requests: run at most every few minutes',
-    'Throttling': 'too many requests: run at most every few minutes',
 }
 
 

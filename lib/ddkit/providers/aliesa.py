@@ -19,8 +19,8 @@ import os
 import time
 
 from ddkit import Failure
-from ddkit.provider import (ALIBABA_NONCE_USED, Record, Stale, alibaba_answer, canonical_query, declaration,
-                            host_header, listing, safe_id, secret_setting, url_setting)
+from ddkit.provider import (ALIBABA_NONCE_USED, Record, Stale, alibaba_answer, alibaba_fixes, canonical_query,
+                            declaration, host_header, listing, safe_id, secret_setting, url_setting)
 from ddkit.settings import Setting, check_header
 
 NAME = 'aliesa'
@@ -51,21 +51,8 @@ PERMISSION = ('the RAM user may not change the site\'s DNS records: grant it a p
 SITE = ('check zone_name (the site as ESA lists it, e.g. example.com) and that the AccessKey belongs to the site\'s '
         'account')
 FIXES = {   # what to do about the API's error codes users meet (docs/providers.md)
-    'SignatureDoesNotMatch': 'access_key_secret is not the secret of access_key_id: copy both from the same '
-                             'AccessKey pair',
-    'IncompleteSignature': 'access_key_secret is not the secret of access_key_id: copy both from the same '
-                           'AccessKey pair',
-    'InvalidAccessKeyId.NotFound': 'access_key_id is no AccessKey ID of Alibaba Cloud (a deleted key is unknown '
-                                   'too): check it, or create a new AccessKey',
-    'InvalidAccessKeyId.Inactive': 'the AccessKey is disabled: enable it in the RAM console, or create a new one',
-    'InvalidTimeStamp.Expired': 'this host\'s clock is more than 15 minutes off: set it right (NTP; OpenWrt: '
-                                'System > System > Time Synchronization)',
-    'SignatureNonceUsed': 'a request was sent twice (usually transient): the next run retries',
-    'Forbidden.RAM': PERMISSION,
-    'Forbidden': PERMISSION,
+    **alibaba_fixes(PERMISSION),
     'NoPermission': PERMISSION,
-    'Throttling.User': 'too many requests: run at most every few minutes',
-    'Throttling': 'too many requests: run at most every few minutes',
 }
 
 
@@ -94,9 +81,9 @@ def named_sites(job):
 
 def sites_page(job, step, params, page):
     """(sites, how many there are or None) of one page of ListSites."""
-    data = call(job, 'GET', 'ListSites', dict(params, PageNumber=str(page), PageSize=str(PAGE_SIZE)), step)
-    total = data.get('TotalCount')
-    return listing(data, 'Sites', step), total if isinstance(total, int) and not isinstance(total, bool) else None
+    from ddkit import rest
+    return rest.counted(call(job, 'GET', 'ListSites', dict(params, PageNumber=str(page), PageSize=str(PAGE_SIZE)),
+                             step), 'Sites', step)
 
 
 def choose_zone(job, zones):
@@ -110,12 +97,8 @@ def account_zones(job):
     an account of more than SITE_PAGES pages is a Failure naming zone_name as the fix.
     API: https://help.aliyun.com/zh/edge-security-acceleration/esa/api-esa-2024-09-10-listsites"""
     from ddkit import rest
-
-    def page(n):
-        sites, total = sites_page(job, 'find zone', {}, n + 1)
-        return rest.site_zones(sites, 'SiteId', 'SiteName'), len(sites) >= PAGE_SIZE and (
-            total is None or (n + 1) * PAGE_SIZE < total)
-    return rest.listed_zones(page, SITE_PAGES, '%d sites' % (SITE_PAGES * PAGE_SIZE))
+    return rest.site_pages(lambda n: sites_page(job, 'find zone', {}, n + 1), 'SiteId', 'SiteName', PAGE_SIZE,
+                           SITE_PAGES)
 
 
 def about_record(failure):

@@ -86,12 +86,11 @@ def list_zones(job):
 
 def zones_page(job, step, filters, offset):
     """(sites, how many there are or None) of one page of DescribeZones."""
+    from ddkit import rest
     params = {'Offset': offset, 'Limit': ZONES_PAGE}
     if filters:
         params['Filters'] = filters
-    data = call(job, 'DescribeZones', params, step)
-    total = data.get('TotalCount')
-    return listing(data, 'Zones', step), total if isinstance(total, int) and not isinstance(total, bool) else None
+    return rest.counted(call(job, 'DescribeZones', params, step), 'Zones', step)
 
 
 def choose_zone(job, zones):
@@ -105,12 +104,8 @@ def account_zones(job):
     an account of more than ZONES_PAGES pages is a Failure naming zone_name as the fix.
     https://cloud.tencent.com/document/api/1552/80713"""
     from ddkit import rest
-
-    def page(n):
-        zones, total = zones_page(job, 'find zone', None, n * ZONES_PAGE)
-        return rest.site_zones(zones, 'ZoneId', 'ZoneName'), len(zones) >= ZONES_PAGE and (
-            total is None or (n + 1) * ZONES_PAGE < total)
-    return rest.listed_zones(page, ZONES_PAGES, '%d sites' % (ZONES_PAGES * ZONES_PAGE))
+    return rest.site_pages(lambda n: zones_page(job, 'find zone', None, n * ZONES_PAGE), 'ZoneId', 'ZoneName',
+                           ZONES_PAGE, ZONES_PAGES)
 
 
 def find_record(job, zone_id, strict=False):
