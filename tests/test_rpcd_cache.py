@@ -49,7 +49,8 @@ def call(root, tmp, method='status'):
     assert done.returncode == 0 and done.stderr == b'', done.stderr
     answer = json.loads(done.stdout)
     if method == 'status':
-        assert [(r['section'], r['name'], r['outcome']) for r in answer['records']] == [('home', RECORD, 'never')], answer
+        records = [(r['section'], r['name'], r['outcome']) for r in answer['records']]
+        assert records == [('home', RECORD, 'never')], answer
     return answer
 
 
@@ -64,12 +65,13 @@ def command(root, tmp, args):
 
 
 def tree(root):
-    """{path: (mode, size, mtime)} of everything under root (the flash of a router)."""
+    """{path: (mode, owner, size, mtime)} of everything under root (the flash of a router)."""
     out = {}
     for folder, dirs, files in os.walk(str(root)):
         for name in dirs + files:
-            st = os.lstat(os.path.join(folder, name))
-            out[os.path.relpath(os.path.join(folder, name), str(root))] = (st.st_mode, st.st_uid, st.st_size, st.st_mtime_ns)
+            path = os.path.join(folder, name)
+            st = os.lstat(path)
+            out[os.path.relpath(path, str(root))] = (st.st_mode, st.st_uid, st.st_size, st.st_mtime_ns)
     return out
 
 
@@ -118,7 +120,7 @@ def test_the_second_call_compiles_nothing_and_the_command_finds_the_library_comp
                                   'in a TMPDIR others can change'])
 def test_a_cache_directory_another_user_could_have_made_or_changed_is_not_used(router, tmp_path, case):
     """The call answers, compiling as it goes: nothing is written there, nor beside the code."""
-    if case in ('foreign-owned',) and os.geteuid() != 0:
+    if case == 'foreign-owned' and os.geteuid() != 0:
         needs.missing('needs root to give the directory to another user')
     tmp = made_tmp(tmp_path, 0o777 if case == 'in a TMPDIR others can change' else 0o755)
     folder, elsewhere = cache_dir(tmp), tmp_path / 'elsewhere'
@@ -144,6 +146,8 @@ def test_a_cache_directory_another_user_could_have_made_or_changed_is_not_used(r
 
 @pytest.mark.parametrize('case', ['no TMPDIR', 'TMPDIR a file', 'the build folder a file'])
 def test_a_call_that_cannot_write_the_cache_still_answers(router, tmp_path, case):
+    """No TMPDIR, or no folder it could make or write there: each call answers, compiling as it goes,
+    and nothing is written beside the code."""
     tmp = tmp_path / 'tmp'
     if case == 'TMPDIR a file':
         tmp.write_text('')
@@ -158,11 +162,14 @@ def test_a_call_that_cannot_write_the_cache_still_answers(router, tmp_path, case
     for _ in range(2):
         call(router, tmp)
     assert tree(router) == flash
-    if case == 'the build folder a file':
+    if case == 'no TMPDIR':
+        assert not tmp.exists()
+    elif case == 'the build folder a file':
         assert compiled(cache_dir(tmp)) == [str(cache_dir(tmp) / build)]
 
 
-@pytest.mark.parametrize('case', ['writable by others', 'foreign-owned', 'symlink', 'without the guard', 'cut short'])
+@pytest.mark.parametrize('case', ['writable by others', 'foreign-owned', 'symlink', 'without the guard',
+                                  'cut short'])
 def test_a_command_stub_the_plugin_cannot_trust_or_run_is_not_used(router, tmp_path, case):
     """/usr/bin/ddkit that another user could change (or a link to one), one that would run the
     command itself (no `if __name__ == '__main__':`), or one cut short: the plugin answers from the
@@ -184,7 +191,8 @@ def test_a_command_stub_the_plugin_cannot_trust_or_run_is_not_used(router, tmp_p
                      r'\1\n\n\2\n', stub.read_text())
         assert old != stub.read_text()
         stub.write_text(old)
-        assert command(router, made_tmp(tmp_path, name='command-tmp'), ['--help']).stdout.startswith(b'usage: ddkit ')
+        ran = command(router, made_tmp(tmp_path, name='command-tmp'), ['--help'])
+        assert ran.stdout.startswith(b'usage: ddkit ')   # still the command
     tmp = made_tmp(tmp_path)
     flash = tree(router)
     for _ in range(2):

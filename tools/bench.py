@@ -623,7 +623,8 @@ class Bench:
         self.box.lookup.answer = SEEN   # the record made once: its status is what that run kept
         done = subprocess.run(command + ['--all', '--quiet'], env=env, capture_output=True, text=True, timeout=120)
         if done.returncode != 0:
-            again.missing = first.missing = 'its record could not be made: %s' % (done.stderr or done.stdout).strip()[-200:]
+            why = 'its record could not be made: %s' % (done.stderr or done.stdout).strip()[-200:]
+            again.missing = first.missing = why
         plugin = [PY] + ISOLATED + [os.path.join(self.installed_root, 'usr', 'libexec', 'rpcd', 'luci.ddkit'),
                                     'call', 'status']
         tmp = self.state('rpcd-first')   # a TMPDIR of its own: the other rows keep their compiled code
