@@ -26,9 +26,14 @@ help:
 	@echo 'make check-py38   the code stays Python 3.8 compatible (vermin)'
 	@echo 'make clean        remove dist/ and build/'
 
-# the test tools come from PyPI, or with WHEELS=<dir> from a directory of wheels and nothing else
+# the test tools come from PyPI, or with WHEELS=<dir> from a directory of wheels and nothing else.
+# The venv gets a current pip from $(PYTHON)'s own (pip 22.3+: --python): it picks among the SDKs'
+# thousands of releases in a third of the time of the one venv bundles, which it falls back to
+# (ensurepip) where that cannot be had: no pip beside $(PYTHON), or offline without a pip wheel
 $(VENV)/.installed: tests/requirements.txt
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv --without-pip $(VENV)
+	@$(PYTHON) -m pip --python $(VPY) install --quiet --disable-pip-version-check --upgrade \
+	  $(if $(WHEELS),--no-index --find-links $(WHEELS)) pip >/dev/null 2>&1 || $(VPY) -m ensurepip --default-pip >/dev/null
 	@$(VPY) -m pip install --quiet --disable-pip-version-check \
 	  $(if $(WHEELS),--no-index --find-links $(WHEELS)) -r tests/requirements.txt || { \
 	  echo 'make: could not install the test tools of tests/requirements.txt:' \
@@ -37,11 +42,16 @@ $(VENV)/.installed: tests/requirements.txt
 	    'copy wheels/ here, then "make test WHEELS=wheels"' >&2; exit 1; }
 	touch $@
 
+# the slowest tests are listed after each run, so the cost of a new one shows. Compiled code is kept
+# (PYTHONDONTWRITEBYTECODE unset, as on CI): pytest's rewritten test modules, which each worker would
+# otherwise rewrite on every run, and the library's, which every tool a test starts would compile
+PYTEST = PYTHONDONTWRITEBYTECODE= $(VPY) -m pytest -q -n $(JOBS) --durations=15 tests
+
 test: $(VENV)/.installed
-	$(VPY) -m pytest -q -n $(JOBS) tests
+	$(PYTEST)
 
 test-full: $(VENV)/.installed
-	DDKIT_TESTS=full $(VPY) -m pytest -q -n $(JOBS) tests
+	DDKIT_TESTS=full $(PYTEST)
 
 demo:
 	$(PYTHON) tests/sandbox.py demo
