@@ -76,10 +76,13 @@ def secret_setting(name, help, check=None):
     return Setting(name, help=help, secret=True, check=check or check_header)
 
 
-def url_setting(default, help, api_path='', name='base_url'):
+def url_setting(default, help=None, api_path='', name='base_url'):
     """The setting of the API's base URL, scheme and host (ddkit.settings.api_base_url: api_path, the
-    path the provider's documents write it with, is taken off; the tool adds it to every call)."""
+    path the provider's documents write it with, is taken off; the tool adds it to every call), its
+    help saying so unless given."""
     from ddkit.settings import Setting, api_base_url
+    help = help or ('API base URL (a trailing %s, as the provider\'s documents write it, is taken off: the tool '
+                    'adds it)' % api_path)
     return Setting(name, default, help=help, check=api_base_url(api_path))
 
 

@@ -19,8 +19,7 @@ SETTINGS = [
     Setting('auth_email', help='account e-mail (with auth_key)', short='-u', check=check_header),
     Setting('auth_key', help='global API key', short='-k', secret=True, check=check_header),
     secret_setting('api_token', 'API token, sent as Authorization: Bearer (instead of e-mail + key)'),
-    url_setting('https://api.cloudflare.com', 'API base URL (a trailing /client/v4, as the provider\'s documents '
-                'write it, is taken off: the tool adds it)', API_PATH),
+    url_setting('https://api.cloudflare.com', api_path=API_PATH),
 ]
 FILES = {'ip_file': '.cf-wan_ip_%s.txt', 'ids_file': '.cf-id_%s.txt'}
 REQUIRED = ()                            # the credentials: missing_credentials

@@ -15,7 +15,6 @@ https://www.cloudns.net/wiki/article/188/ (TTLs)
 """
 
 from ddkit import Failure, decimal
-from ddkit.ipcheck import OPERATORS, first_group
 from ddkit.provider import (Record, Stale, declaration, relative_name, safe_id, secret_setting, url_setting,
                             zone_by_name as choose_zone)
 from ddkit.settings import Setting, check_text
@@ -145,11 +144,10 @@ def records_of(data, step):
 def first(records, job):
     """The first listed record of this name and type (of a line: one holding an address of the
     line's operator), or None."""
+    from ddkit import rest
     cfg, name = job.cfg, host(job.cfg)
-    found = [r for r in records if safe_id(r.get('id')) and str(r.get('host', '')).lower() == name
-             and r.get('type') == cfg.record_type]
-    if job.line is not None:
-        found = [r for r in found if OPERATORS.get(job.line) and first_group(str(r.get('record'))) == OPERATORS[job.line]]
+    found = rest.on_line([r for r in records if safe_id(r.get('id')) and str(r.get('host', '')).lower() == name
+                          and r.get('type') == cfg.record_type], job.line, 'record')
     return as_record(found[0]) if found else None
 
 
@@ -179,15 +177,14 @@ def read_record(job, zone_id, record_id, held=False):
 def create_record(job, zone_id, ip):
     """The new record's id, with NEW_TTL (the API requires one).
     https://www.cloudns.net/wiki/article/58/"""
+    from ddkit import rest
     cfg = job.cfg
     data = call(job, 'dns/add-record.json', {'domain-name': zone_id, 'record-type': cfg.record_type,
                                              'host': host(cfg), 'record': ip, 'ttl': str(NEW_TTL)},
                 'create record', stale=True, repeatable=False)
     inner = data.get('data') if isinstance(data, dict) else None
     found = safe_id(inner.get('id')) if isinstance(inner, dict) else None
-    if not found or decimal(found) is None:
-        raise Failure.at('create record', 'the answer has no usable record id', kind='unexpected')
-    return found
+    return rest.new_id(found if found and decimal(found) is not None else None, 'create record')
 
 
 def update_record(job, zone_id, record, ip):

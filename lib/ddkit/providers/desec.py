@@ -24,8 +24,7 @@ SUMMARY = 'Keep one A or AAAA record at deSEC (API v1, RRsets) equal to this hos
 API_PATH = '/api/v1'
 SETTINGS = [
     secret_setting('api_token', 'a deSEC API token (Token Management, or POST auth/tokens/)'),
-    url_setting('https://desec.io', 'API base URL (a trailing /api/v1, as the provider\'s documents write it, is '
-                'taken off: the tool adds it)', API_PATH),
+    url_setting('https://desec.io', api_path=API_PATH),
 ]
 STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 SEVERAL = True    # no resolution lines; an RRset holds several addresses: each line's is one of them

@@ -200,14 +200,12 @@ def read_record(job, zone_id, record_id_text, held=False):
 def create_record(job, zone_id, ip):
     """CreateRecord on the job's line; its TTL is the domain plan's default.
     https://cloud.tencent.com/document/api/1427/56180"""
+    from ddkit import rest
     cfg = job.cfg
     data = call(job, 'CreateRecord', {'Domain': zone_id, 'SubDomain': host(cfg), 'RecordType': cfg.record_type,
                                       'RecordLine': line_of(job), 'Value': ip}, 'create record',
                 gone=ZONE_MISSING, exists='InvalidParameter.DomainRecordExist')
-    found = record_id(data.get('RecordId'))
-    if not found:
-        raise Failure.at('create record', 'the answer has no usable record id', kind='unexpected')
-    return found
+    return rest.new_id(record_id(data.get('RecordId')), 'create record')
 
 
 def update_record(job, zone_id, record, ip):

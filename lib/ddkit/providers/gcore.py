@@ -22,8 +22,7 @@ SUMMARY = 'Keep one A or AAAA record at Gcore DNS (API v2, RRsets) equal to this
 API_PATH = '/dns/v2'
 SETTINGS = [
     secret_setting('api_token', 'a permanent API token (Gcore Customer Portal: Profile > API tokens)'),
-    url_setting('https://api.gcore.com', 'API base URL (a trailing /dns/v2, as the provider\'s documents write it, '
-                'is taken off: the tool adds it)', API_PATH),
+    url_setting('https://api.gcore.com', api_path=API_PATH),
 ]
 STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 SEVERAL = True    # no resolution lines; an RRset holds several addresses: each line's is one of them

@@ -151,13 +151,11 @@ def create_record(job, zone_id, ip):
     """dnsAddRecord, with NameSilo's default TTL (7207); the new record's id. Sent once: a create is
     not repeated after a lost answer (the next run finds the record by name).
     API: https://www.namesilo.com/api-reference#dns/dns-add-record"""
+    from ddkit import rest
     cfg = job.cfg
     reply = call(job, 'dnsAddRecord', {'domain': zone_id, 'rrtype': cfg.record_type, 'rrhost': host(cfg),
                                        'rrvalue': ip}, 'create record', repeatable=False)
-    found = safe_id(reply.get('record_id'))
-    if not found:
-        raise Failure.at('create record', 'the answer has no usable record id', kind='unexpected')
-    return found
+    return rest.new_id(safe_id(reply.get('record_id')), 'create record')
 
 
 def update_record(job, zone_id, record, ip):

@@ -13,7 +13,6 @@ the OpenAPI document https://porkbun.com/api/json/v3/spec)
 """
 
 from ddkit import Failure, decimal
-from ddkit.ipcheck import OPERATORS, first_group
 from ddkit.provider import (Record, Stale, declaration, listing, number, relative_name, safe_id, secret_setting,
                             url_setting, zone_by_name as choose_zone)
 
@@ -110,13 +109,10 @@ def records(job, step, fresh=False):
 def first(listed, cfg, line=None):
     """The first listed record of this name and type, or None; of a line: the one made for it (its
     notes), else one that holds an address of the line's operator and was made for no other line."""
-    listed = [r for r in listed if safe_id(r.get('id')) and str(r.get('type', '')).upper() == cfg.record_type
-              and str(r.get('name', '')).lower().rstrip('.') == cfg.record_name]
-    if line is not None:
-        tags = {LINE_NOTE % code for code in OPERATORS}
-        listed = [r for r in listed if r.get('notes') == LINE_NOTE % line] or [
-            r for r in listed if r.get('notes') not in tags and OPERATORS.get(line)
-            and first_group(str(r.get('content'))) == OPERATORS[line]]
+    from ddkit import rest
+    listed = rest.on_line([r for r in listed if safe_id(r.get('id')) and str(r.get('type', '')).upper() == cfg.record_type
+                           and str(r.get('name', '')).lower().rstrip('.') == cfg.record_name], line, 'content', 'notes',
+                          LINE_NOTE)
     return Record(safe_id(listed[0]['id']), [listed[0].get('content')], listed[0]) if listed else None
 
 
@@ -139,15 +135,13 @@ def read_record(job, zone_id, record_id, held=False):
 def create_record(job, zone_id, ip):
     """The new record's id, with Porkbun's default TTL (600); a line's record with its note.
     API: https://porkbun.com/api/json/v3/documentation#DNS%20Create%20Record"""
+    from ddkit import rest
     cfg = job.cfg
     body = {'name': subdomain(cfg), 'type': cfg.record_type, 'content': ip}
     if job.line:
         body['notes'] = LINE_NOTE % job.line
     data = call(job, '/dns/create/%s' % zone_id, 'create record', body, repeatable=False)
-    found = safe_id(data.get('id'))
-    if not found:
-        raise Failure.at('create record', 'the answer has no usable record id', kind='unexpected')
-    return found
+    return rest.new_id(safe_id(data.get('id')), 'create record')
 
 
 def update_record(job, zone_id, record, ip):

@@ -229,14 +229,12 @@ def read_record(job, zone_id, record_id, held=False):
 def create_record(job, zone_id, ip):
     """adddnsrecord on the job's line, with the TTL TTL; an identical record there: Exists.
     API: https://www.west.cn/CustomerCenter/doc/domain_v2.html (添加域名解析)"""
+    from ddkit import rest
     cfg = job.cfg
     data = call(job, 'adddnsrecord', {'domain': zone_id, 'host': host(cfg), 'type': cfg.record_type, 'value': ip,
                                       'ttl': str(TTL), 'level': str(LEVEL), 'line': line_code(job)},
                 'create record', gone=ZONE_GONE, exists=True)
-    found = safe_id(data.get('id')) if isinstance(data, dict) else None
-    if not found:
-        raise Failure.at('create record', 'the answer has no usable record id', kind='unexpected')
-    return found
+    return rest.new_id(safe_id(data.get('id')) if isinstance(data, dict) else None, 'create record')
 
 
 def update_record(job, zone_id, record, ip):
