@@ -110,9 +110,9 @@ def first(listed, cfg, line=None):
     """The first listed record of this name and type, or None; of a line: the one made for it (its
     notes), else one that holds an address of the line's operator and was made for no other line."""
     from ddkit import rest
-    listed = rest.on_line([r for r in listed if safe_id(r.get('id')) and str(r.get('type', '')).upper() == cfg.record_type
-                           and str(r.get('name', '')).lower().rstrip('.') == cfg.record_name], line, 'content', 'notes',
-                          LINE_NOTE)
+    named = [r for r in listed if safe_id(r.get('id')) and str(r.get('type', '')).upper() == cfg.record_type
+             and str(r.get('name', '')).lower().rstrip('.') == cfg.record_name]
+    listed = rest.on_line(named, line, 'content', 'notes', LINE_NOTE)
     return Record(safe_id(listed[0]['id']), [listed[0].get('content')], listed[0]) if listed else None
 
 
