@@ -300,7 +300,8 @@ def test_a_hostile_record_id_or_ttl_is_not_taken(box, fake, state):
 def test_the_base_url_as_the_documents_write_it_is_taken(box, fake, state):
     ok(run(box, state, DDNS_BASE_URL=fake.url + '/api/v2'))
     assert fake.calls() == ['list_records', 'create_record']
-    assert westcn.base_url('https://api.west.cn/API/v2/') == 'https://api.west.cn'
+    base_url = [s for s in westcn.SETTINGS if s.name == 'base_url'][0]
+    assert base_url.check('https://api.west.cn/API/v2/') == 'https://api.west.cn'
 
 
 # --- the account's domains (zone_name left out) -------------------------------------------------

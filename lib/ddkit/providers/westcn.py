@@ -17,7 +17,7 @@ import time
 from ddkit import Failure, decimal
 from ddkit.provider import (PAGES, Record, Stale, declaration, number, relative_name, safe_id, secret_setting,
                             url_setting, whole_zone, zone_by_name as choose_zone)
-from ddkit.settings import Setting, api_base_url
+from ddkit.settings import Setting
 
 NAME = 'westcn'
 SUMMARY = 'Keep one A or AAAA record at West.cn 西部数码 (API v2, API password) equal to this host\'s public IP.'
@@ -71,9 +71,6 @@ def check_ascii(value):
     if not value or any(not 32 < ord(c) < 127 for c in value):
         raise ValueError('must be printable ASCII with no spaces, as the account\'s API settings show it')
     return value
-
-
-base_url = api_base_url(API_PATH)   # the check of base_url, by itself (tests/test_westcn.py)
 
 
 def account(cfg):
