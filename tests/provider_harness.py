@@ -1,10 +1,10 @@
 """The scaffolding of a provider's own test file, in one place. A test file states its provider and
 the address the lookup service answers, and takes the rest from here:
 
-    DESEC = Harness('desec', NEW)
-    fake, state = DESEC.fixtures()
-    env_of, run, status, module = DESEC.env_of, DESEC.run, DESEC.status, DESEC.module
-    job_of = DESEC.job   # a Job to call the provider's functions with in-process
+    HARNESS = Harness(<the provider's name>, NEW)
+    fake, state = HARNESS.fixtures()
+    env_of, run, status, module = HARNESS.env_of, HARNESS.run, HARNESS.status, HARNESS.module
+    job_of = HARNESS.job   # a Job to call the provider's functions with in-process
 
 Its tests then drive `ddkit` as a subprocess against the provider's fake over real HTTP: run(box,
 state, *args, ip=..., DDNS_X=...), status(box, state) (the record's --status --json), ok(done) and
