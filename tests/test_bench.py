@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import FULL, ROOT, run_tool, sampled
+from conftest import FULL, ROOT, run_tool
 from providers import TOOLS  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
@@ -198,53 +198,77 @@ def tree_with_single_files(tmp_path):
     return tree
 
 
+# make test's sample of the round: the floors and SAMPLE other rows spread evenly over the seeds' round
+# (conftest.sampled: the same ones each run, whatever rows the bench gains), measured by bench's own
+# parts as bench.py --smoke measures every row, inside its network namespace; make test-full runs the
+# whole round of every provider
+SAMPLE = 12
+SAMPLE_DRIVER = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import bench
+from conftest import sampled
+out, keep, why = sys.argv[2], int(sys.argv[3]), sys.argv[4] or None
+smoke = bench.Bench(1, True, why is None, why)
+smoke.providers = {bench.PROVIDERS[0].provider}
+try:
+    smoke.build()
+    rows = [p for p in smoke.active() if p not in (smoke.floor, smoke.floor_isolated)]
+    chosen = sampled(rows, keep)
+    for path in rows:
+        if path not in chosen:
+            path.missing = 'skipped: not in the sample of make test'
+    smoke.warm_up()
+    smoke.measure()
+    print(bench.report(smoke, smoke.lookup_rtt(), 0.0))
+    with open(out, 'w') as f:
+        json.dump([{'name': p.name, 'table': 'peers' if p.peer else 'https' if p.https else 'main',
+                    'budget': list(p.budget) if p.budget else None, 'outcomes': [list(o) for o in p.outcomes],
+                    'missing': p.missing, 'wall': p.wall, 'rss': p.peak, 'cpu': bench.bench_https.cpu(p),
+                    'connections': [list(c) for c in p.connections], 'requests': [list(c) for c in p.requests],
+                    'errors': p.errors} for p in smoke.paths], f)
+finally:
+    smoke.stop()
+"""
+
+
+def bench_round(tree, tmp_path):
+    """{row name: row} of bench.py --smoke in tree (make test-full: the whole round), or of the sample
+    above (make test); and what it printed."""
+    out = tmp_path / 'bench.json'
+    # waits for the round to end (a loaded machine takes minutes), bounded only against a hang
+    if FULL:
+        done = subprocess.run([sys.executable, str(tree / 'tools' / 'bench.py'), '--smoke', '--json', str(out)],
+                              capture_output=True, text=True, timeout=900, cwd=str(tmp_path))
+    else:
+        why = bench.Netns.possible()
+        command = [sys.executable, '-c', SAMPLE_DRIVER, str(tree / 'tools'), str(out), str(SAMPLE), why or '']
+        if why:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=str(tmp_path))
+        else:
+            with bench.Netns('ddks%d' % os.getpid()) as ns:
+                done = subprocess.run(ns.wrap(command), capture_output=True, text=True, timeout=900,
+                                      cwd=str(tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert '| path | wall ms |' in done.stdout
+    return {r['name']: r for r in json.loads(out.read_text())}, done.stdout
+
+
 def test_bench_smoke_round_measures_every_built_path(tmp_path):
     for need in (bench.PY, bench.GNU_TIME):
         if not os.path.exists(need):
             needs.missing('%s is missing (apt-get install %s)' % (need, 'time' if need == bench.GNU_TIME
                                                                   else 'python3'))
-    tree = tree_with_single_files(tmp_path)
-    out = tmp_path / 'bench.json'
-    # waits for the round to end (a loaded machine takes minutes), bounded only against a hang
-    # make test: the rows of a sample of the providers (the seeds' always run); make test-full: every one
-    sample = [] if FULL else ['--providers', ','.join(a.provider for a in sampled(bench.ALL, 3))]
-    done = subprocess.run([sys.executable, str(tree / 'tools' / 'bench.py'), '--smoke', '--json', str(out)] + sample,
-                          capture_output=True, text=True, timeout=900, cwd=str(tmp_path))
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert '| path | wall ms |' in done.stdout
-    rows = {r['name']: r for r in json.loads(out.read_text())}
+    rows, printed = bench_round(tree_with_single_files(tmp_path), tmp_path)
     assert rows['floor: /usr/bin/python3 -c pass']['wall'] > 0
     for name, row in rows.items():
-        if row['table'] == 'peers':
-            continue   # below
-        if row['missing']:   # everything it runs is built: only a reference or the iface paths may be skipped
-            assert row['missing'].startswith('skipped:'), (name, row['missing'])
-            continue
-        assert row['errors'] == [], (name, row['errors'])
-        assert row['wall'] > 0 and row['rss'] > 0, name
-        calls = set(tuple(c) for c in row['requests'])
-        if any('unchanged, %s' % kind in name for kind in ('iface', 'prefix', 'neigh')) or 'records, iface' in name:
-            assert calls == {()}, (name, calls)
-        elif 'unchanged, url' in name or name.startswith(('ddclient', 'sh + curl')):
-            assert calls == {('lookup',)}, (name, calls)
-        elif 'on_change + healthcheck_url' in name:   # issue 18: one ping, the hook not run
-            assert calls == {('lookup', 'ping')}, (name, calls)
-        elif 'A and AAAA of one name' in name:
-            assert calls == {('list_records', 'list_zones', 'update_record', 'update_record')}, (name, calls)
-        elif ' changed, ids' in name:   # the provider's own row of a change with stored ids
-            adapter = bench.adapter_of(name.split(' ', 1)[0])
-            assert calls == {tuple(sorted(adapter.calls['updated with stored ids'] + ['lookup']))}, (name, calls)
-        elif 'first run, ' in name and 'HTTPS' in name:   # no record, no state: found, then made
-            count = 6 if '6 records' in name else 1
-            want = ['create_record'] * count + ['list_records', 'list_zones', 'lookup'] + ['resolve'] * count \
-                + (['get_token'] if 'auth_file' in bench.adapter_of(name.split(' ', 1)[0]).files else [])
-            assert calls == {tuple(sorted(want))}, (name, calls)
-        if 'HTTPS' in name:   # one TCP+TLS connection per host the run talked to
-            assert row['cpu'] > 0 and all(c == h for c, h in row['connections']), (name, row['connections'])
-            assert row['connections'][-1][1] == (1 if 'unchanged' in name else 3), (name, row['connections'])
+        check_row(name, row)
+    measured = [name for name, row in rows.items() if not row['missing']]
+    if not FULL:
+        assert len(measured) == 2 + SAMPLE, measured
+        return
     assert not rows['%s unchanged, url' % bench.PROVIDERS[0].provider]['missing']
-    measured = {a.provider for a in bench.ALL if '%s unchanged, url' % a.provider in rows}
-    assert measured == {a.provider for a in (bench.ALL if FULL else sampled(bench.ALL, 3) + list(bench.PROVIDERS))}
+    assert {a.provider for a in bench.ALL if '%s unchanged, url' % a.provider in rows} == {a.provider for a in bench.ALL}
     # what the LuCI page asks on each load and refresh: measured in both forms a router runs, no request
     page = [name for name in rows if name.startswith(('ddkit --status --json --all', 'ddkit --providers --json'))]
     assert len(page) == 4 and all(not rows[n]['missing'] and set(map(tuple, rows[n]['requests'])) == {()}
@@ -253,31 +277,65 @@ def test_bench_smoke_round_measures_every_built_path(tmp_path):
     # each seed tool: 3 cases x 2 CA layouts; the first one's unchanged rows again with the public modules
     assert len([n for n in https if 'DDKIT_PUBLIC_ONLY=1' in n]) == 2
     assert len(https) == 12 + 2 and (not shutil.which('openssl') or not any(rows[n]['missing'] for n in https))
-    check_peer_rows({name: row for name, row in rows.items() if row['table'] == 'peers'})
-    assert '| row | updater_a CPU ms | NewFuture/DDNS CPU ms | ddclient CPU ms |' in done.stdout
-
-
-def check_peer_rows(peers):
-    """The rows beside ddclient and NewFuture/DDNS: every one there, each peer run or skipped with how
-    to install it (a test never installs them), every run that ran sent what it must and left the
-    record right; ours kept the record's TTL and comment."""
+    peers = [name for name, row in rows.items() if row['table'] == 'peers']
     assert len(peers) == len(bench_peers.TOOLS) * len(bench_peers.CASES) * len(bench_peers.TRANSPORTS)
-    for name, row in peers.items():
-        _, case, transport, tool = row['budget']
-        if row['missing']:
-            assert row['missing'].startswith('skipped:'), (name, row['missing'])
-            # updater_a always runs over HTTP; the HTTPS rows need the openssl command
-            assert tool != 'updater_a' or (transport != 'http' and not shutil.which('openssl')), name
-            if tool in ('ddns', 'ddclient') and not bench_peers.missing(tool):   # installed, yet skipped:
-                assert (tool, case, transport) == ('ddclient', 'changed', 'http'), name   # its https:// only
-            continue
-        assert row['errors'] == [], (name, row['errors'])
-        assert row['wall'] > 0 and row['rss'] > 0 and row['cpu'] > 0, name
-        assert set(tuple(c) for c in row['requests']) == {bench_peers.EXPECTED[case][tool]}, (name, row['requests'])
-        assert row['outcomes'] and all(right for right, _, _ in row['outcomes']), (name, row['outcomes'])
-        if tool == 'updater_a':
-            assert all((ttl, comment) == (bench_peers.TTL, bench_peers.COMMENT)
-                       for _, ttl, comment in row['outcomes']), (name, row['outcomes'])
+    assert '| row | updater_a CPU ms | NewFuture/DDNS CPU ms | ddclient CPU ms |' in printed
+
+
+def check_row(name, row):
+    """What one row of the round must show: measured right, or skipped saying why."""
+    if row['table'] == 'peers':
+        return check_peer_row(name, row)
+    if row['missing']:   # everything it runs is built: only a reference or the iface paths may be skipped
+        assert row['missing'].startswith('skipped:'), (name, row['missing'])
+        return
+    assert row['errors'] == [], (name, row['errors'])
+    assert row['wall'] > 0 and row['rss'] > 0, name
+    calls = set(tuple(c) for c in row['requests'])
+    if any('unchanged, %s' % kind in name for kind in ('iface', 'prefix', 'neigh')) or 'records, iface' in name:
+        assert calls == {()}, (name, calls)
+    elif 'unchanged, url' in name or name.startswith(('ddclient', 'sh + curl')):
+        assert calls == {('lookup',)}, (name, calls)
+    elif 'on_change + healthcheck_url' in name:   # issue 18: one ping, the hook not run
+        assert calls == {('lookup', 'ping')}, (name, calls)
+    elif 'A and AAAA of one name' in name:
+        assert calls == {('list_records', 'list_zones', 'update_record', 'update_record')}, (name, calls)
+    elif ' changed, ids' in name:   # the provider's own row of a change with stored ids
+        adapter = bench.adapter_of(name.split(' ', 1)[0])
+        assert calls == {tuple(sorted(adapter.calls['updated with stored ids'] + ['lookup']))}, (name, calls)
+    elif 'first run, ' in name and 'HTTPS' in name:   # no record, no state: found, then made
+        count = 6 if '6 records' in name else 1
+        want = ['create_record'] * count + ['list_records', 'list_zones', 'lookup'] + ['resolve'] * count \
+            + (['get_token'] if 'auth_file' in bench.adapter_of(name.split(' ', 1)[0]).files else [])
+        assert calls == {tuple(sorted(want))}, (name, calls)
+    elif name.startswith(('ddkit --status --json --all', 'ddkit --providers --json')):   # the LuCI page's
+        assert calls == {()}, (name, calls)
+    if 'HTTPS' in name:   # one TCP+TLS connection per host the run talked to
+        assert row['cpu'] > 0 and all(c == h for c, h in row['connections']), (name, row['connections'])
+        assert row['connections'][-1][1] == (1 if 'unchanged' in name else 3), (name, row['connections'])
+
+
+def check_peer_row(name, row):
+    """A row beside ddclient and NewFuture/DDNS: the peer run or skipped with how to install it (a test
+    never installs them), every run that ran sent what it must and left the record right; ours kept
+    the record's TTL and comment."""
+    _, case, transport, tool = row['budget']
+    if row['missing']:
+        assert row['missing'].startswith('skipped:'), (name, row['missing'])
+        if row['missing'] == 'skipped: not in the sample of make test':
+            return
+        # updater_a always runs over HTTP; the HTTPS rows need the openssl command
+        assert tool != 'updater_a' or (transport != 'http' and not shutil.which('openssl')), name
+        if tool in ('ddns', 'ddclient') and not bench_peers.missing(tool):   # installed, yet skipped:
+            assert (tool, case, transport) == ('ddclient', 'changed', 'http'), name   # its https:// only
+        return
+    assert row['errors'] == [], (name, row['errors'])
+    assert row['wall'] > 0 and row['rss'] > 0 and row['cpu'] > 0, name
+    assert set(tuple(c) for c in row['requests']) == {bench_peers.EXPECTED[case][tool]}, (name, row['requests'])
+    assert row['outcomes'] and all(right for right, _, _ in row['outcomes']), (name, row['outcomes'])
+    if tool == 'updater_a':
+        assert all((ttl, comment) == (bench_peers.TTL, bench_peers.COMMENT)
+                   for _, ttl, comment in row['outcomes']), (name, row['outcomes'])
 
 
 def test_ddclient_config_names_usev4_and_quotes_the_password(tmp_path, box):
