@@ -111,7 +111,7 @@ def expected(job, step, code, message, gone=(), empty=(), exists=()):
     raise Stale() if code in gone else Exists()
 
 
-# --- Tencent Cloud API 3.0 (dnspod, edgeone) --------------------------------------------------------
+# --- Tencent Cloud API 3.0 ------------------------------------------------------------------------
 
 def tc3_call(job, action, params, step, repeatable=True):
     """One Tencent Cloud API 3.0 call, a POST of the JSON params signed TC3-HMAC-SHA256 for the
@@ -158,8 +158,8 @@ def zone_named(job, zones, key, name_key, noun, fix):
 
 
 def site_pages(fetch, key, name_key, size, pages):
-    """account_zones of an API that lists its zones (an ESA or EdgeOne site) by id (under key) and name
-    (under name_key), size a page: fetch(n) gives page n (from 0) and how many there are, or None."""
+    """account_zones of an API that lists its zones (a cloud's sites) by id (under key) and name (under
+    name_key), size a page: fetch(n) gives page n (from 0) and how many there are, or None."""
     def page(n):
         items, total = fetch(n)
         zones = [Zone(safe_id(z[key]), str(z.get(name_key, '')).lower().rstrip('.')) for z in items
