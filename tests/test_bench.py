@@ -268,7 +268,8 @@ def test_bench_smoke_round_measures_every_built_path(tmp_path):
         assert len(measured) == 2 + SAMPLE, measured
         return
     assert not rows['%s unchanged, url' % bench.PROVIDERS[0].provider]['missing']
-    assert {a.provider for a in bench.ALL if '%s unchanged, url' % a.provider in rows} == {a.provider for a in bench.ALL}
+    providers = {a.provider for a in bench.ALL}
+    assert {a.provider for a in bench.ALL if '%s unchanged, url' % a.provider in rows} == providers
     # what the LuCI page asks on each load and refresh: measured in both forms a router runs, no request
     page = [name for name in rows if name.startswith(('ddkit --status --json --all', 'ddkit --providers --json'))]
     assert len(page) == 4 and all(not rows[n]['missing'] and set(map(tuple, rows[n]['requests'])) == {()}
