@@ -10,7 +10,7 @@ import pytest
 
 import conftest
 import needs
-from conftest import RECORD, ZONE, Sandbox, run_tool
+from conftest import FULL, RECORD, ZONE, Sandbox, run_tool
 
 OLD, NEW = '81.2.69.1', '81.2.69.10'
 KEY = 'Ak3y-' + 'q7Z' * 11                  # provider A's global key: distinctive, easy to grep
@@ -211,6 +211,20 @@ def make_rig(kind, tmp_path, tls_cert=None):
     state.mkdir(exist_ok=True)
     box = Sandbox(tls_cert=tls_cert)
     return cls(box, state, tmp_path)
+
+
+def per_tool(rows, tools=lambda row: 'AB'):
+    """[(updater, row)] of a table run against both updaters: under make test-full each row with every
+    updater it applies to (tools(row)), under make test with one of them, A and B in turn down the
+    table, so that each meets rows of every kind."""
+    if FULL:
+        return [(tool, row) for tool in 'AB' for row in rows if tool in tools(row)]
+    pairs, turn = [], 0
+    for row in rows:
+        usable = [tool for tool in 'AB' if tool in tools(row)]
+        pairs.append((usable[turn % len(usable)], row))
+        turn += len(usable) > 1
+    return pairs
 
 
 @pytest.fixture(params=['A', 'B'])

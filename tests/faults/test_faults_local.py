@@ -11,7 +11,7 @@ import time
 import pytest
 
 from conftest import ROOT
-from faultkit import NEW, OLD, fill, mount_tmpfs, remount, rig  # noqa: F401  (rig is a fixture)
+from faultkit import NEW, OLD, fill, mount_tmpfs, per_tool, remount, rig  # noqa: F401  (rig is a fixture)
 import needs  # noqa: E402
 
 
@@ -125,10 +125,14 @@ def test_ten_runs_at_once_send_one_update(rig):
     assert rig.content() == NEW and rig.ip_state() == NEW
 
 
-@pytest.mark.parametrize('ids', ['', 'one-line\n', 'a\nb\nc\n', b'\xff\xfe\x00garbage\x00\n\x80\n',
-                                 '<html>\n../../etc/passwd\n', 'stale'],
-                         ids=['0 lines', '1 line', '3 lines', 'binary garbage', 'text garbage',
-                              '2 lines of a deleted record'])
+# each damage with both updaters; under make test with one of them, in turn (faultkit.per_tool)
+DAMAGED_IDS = per_tool([('0 lines', ''), ('1 line', 'one-line\n'), ('3 lines', 'a\nb\nc\n'),
+                        ('binary garbage', b'\xff\xfe\x00garbage\x00\n\x80\n'),
+                        ('text garbage', '<html>\n../../etc/passwd\n'), ('2 lines of a deleted record', 'stale')])
+
+
+@pytest.mark.parametrize('rig, ids', [(tool, ids) for tool, (_, ids) in DAMAGED_IDS], indirect=['rig'],
+                         ids=['%s-%s' % (tool, name) for tool, (name, _) in DAMAGED_IDS])
 def test_damaged_ids_file_is_rebuilt(rig, ids):
     rig.seed()
     writes = 1
@@ -145,9 +149,13 @@ def test_damaged_ids_file_is_rebuilt(rig, ids):
     assert_healed(rig)
 
 
-@pytest.mark.parametrize('text', ['not an ip\n', b'\xff\x00\x81\n', '', '999.1.1.1\n', '2606:4700::1\n',
-                                  '81.2.69.1 81.2.69.1\n' * 500],
-                         ids=['words', 'binary', 'empty', 'out of range', 'wrong family', 'huge'])
+DAMAGED_IP = per_tool([('words', 'not an ip\n'), ('binary', b'\xff\x00\x81\n'), ('empty', ''),
+                       ('out of range', '999.1.1.1\n'), ('wrong family', '2606:4700::1\n'),
+                       ('huge', '81.2.69.1 81.2.69.1\n' * 500)])
+
+
+@pytest.mark.parametrize('rig, text', [(tool, text) for tool, (_, text) in DAMAGED_IP], indirect=['rig'],
+                         ids=['%s-%s' % (tool, name) for tool, (name, _) in DAMAGED_IP])
 def test_damaged_ip_file_falls_back_to_doh(rig, text):
     rig.seed()
     rig.write(rig.ip_name, text)

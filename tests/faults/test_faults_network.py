@@ -3,7 +3,7 @@ updater, checks exit status, message, state files and the record, then heals and
 
 import pytest
 
-from faultkit import NEW, OLD, closed_port, make_rig, rig  # noqa: F401  (rig is a fixture)
+from faultkit import NEW, OLD, closed_port, make_rig, per_tool, rig  # noqa: F401  (rig is a fixture)
 from fakes.base import FakeServer, Reply
 
 
@@ -174,8 +174,9 @@ ROWS = [
 ]
 
 
-# each row only with the updaters it applies to (row.tools): no row is made to be skipped
-APPLIED = [(tool, row) for tool in 'AB' for row in ROWS if tool in row.tools]
+# each row only with the updaters it applies to (row.tools): no row is made to be skipped; under make
+# test with one of them (faultkit.per_tool)
+APPLIED = per_tool(ROWS, lambda row: row.tools)
 
 
 @pytest.mark.parametrize('rig, row', APPLIED, ids=['%s-%s' % pair for pair in APPLIED], indirect=['rig'])

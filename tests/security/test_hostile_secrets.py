@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'faults'))
 
-from faultkit import rig  # noqa: E402,F401  (rig is a fixture)
+from faultkit import per_tool, rig  # noqa: E402,F401  (rig is a fixture)
 
 MARK = 'Zq9Kx7'   # in every form of the secrets below (letters and digits are never escaped)
 SECRETS = {'A': MARK + '/Ak3y+"q\\=&%!*(y)', 'B': MARK + ' Pw "q/\u00fc+%&  z\\t\u2028!x*(\U0001F600)'}
@@ -51,8 +51,14 @@ def cut_short(rig, form):
     rig.fail('zones', 'reply', status=200, text='<html>' + '-' * 184 + form + ' and more text')
 
 
-@pytest.mark.parametrize('where', [in_error_message, in_a_page, cut_short], ids=lambda f: f.__name__)
-@pytest.mark.parametrize('form', FORMS)
+# every form in every place, each with both updaters (their secrets differ); under make test with
+# one of them, in turn (faultkit.per_tool)
+CASES = [(tool, form, where) for tool, (form, where) in
+         per_tool([(form, where) for where in (in_error_message, in_a_page, cut_short) for form in FORMS])]
+
+
+@pytest.mark.parametrize('rig, form, where', CASES, ids=['%s-%s-%s' % (t, f, w.__name__) for t, f, w in CASES],
+                         indirect=['rig'])
 def test_echoed_secret_is_masked_in_every_form(rig, form, where):
     secret = SECRETS[rig.name]
     if rig.name == 'A':
