@@ -425,9 +425,10 @@ def comment_above(lines, line):
 
 def test_the_commands_uci_file_has_one_disabled_sample_section_per_provider(feed):
     """/etc/config/ddkit is written from the registry: `config defaults`, then for each provider a
-    disabled section naming it, with that provider's settings under its own help texts (to fill in,
-    or commented out at their default), and nothing the command would refuse. It parses with the
-    tools' UCI reader (ddkit.uci, which loads what libuci loads); the same file in the SDK build
+    disabled section naming it, with that provider's settings (to fill in, or commented out at their
+    default), under their own help texts in the first section, the others naming the command that
+    prints theirs, and nothing the command would refuse. It parses with the tools' UCI reader
+    (ddkit.uci, which loads what libuci loads); the same file in the SDK build
     (test_sdk_build_installs_what_the_feed_ships)."""
     text = files_of(data_entries(feed, COMMAND_PACKAGE)[1])['./etc/config/ddkit'].decode()
     sections = commands_uci_file(text)
@@ -442,11 +443,13 @@ def test_the_commands_uci_file_has_one_disabled_sample_section_per_provider(feed
         assert set(options) <= common | {s.name for s in provider.SETTINGS}, options
         # which package it needs: a preset's is its protocol's
         assert '\n# provider %s (package ddkit-%s): ' % (name, registry.module_name(name)) in text
+        first = name == registry.PROVIDERS[0]
+        assert first or '\n# its settings, what each means: ddkit --provider %s --help\n' % name in text
         for setting in provider.SETTINGS:
             # a setting of several values is a UCI list (headers, ip_lookup_url)
             line = "\t%s %s ''" % ('list' if setting.repeat else 'option', setting.name) if setting.default is None \
                 else '\t#option %s %s' % (setting.name, quoted(setting.default))
-            assert line in lines and comment_above(lines, line) == setting.help, (name, setting.name)
+            assert line in lines and comment_above(lines, line) == (setting.help if first else ''), (name, setting.name)
     assert text.count('\nconfig ') == 1 + len(registry.PROVIDERS)
 
 

@@ -52,10 +52,10 @@ LAN_V6, NEIGH_V6, NEIGH_OTHER = '240e::1a2b:3c4d:5e6f:7890', '240e::216:3eff:fe4
 SEEN, SEEN_NEXT = '81.2.69.10', '81.2.69.11'   # what the loopback lookup answers
 MiB = 1024.0
 KB = 1000                            # size budgets in the stricter reading: 160 KB = 160,000 bytes
-SINGLE_BUDGET, IPK_BUDGET = 160 * KB, 32 * KB   # a single file (dist/<tool>.py), an .ipk
+SINGLE_BUDGET, IPK_BUDGET = 160 * KB, 34 * KB   # a single file (dist/<tool>.py), an .ipk
 # what a router with the command and one provider installs, every package together (not the optional
-# ddkit-notify and ddkit-proxy): 250.4 KB with the largest provider (BENCHMARKS.md says why not 230 KB)
-ROUTER_BUDGET = 255 * KB
+# ddkit-notify and ddkit-proxy): 259.2 KB with the largest provider (BENCHMARKS.md says why not 255 KB)
+ROUTER_BUDGET = 262 * KB
 RECORDS = 10                         # the records of the --all rows
 MANY = 100                           # the records of the rows of how a run grows
 PAGE_RECORDS = 20                    # the records of the LuCI page's status rows

@@ -27,10 +27,11 @@ HEAD = '''\
 # section may override it (a provider's settings in the defaults section are left alone by the
 # records of other providers). A record runs only when its provider's package is installed:
 #   opkg install ddkit-<provider>     (OpenWrt 25.12 and later: apk add ddkit-<provider>)
-# Below, one sample section per provider: fill in its settings, set enabled to 1, then
-# `uci commit ddkit` (or /etc/init.d/ddkit reload): the service runs every enabled section in one
-# run (`ddkit --all`). Options other than enabled, interface and interval are the settings under the
-# same names as `ddkit --help` shows; check them with
+# Below, one sample section per provider (the first says what each setting means, the others where
+# theirs are said): fill in its settings, set enabled to 1, then `uci commit ddkit` (or
+# /etc/init.d/ddkit reload): the service runs every enabled section in one run (`ddkit --all`).
+# Options other than enabled, interface and interval are the settings under the same names as
+# `ddkit --help` shows; check them with
 #   ddkit --all --check
 # This file holds credentials: keep it mode 0600.
 
@@ -94,13 +95,17 @@ def comment(text):
 
 def uci_file():
     """/etc/config/ddkit as the package ddkit-command installs it: the defaults section, then one
-    disabled sample section per provider: its settings, each under its own help text (those without
-    a default as empty options to fill in, the others commented out at their default)."""
+    disabled sample section per provider: its settings (those without a default as empty options to
+    fill in, the others commented out at their default), each under its own help text in the first
+    section; the others say where their help is (it would be most of the file, on every router,
+    whichever provider it runs)."""
     lines = [HEAD.rstrip('\n')]
     for at, (name, package, provider) in enumerate(providers()):
         first = at == 0
         about = 'provider %s (package %s): %s' % (name, package, provider.SUMMARY)
         lines += [''] + ['# ' + line for line in textwrap.wrap(about, WIDTH - 2, break_on_hyphens=False)]
+        if not first:
+            lines.append('# its settings, what each means: ddkit --provider %s --help' % name)
         lines += ["config %s '%s'" % (COMMAND, name), "\toption enabled '0'",
                   '\toption provider %s' % quoted(name)]
         for about, name, value in SERVICE:
@@ -108,7 +113,7 @@ def uci_file():
         for setting in provider.SETTINGS:
             kind = 'list' if setting.repeat else 'option'
             defaults = setting.default if isinstance(setting.default, (list, tuple)) else [setting.default]
-            lines += comment(setting.help)
+            lines += comment(setting.help) if first else []
             lines += ['\t#%s %s %s' % (kind, setting.name, quoted(value)) for value in defaults] \
                 if setting.default not in (None, '', [], ()) else ["\t%s %s ''" % (kind, setting.name)]
         for about, name, value in RECORD:

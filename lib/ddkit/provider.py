@@ -69,21 +69,22 @@ def declaration(name, settings, noun='record', required=None, urls=('base_url',)
     return 'ddkit_' + name, state_files(name, ids, **own), required, urls, noun
 
 
-def secret_setting(name, help, check=None):
+def secret_setting(name, help, check=None, label=None):
     """A credential's setting (a token, a password, a key's secret): its value is masked in every
-    message; check: its check, ddkit.settings.check_header (one header's value) unless given."""
+    message; check: its check, ddkit.settings.check_header (one header's value) unless given; label:
+    what a form calls it (ddkit.settings.Setting)."""
     from ddkit.settings import Setting, check_header
-    return Setting(name, help=help, secret=True, check=check or check_header)
+    return Setting(name, help=help, secret=True, check=check or check_header, label=label)
 
 
-def url_setting(default, help=None, api_path='', name='base_url'):
+def url_setting(default, help=None, api_path='', name='base_url', label=None):
     """The setting of the API's base URL, scheme and host (ddkit.settings.api_base_url: api_path, the
     path the provider's documents write it with, is taken off; the tool adds it to every call), its
     help saying so unless given."""
     from ddkit.settings import Setting, api_base_url
     help = help or ('API base URL (a trailing %s, as the provider\'s documents write it, is taken off: the tool '
                     'adds it)' % api_path)
-    return Setting(name, default, help=help, check=api_base_url(api_path))
+    return Setting(name, default, help=help, check=api_base_url(api_path), label=label)
 
 
 class ProviderSession:
@@ -487,7 +488,8 @@ def tc3_settings(endpoint, help):
     """The settings of a provider of Tencent Cloud API 3.0: an API key's SecretId and SecretKey, and the
     endpoint (its default and help)."""
     from ddkit.settings import Setting, check_header
-    return [Setting('secret_id', help='SecretId of a Tencent Cloud API key (AKID...)', check=check_header),
+    return [Setting('secret_id', help='SecretId of a Tencent Cloud API key (AKID...)', check=check_header,
+                    label='SecretId'),
             secret_setting('secret_key', 'SecretKey of that API key'), url_setting(endpoint, help)]
 
 

@@ -43,19 +43,19 @@ PROVIDERS = (
     'westcn',         # West.cn 西部数码 domain DNS (API v2, md5 token of the API password)
     'namesilo',       # NameSilo API (an API key in the query string)
     'porkbun',        # Porkbun API v3 (API key and secret in a JSON body)
-    Preset('noip', 'dyndns2', 'Tell No-IP this host\'s public IP for one of its host names (dyndns2).',
+    Preset('noip', 'dyndns2', 'Tell No-IP this host\'s IP for one of its host names (dyndns2)',
            server='https://dynupdate.no-ip.com',
            FIXES={'badauth': 'the user name or password is wrong: check username (the account\'s e-mail or '
                              'user name, or a DDNS key\'s user name) and password (the account\'s, or that '
                              'DDNS key\'s)'}),
     # Dynu takes each family in a field of its own, and "no" leaves the other one as it is
-    Preset('dynu', 'dyndns2', 'Tell Dynu this host\'s public IP for one of its host names (dyndns2).',
+    Preset('dynu', 'dyndns2', 'Tell Dynu this host\'s IP for one of its host names (dyndns2)',
            server='https://api.dynu.com', ADDRESS_QUERY={'A': 'myip=%s&myipv6=no', 'AAAA': 'myip=no&myipv6=%s'},
            FIXES={'badauth': 'the user name or password is wrong: check username (Dynu\'s user name, shown in its '
                              'control panel) and password (the account\'s, or its IP update password)'}),
     # Hurricane Electric logs a record in as itself: the user name is the host name, so not required
-    Preset('he', 'dyndns2', 'Tell Hurricane Electric\'s free DNS (dns.he.net) this host\'s public IP for one '
-           'record (dyndns2).', server='https://dyn.dns.he.net', REQUIRED=('password',),
+    Preset('he', 'dyndns2', 'Tell Hurricane Electric\'s dns.he.net this host\'s IP (dyndns2)',
+           server='https://dyn.dns.he.net', REQUIRED=('password',),
            FIXES={'badauth': 'the host name and key do not match: password is that record\'s dynamic DNS key '
                              '(dns.he.net: the record\'s DDNS key), and username, when set, the host name '
                              'itself (as record_name)',

@@ -21,7 +21,7 @@ from ddkit.provider import (Exists, Record, Stale, Zone, account_zones as every_
 from ddkit.settings import Setting
 
 NAME = 'alidns'
-SUMMARY = 'Keep one A or AAAA record at Alibaba Cloud DNS (Alidns API, AccessKey) equal to this host\'s public IP.'
+SUMMARY = 'Keep an A or AAAA record at Alibaba Cloud DNS (Alidns API)'
 SETTINGS = [
     Setting('access_key_id', help='AccessKey ID of a RAM user allowed to change the domain\'s records',
             check=lambda v: check_key(v)),

@@ -24,7 +24,7 @@ from ddkit.provider import (ALIBABA_NONCE_USED, Record, Stale, alibaba_answer, a
 from ddkit.settings import Setting, check_header
 
 NAME = 'aliesa'
-SUMMARY = 'Keep one A or AAAA record of an Alibaba Cloud ESA site (API 2024-09-10) equal to this host\'s public IP.'
+SUMMARY = 'Keep an A or AAAA record of an Alibaba Cloud ESA site'
 SETTINGS = [
     Setting('access_key_id', help='AccessKey ID of a RAM user allowed to change the ESA site\'s records',
             check=check_header),

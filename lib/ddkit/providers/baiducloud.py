@@ -24,8 +24,7 @@ from ddkit.provider import (PAGE, PAGES, Record, Stale, Zone, declaration, host_
 from ddkit.settings import Setting, check_header
 
 NAME = 'baiducloud'
-SUMMARY = ('Keep one A or AAAA record at Baidu AI Cloud DNS (API v1, AccessKey) equal to this host\'s public '
-           'IP.')
+SUMMARY = 'Keep an A or AAAA record at Baidu AI Cloud DNS (API v1)'
 API_PATH = '/v1/dns'
 SETTINGS = [
     Setting('access_key_id', help='Access Key ID of an IAM user allowed to change the zone\'s records',

@@ -13,11 +13,12 @@ from ddkit.settings import Setting, check_header
 
 NAME = 'cloudflare'
 STEM = 'updater_a'                       # its lock and log files' prefix: the seed tool's name
-SUMMARY = 'Keep one A or AAAA record at DNS provider A (API v4) equal to this host\'s public IP.'
+SUMMARY = 'Keep an A or AAAA record at DNS provider A (API v4)'
 API_PATH = '/client/v4'
 SETTINGS = [
-    Setting('auth_email', help='account e-mail (with auth_key)', short='-u', check=check_header),
-    Setting('auth_key', help='global API key', short='-k', secret=True, check=check_header),
+    Setting('auth_email', help='account e-mail (with auth_key)', short='-u', check=check_header,
+            label='Account e-mail'),
+    Setting('auth_key', help='global API key', short='-k', secret=True, check=check_header, label='Global API key'),
     secret_setting('api_token', 'API token, sent as Authorization: Bearer (instead of e-mail + key)'),
     url_setting('https://api.cloudflare.com', api_path=API_PATH),
 ]

@@ -20,7 +20,7 @@ from ddkit.provider import (Record, Stale, declaration, relative_name, safe_id, 
 from ddkit.settings import Setting, check_text
 
 NAME = 'cloudns'
-SUMMARY = 'Keep one A or AAAA record at ClouDNS (HTTP API) equal to this host\'s public IP.'
+SUMMARY = 'Keep an A or AAAA record at ClouDNS (HTTP API)'
 # how auth_id names the API user: its digits alone (auth-id), or a sub-user by id or by name
 SUB_ID, SUB_USER = 'sub-auth-id:', 'sub-auth-user:'
 

@@ -20,7 +20,7 @@ from ddkit.provider import (ProviderSession, Zone, declaration, relative_name, s
                             zone_by_name as choose_zone)
 
 NAME = 'desec'
-SUMMARY = 'Keep one A or AAAA record at deSEC (API v1, RRsets) equal to this host\'s public IP.'
+SUMMARY = 'Keep an A or AAAA record at deSEC (API v1, RRsets)'
 API_PATH = '/api/v1'
 SETTINGS = [
     secret_setting('api_token', 'a deSEC API token (Token Management, or POST auth/tokens/)'),

@@ -18,7 +18,7 @@ from ddkit.provider import (PAGE, PAGES, Record, Stale, Zone, account_zones as e
                             relative_name, tc3_fixes, tc3_refused, tc3_settings, whole_zone)
 
 NAME = 'dnspod'
-SUMMARY = 'Keep one A or AAAA record at DNSPod (Tencent Cloud API 3.0) equal to this host\'s public IP.'
+SUMMARY = 'Keep an A or AAAA record at DNSPod (Tencent Cloud API 3.0)'
 SETTINGS = tc3_settings('https://dnspod.tencentcloudapi.com', 'Tencent Cloud API endpoint of DNSPod')
 STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 VERSION = '2021-03-23'

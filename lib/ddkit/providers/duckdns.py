@@ -14,7 +14,7 @@ from ddkit.provider import declaration, secret_setting, url_setting
 from ddkit.settings import check_text
 
 NAME = 'duckdns'
-SUMMARY = 'Tell DuckDNS (duckdns.org) this host\'s public IP for one of its domains.'
+SUMMARY = 'Tell DuckDNS (duckdns.org) this host\'s IP for one domain'
 UPDATE_PATH = '/update'
 SETTINGS = [
     secret_setting('token', 'the account\'s token, shown at duckdns.org when logged in', check=check_text),

@@ -21,7 +21,7 @@ from ddkit.provider import declaration, secret_setting, url_setting
 from ddkit.settings import Setting, check_text
 
 NAME = 'dyndns2'
-SUMMARY = 'Tell a service that speaks dyndns2 (DynDNS and others) this host\'s public IP for one host name.'
+SUMMARY = 'Tell a dyndns2 service (DynDNS and others) this host\'s IP'
 UPDATE_PATH = '/nic/update'
 SETTINGS = [
     Setting('username', help='account user name (some services: the host name)', check=check_text),

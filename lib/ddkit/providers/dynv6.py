@@ -15,7 +15,7 @@ from ddkit import Failure
 from ddkit.provider import Record, Stale, Zone, declaration, relative_name, safe_id, secret_setting, url_setting
 
 NAME = 'dynv6'
-SUMMARY = 'Keep one A or AAAA record at dynv6 (REST API, HTTP token) equal to this host\'s public IP.'
+SUMMARY = 'Keep an A or AAAA record at dynv6 (REST API)'
 API_PATH = '/api/v2'
 SETTINGS = [
     secret_setting('api_token', 'dynv6 HTTP token (the keys page: HTTP Tokens), for every zone or the record\'s '

@@ -18,7 +18,7 @@ https://cloud.tencent.com/document/product/1552/80729 (error codes)
 from ddkit.provider import Record, Stale, declaration, listing, safe_id, tc3_fixes, tc3_refused, tc3_settings
 
 NAME = 'edgeone'
-SUMMARY = 'Keep one A or AAAA record of a Tencent Cloud EdgeOne site (TEO API 3.0) equal to this host\'s public IP.'
+SUMMARY = 'Keep an A or AAAA record of a Tencent Cloud EdgeOne site'
 SETTINGS = tc3_settings('https://teo.tencentcloudapi.com', 'Tencent Cloud API endpoint of EdgeOne (the international '
                         'site: https://teo.intl.tencentcloudapi.com)')
 STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)

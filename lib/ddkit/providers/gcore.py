@@ -18,7 +18,7 @@ from ddkit.provider import (ProviderSession, declaration, listing, secret_settin
                             zone_by_name as choose_zone)
 
 NAME = 'gcore'
-SUMMARY = 'Keep one A or AAAA record at Gcore DNS (API v2, RRsets) equal to this host\'s public IP.'
+SUMMARY = 'Keep an A or AAAA record at Gcore DNS (API v2, RRsets)'
 API_PATH = '/dns/v2'
 SETTINGS = [
     secret_setting('api_token', 'a permanent API token (Gcore Customer Portal: Profile > API tokens)'),

@@ -21,18 +21,17 @@ from ddkit.settings import Setting, check_header, check_text
 
 NAME = 'huaweicloud'
 STEM = 'updater_b'                       # its lock and log files' prefix: the seed tool's name
-SUMMARY = ('Keep one A or AAAA recordset at cloud provider B (IAM token, DNS v2) equal to this host\'s '
-           'public IP.')
+SUMMARY = 'Keep an A or AAAA recordset at cloud provider B (DNS v2)'
 SETTINGS = [
     Setting('username', help='account user name (also the user\'s domain name)', check=check_text),
     secret_setting('password', 'account password', check=check_text),
     Setting('project_name', help='region project name in the token scope, e.g. cn-north-4',
             check=check_text),
     Setting('access_key', help='access key ID (AK): with secret_key, requests are signed instead of '
-            'using username, password and project_name', check=check_header),
-    secret_setting('secret_key', 'secret access key (SK) of access_key'),
-    url_setting('https://iam.myhuaweicloud.com', 'IAM base URL (token)', name='auth_url'),
-    url_setting('https://dns.myhuaweicloud.com', 'DNS API base URL', name='dns_url'),
+            'using username, password and project_name', check=check_header, label='Access key ID (AK)'),
+    secret_setting('secret_key', 'secret access key (SK) of access_key', label='Secret access key (SK)'),
+    url_setting('https://iam.myhuaweicloud.com', 'IAM base URL (token)', name='auth_url', label='IAM URL'),
+    url_setting('https://dns.myhuaweicloud.com', 'DNS API base URL', name='dns_url', label='DNS API URL'),
 ]
 FILES = {'ip_file': '.hw-wan_ip_%s.txt', 'ids_file': '.hw-id_%s.txt', 'auth_file': '.hw-token_%s.txt'}
 REQUIRED = ()                 # the credentials: missing_credentials

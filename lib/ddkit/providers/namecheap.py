@@ -17,7 +17,7 @@ from ddkit.provider import declaration, secret_setting, url_setting
 from ddkit.settings import check_text
 
 NAME = 'namecheap'
-SUMMARY = 'Tell Namecheap\'s Dynamic DNS this host\'s public IPv4 address for one host of a domain.'
+SUMMARY = 'Tell Namecheap\'s Dynamic DNS this host\'s IPv4 for one host'
 UPDATE_PATH = '/update'
 SETTINGS = [
     secret_setting('password', 'the domain\'s Dynamic DNS password (Namecheap: Domain List > Manage > Advanced '

@@ -17,7 +17,7 @@ from ddkit.provider import (PAGE, Record, Stale, declaration, listing, number, r
 from ddkit.settings import Setting, check_header
 
 NAME = 'namecom'
-SUMMARY = 'Keep one A or AAAA record at Name.com (core API, user name and API token) equal to this host\'s public IP.'
+SUMMARY = 'Keep an A or AAAA record at Name.com (core API)'
 API_PATH = '/core/v1'
 SETTINGS = [
     Setting('username', help='the Name.com account\'s user name (the one its API tokens are made for; with '

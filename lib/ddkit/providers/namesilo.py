@@ -17,7 +17,7 @@ from ddkit.provider import (Record, Stale, declaration, number, relative_name, s
                             zone_by_name as choose_zone)
 
 NAME = 'namesilo'
-SUMMARY = 'Keep one A or AAAA record at NameSilo (API key) equal to this host\'s public IP.'
+SUMMARY = 'Keep an A or AAAA record at NameSilo (API key)'
 API_PATH = '/api'
 SETTINGS = [
     secret_setting('api_key', 'API key from the API Manager of the NameSilo account'),

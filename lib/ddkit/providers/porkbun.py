@@ -17,7 +17,7 @@ from ddkit.provider import (Record, Stale, declaration, listing, number, relativ
                             url_setting, zone_by_name as choose_zone)
 
 NAME = 'porkbun'
-SUMMARY = 'Keep one A or AAAA record at Porkbun (API v3, API key and secret) equal to this host\'s public IP.'
+SUMMARY = 'Keep an A or AAAA record at Porkbun (API v3)'
 API_PATH = '/api/json/v3'
 SETTINGS = [
     secret_setting('api_key', 'API key (pk1_...) of the Porkbun account'),

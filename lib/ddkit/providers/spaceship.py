@@ -20,8 +20,7 @@ from ddkit.provider import (Record, Stale, declaration, listing, relative_name, 
                             url_setting, zone_by_name as choose_zone)
 
 NAME = 'spaceship'
-SUMMARY = ('Keep one A or AAAA record at Spaceship (DNS records API, API key and secret) equal to this host\'s '
-           'public IP.')
+SUMMARY = 'Keep an A or AAAA record at Spaceship (DNS records API)'
 API_PATH = '/api/v1'
 SETTINGS = [
     secret_setting('api_key', 'API key from the Spaceship API Manager, with the dnsrecords:read and '

@@ -24,8 +24,7 @@ from ddkit.provider import (PAGE, Exists, Record, Stale, Zone, declaration, host
 from ddkit.settings import Setting, check_header
 
 NAME = 'volcengine'
-SUMMARY = ('Keep one A or AAAA record at Volcengine TrafficRoute DNS (OpenAPI 2018-08-01, AccessKey) equal to '
-           'this host\'s public IP.')
+SUMMARY = 'Keep an A or AAAA record at Volcengine TrafficRoute DNS'
 SETTINGS = [
     Setting('access_key_id', help='Access Key ID of an IAM user allowed to change the zone\'s records',
             check=check_header),

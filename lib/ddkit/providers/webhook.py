@@ -16,7 +16,7 @@ from ddkit.provider import declaration, secret_setting
 from ddkit.settings import Setting, Withheld, check_url
 
 NAME = 'webhook'
-SUMMARY = 'Tell any HTTP endpoint (a webhook) this host\'s public IP with a request you describe.'
+SUMMARY = 'Tell any HTTP endpoint (a webhook) this host\'s public IP'
 # the current IP, record_name (its xn-- form), A or AAAA, the operator line ('' for a record without lines)
 PLACEHOLDERS = ('ip', 'name', 'type', 'line')
 METHODS = ('GET', 'POST', 'PUT', 'PATCH')
@@ -221,12 +221,13 @@ SETTINGS = [
             'are never sent twice by a retry', check=check_method, choices=METHODS),
     Setting('body', help='the request\'s body: JSON when it starts with { or [ (placeholders as JSON strings), '
             'else a form, name=value&... (placeholders percent-encoded)', check=check_body),
-    Setting('headers', help='headers to send, "Name: value" each (repeat the flag; a UCI list; blanks '
-            'separate them elsewhere: write Name:value); no credential here', check=check_headers,
+    Setting('headers', help='headers to send, "Name: value" each (where blanks separate values, write '
+            'Name:value); no credential here', check=check_headers,
             repeat=True, metavar='HEADER'),
     secret_setting('bearer_token', 'sent as Authorization: Bearer <token>'),
     Setting('header_secret', help='one header holding a credential, "Name: value" (X-Api-Key: ..., '
-            'Authorization: Basic ...): kept out of logs', secret=True, check=check_header_secret),
+            'Authorization: Basic ...): kept out of logs', secret=True, check=check_header_secret,
+            label='Secret header'),
 ]
 # url is the one URL setting: --check verifies TLS with its host (placeholders never stand there)
 STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS, required=('url',), urls=('url',), ids=False)

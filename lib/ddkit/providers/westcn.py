@@ -20,7 +20,7 @@ from ddkit.provider import (PAGES, Record, Stale, declaration, number, relative_
 from ddkit.settings import Setting
 
 NAME = 'westcn'
-SUMMARY = 'Keep one A or AAAA record at West.cn 西部数码 (API v2, API password) equal to this host\'s public IP.'
+SUMMARY = 'Keep an A or AAAA record at West.cn 西部数码 (API v2)'
 API_PATH = '/api/v2'
 SETTINGS = [
     Setting('username', help='user name (member ID) of the West.cn account', check=lambda v: check_ascii(v)),
