@@ -77,6 +77,42 @@ def secret_setting(name, help, check=None, label=None):
     return Setting(name, help=help, secret=True, check=check or check_header, label=label)
 
 
+def key_pair(key_id, id_help, secret, secret_help, check=None, label=None):
+    """The settings of an access key: its ID (key_id, shown; label: what a form calls it) and its
+    secret (masked), each checked by check (ddkit.settings.check_header unless given)."""
+    from ddkit.settings import Setting, check_header
+    return [Setting(key_id, help=id_help, check=check or check_header, label=label),
+            secret_setting(secret, secret_help, check=check)]
+
+
+def printable_ascii(shown_by):
+    """The check of a key or password that is signed or hashed as the provider's console shows it
+    (shown_by): printable ASCII with no spaces, so that its bytes are the same in every encoding."""
+    def check(value):
+        if not value or any(not 32 < ord(c) < 127 for c in value):
+            raise ValueError('must be printable ASCII with no spaces, as %s shows it' % shown_by)
+        return value
+    return check
+
+
+def site_fixes(lister, key, user, actions):
+    """The fixes of the refusals of an API whose zones are sites (a CDN's): (the key may not change the
+    site's records, the site is not the key's account's). lister: the console listing the sites; key:
+    what the credential is called; user: whose policy grants it; actions: the ones a run calls, as a
+    policy names them (esa:ListSites)."""
+    permission = 'grant the %s access to the site\'s DNS records: a policy allowing %s and %s' % (
+        user, ', '.join(actions[:-1]), actions[-1])
+    site = 'check zone_name (the site as %s lists it, e.g. example.com) and that the %s belongs to the site\'s ' \
+        'account' % (lister, key)
+    return permission, site
+
+
+def token_settings(token_help, default, url_help=None, api_path=''):
+    """The settings of an API that takes one token: api_token (masked), and the base URL (its
+    default, help and API path: url_setting)."""
+    return [secret_setting('api_token', token_help), url_setting(default, url_help, api_path)]
+
+
 def url_setting(default, help=None, api_path='', name='base_url', label=None):
     """The setting of the API's base URL, scheme and host (ddkit.settings.api_base_url: api_path, the
     path the provider's documents write it with, is taken off; the tool adds it to every call), its
@@ -487,10 +523,8 @@ def canonical_query(params):
 def tc3_settings(endpoint, help):
     """The settings of a provider of Tencent Cloud API 3.0: an API key's SecretId and SecretKey, and the
     endpoint (its default and help)."""
-    from ddkit.settings import Setting, check_header
-    return [Setting('secret_id', help='SecretId of a Tencent Cloud API key (AKID...)', check=check_header,
-                    label='SecretId'),
-            secret_setting('secret_key', 'SecretKey of that API key'), url_setting(endpoint, help)]
+    return key_pair('secret_id', 'SecretId of a Tencent Cloud API key (AKID...)', 'secret_key',
+                    'SecretKey of that API key', label='SecretId') + [url_setting(endpoint, help)]
 
 
 def tc3_fixes(permission):

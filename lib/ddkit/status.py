@@ -19,7 +19,6 @@ The keys --status --json prints are documented in docs/status.md and kept stable
 """
 
 import os
-import os
 import time
 
 from ddkit import CREATED, FAILED, FIELDS, NO_IP, REMOVED, UNCHANGED, UPDATED, decimal

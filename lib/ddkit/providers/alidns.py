@@ -16,18 +16,14 @@ import time
 
 from ddkit import Failure
 from ddkit.provider import (Exists, Record, Stale, Zone, account_zones as every_zone, alibaba_answer, alibaba_fixes,
-                            canonical_query, declaration, listing, relative_name, safe_id, secret_setting, url_setting,
-                            zone_by_name as choose_zone)
-from ddkit.settings import Setting
+                            canonical_query, declaration, key_pair, listing, printable_ascii, relative_name, safe_id,
+                            url_setting, zone_by_name as choose_zone)
 
 NAME = 'alidns'
 SUMMARY = 'Keep an A or AAAA record at Alibaba Cloud DNS (Alidns API)'
-SETTINGS = [
-    Setting('access_key_id', help='AccessKey ID of a RAM user allowed to change the domain\'s records',
-            check=lambda v: check_key(v)),
-    secret_setting('access_key_secret', 'its AccessKey secret', check=lambda v: check_key(v)),
-    url_setting('https://alidns.aliyuncs.com', 'API endpoint (scheme and host)'),
-]
+SETTINGS = key_pair('access_key_id', 'AccessKey ID of a RAM user allowed to change the domain\'s records',
+                    'access_key_secret', 'its AccessKey secret', check=printable_ascii('the RAM console')) + [
+    url_setting('https://alidns.aliyuncs.com', 'API endpoint (scheme and host)')]
 STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 VERSION = '2015-01-09'       # the API version every request names
 METHOD = 'POST'              # what the official SDK's Alidns requests use, every parameter in the query
@@ -59,12 +55,6 @@ FIXES = {   # what to do about the API's error codes users meet (docs/providers.
     'SubDomainInvalid.Value': 'record_name must be a valid name inside zone_name',
 }
 
-
-def check_key(value):
-    """An AccessKey ID or secret as the RAM console shows it: printable ASCII, no spaces."""
-    if not value or any(not 32 < ord(c) < 127 for c in value):
-        raise ValueError('must be printable ASCII with no spaces, as the RAM console shows it')
-    return value
 
 
 def account(cfg):

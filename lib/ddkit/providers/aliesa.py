@@ -20,18 +20,14 @@ import time
 
 from ddkit import Failure
 from ddkit.provider import (ALIBABA_NONCE_USED, Record, Stale, alibaba_answer, alibaba_fixes, canonical_query,
-                            declaration, host_header, listing, safe_id, secret_setting, url_setting)
-from ddkit.settings import Setting, check_header
+                            declaration, host_header, key_pair, listing, safe_id, site_fixes, url_setting)
 
 NAME = 'aliesa'
 SUMMARY = 'Keep an A or AAAA record of an Alibaba Cloud ESA site'
-SETTINGS = [
-    Setting('access_key_id', help='AccessKey ID of a RAM user allowed to change the ESA site\'s records',
-            check=check_header),
-    secret_setting('access_key_secret', 'its AccessKey secret'),
+SETTINGS = key_pair('access_key_id', 'AccessKey ID of a RAM user allowed to change the ESA site\'s records',
+                    'access_key_secret', 'its AccessKey secret') + [
     url_setting('https://esa.cn-hangzhou.aliyuncs.com', 'ESA API endpoint (scheme and host, '
-                'https://esa.<region>.aliyuncs.com)'),
-]
+                'https://esa.<region>.aliyuncs.com)')]
 STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 VERSION = '2024-09-10'       # the API version every request names
 ALGORITHM = 'ACS3-HMAC-SHA256'
@@ -46,10 +42,8 @@ SITE_PAGES = 4               # an account of more sites than that names its zone
 NOT_ABOUT_THE_RECORD = ('InvalidAccessKeyId', 'SignatureDoesNotMatch', 'IncompleteSignature', 'InvalidTimeStamp',
                         ALIBABA_NONCE_USED, 'Forbidden', 'NoPermission', 'Throttling', 'InternalError',
                         'ServiceUnavailable')
-PERMISSION = ('the RAM user may not change the site\'s DNS records: grant it a policy allowing esa:ListSites, '
-              'esa:ListRecords, esa:GetRecord, esa:CreateRecord and esa:UpdateRecord')
-SITE = ('check zone_name (the site as ESA lists it, e.g. example.com) and that the AccessKey belongs to the site\'s '
-        'account')
+PERMISSION, SITE = site_fixes('ESA', 'AccessKey', 'RAM user', ('esa:ListSites', 'esa:ListRecords', 'esa:GetRecord',
+                                                                 'esa:CreateRecord', 'esa:UpdateRecord'))
 FIXES = {   # what to do about the API's error codes users meet (docs/providers.md)
     **alibaba_fixes(PERMISSION),
     'NoPermission': PERMISSION,

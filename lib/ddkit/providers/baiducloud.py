@@ -19,19 +19,15 @@ import os
 import time
 
 from ddkit import Failure
-from ddkit.provider import (PAGE, PAGES, Record, Stale, Zone, declaration, host_header, listing,
-                            relative_name, safe_id, secret_setting, url_setting, zone_by_name as choose_zone)
-from ddkit.settings import Setting, check_header
+from ddkit.provider import (PAGE, PAGES, Record, Stale, Zone, declaration, host_header, key_pair, listing,
+                            relative_name, safe_id, url_setting, zone_by_name as choose_zone)
 
 NAME = 'baiducloud'
 SUMMARY = 'Keep an A or AAAA record at Baidu AI Cloud DNS (API v1)'
 API_PATH = '/v1/dns'
-SETTINGS = [
-    Setting('access_key_id', help='Access Key ID of an IAM user allowed to change the zone\'s records',
-            check=check_header),
-    secret_setting('secret_access_key', 'its Secret Access Key'),
-    url_setting('https://dns.baidubce.com', 'DNS API endpoint (scheme and host)', API_PATH),
-]
+SETTINGS = key_pair('access_key_id', 'Access Key ID of an IAM user allowed to change the zone\'s records',
+                    'secret_access_key', 'its Secret Access Key') + [
+    url_setting('https://dns.baidubce.com', 'DNS API endpoint (scheme and host)', API_PATH)]
 STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 EXPIRES = 1800                           # seconds a signature is valid (what the official SDK signs with)
 SIGNED_HEADERS = 'host;x-bce-date'

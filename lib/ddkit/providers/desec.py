@@ -16,16 +16,14 @@ https://desec.readthedocs.io/en/latest/auth/tokens.html
 """
 
 from ddkit import Failure
-from ddkit.provider import (ProviderSession, Zone, declaration, relative_name, secret_setting, url_setting,
+from ddkit.provider import (ProviderSession, Zone, declaration, relative_name, token_settings,
                             zone_by_name as choose_zone)
 
 NAME = 'desec'
 SUMMARY = 'Keep an A or AAAA record at deSEC (API v1, RRsets)'
 API_PATH = '/api/v1'
-SETTINGS = [
-    secret_setting('api_token', 'a deSEC API token (Token Management, or POST auth/tokens/)'),
-    url_setting('https://desec.io', api_path=API_PATH),
-]
+SETTINGS = token_settings('a deSEC API token (Token Management, or POST auth/tokens/)', 'https://desec.io',
+                          api_path=API_PATH)
 STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 SEVERAL = True    # no resolution lines; an RRset holds several addresses: each line's is one of them
 DEFAULT_TTL = 3600    # the minimum TTL of a domain whose answer does not say it (deSEC's default)

@@ -12,17 +12,14 @@ https://dynv6.com/docs/apis (HTTP tokens)
 """
 
 from ddkit import Failure
-from ddkit.provider import Record, Stale, Zone, declaration, relative_name, safe_id, secret_setting, url_setting
+from ddkit.provider import Record, Stale, Zone, declaration, relative_name, safe_id, token_settings
 
 NAME = 'dynv6'
 SUMMARY = 'Keep an A or AAAA record at dynv6 (REST API)'
 API_PATH = '/api/v2'
-SETTINGS = [
-    secret_setting('api_token', 'dynv6 HTTP token (the keys page: HTTP Tokens), for every zone or the record\'s '
-                   'zone'),
-    url_setting('https://dynv6.com', 'API base URL, scheme and host (a trailing /api/v2 is taken off: the tool adds '
-                'it)', API_PATH),
-]
+SETTINGS = token_settings('dynv6 HTTP token (the keys page: HTTP Tokens), for every zone or the record\'s zone',
+                          'https://dynv6.com', 'API base URL, scheme and host (a trailing /api/v2 is taken off: the '
+                          'tool adds it)', API_PATH)
 STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 APEX = 'apex'                            # the ids file's record id of the zone's own address
 FIELDS = {'A': 'ipv4address', 'AAAA': 'ipv6prefix'}   # the zone's field of its own address, by family

@@ -15,7 +15,8 @@ https://cloud.tencent.com/document/api/1552/80713 (DescribeZones),
 https://cloud.tencent.com/document/product/1552/80729 (error codes)
 """
 
-from ddkit.provider import Record, Stale, declaration, listing, safe_id, tc3_fixes, tc3_refused, tc3_settings
+from ddkit.provider import (Record, Stale, declaration, listing, safe_id, site_fixes, tc3_fixes, tc3_refused,
+                            tc3_settings)
 
 NAME = 'edgeone'
 SUMMARY = 'Keep an A or AAAA record of a Tencent Cloud EdgeOne site'
@@ -38,10 +39,8 @@ ZONE_GONE = {'InvalidParameter.ZoneNotFound', 'InvalidParameterValue.ZoneNotFoun
 NOTHING = 'ResourceNotFound'             # a listing or a record that is not there
 # the refusals that say nothing about the record (credentials, permission, rate): no second look
 NOT_ABOUT_THE_RECORD = ('AuthFailure', 'UnauthorizedOperation', 'RequestLimitExceeded', 'InternalError')
-PERMISSION = ('grant the key\'s CAM user access to the site\'s DNS records (a policy allowing teo:DescribeZones, '
-              'teo:DescribeDnsRecords, teo:CreateDnsRecord and teo:ModifyDnsRecords)')
-SITE = ('check zone_name (the site as EdgeOne lists it, e.g. example.com) and that the key belongs to the '
-        'site\'s account')
+PERMISSION, SITE = site_fixes('EdgeOne', 'key', 'key\'s CAM user', ('teo:DescribeZones', 'teo:DescribeDnsRecords',
+                                                                      'teo:CreateDnsRecord', 'teo:ModifyDnsRecords'))
 FIXES = {   # what to do about the API's error codes users meet (docs/providers.md)
     **tc3_fixes(PERMISSION),
     'UnauthorizedOperation.CamUnauthorized': PERMISSION,

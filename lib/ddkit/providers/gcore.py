@@ -14,16 +14,13 @@ pages beside it), https://gcore.com/docs/account-settings/api-tokens (the token)
 """
 
 from ddkit import Failure
-from ddkit.provider import (ProviderSession, declaration, listing, secret_setting, url_setting,
-                            zone_by_name as choose_zone)
+from ddkit.provider import ProviderSession, declaration, listing, token_settings, zone_by_name as choose_zone
 
 NAME = 'gcore'
 SUMMARY = 'Keep an A or AAAA record at Gcore DNS (API v2, RRsets)'
 API_PATH = '/dns/v2'
-SETTINGS = [
-    secret_setting('api_token', 'a permanent API token (Gcore Customer Portal: Profile > API tokens)'),
-    url_setting('https://api.gcore.com', api_path=API_PATH),
-]
+SETTINGS = token_settings('a permanent API token (Gcore Customer Portal: Profile > API tokens)',
+                          'https://api.gcore.com', api_path=API_PATH)
 STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 SEVERAL = True    # no resolution lines; an RRset holds several addresses: each line's is one of them
 NEW_TTL = 300     # a new RRset's TTL (the API publishes no minimum); an update sends the RRset's own

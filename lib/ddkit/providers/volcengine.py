@@ -19,18 +19,14 @@ https://www.volcengine.com/docs/6408/78947 (common error codes)
 import time
 
 from ddkit import Failure, decimal
-from ddkit.provider import (PAGE, Exists, Record, Stale, Zone, declaration, host_header, listing, relative_name,
-                            safe_id, secret_setting, url_setting, whole_zone)
-from ddkit.settings import Setting, check_header
+from ddkit.provider import (PAGE, Exists, Record, Stale, Zone, declaration, host_header, key_pair, listing,
+                            relative_name, safe_id, url_setting, whole_zone)
 
 NAME = 'volcengine'
 SUMMARY = 'Keep an A or AAAA record at Volcengine TrafficRoute DNS'
-SETTINGS = [
-    Setting('access_key_id', help='Access Key ID of an IAM user allowed to change the zone\'s records',
-            check=check_header),
-    secret_setting('secret_access_key', 'its Secret Access Key'),
-    url_setting('https://open.volcengineapi.com', 'OpenAPI endpoint (scheme and host)'),
-]
+SETTINGS = key_pair('access_key_id', 'Access Key ID of an IAM user allowed to change the zone\'s records',
+                    'secret_access_key', 'its Secret Access Key') + [
+    url_setting('https://open.volcengineapi.com', 'OpenAPI endpoint (scheme and host)')]
 STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 VERSION = '2018-08-01'
 SERVICE, REGION = 'dns', 'cn-beijing'   # the credential scope the official SDKs sign DNS requests with

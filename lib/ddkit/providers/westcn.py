@@ -15,20 +15,17 @@ https://www.west.cn/CustomerCenter/doc/domain_v2.html (the domain DNS calls)
 import time
 
 from ddkit import Failure, decimal
-from ddkit.provider import (PAGES, Record, Stale, declaration, number, relative_name, safe_id, secret_setting,
-                            url_setting, whole_zone, zone_by_name as choose_zone)
-from ddkit.settings import Setting
+from ddkit.provider import (PAGES, Record, Stale, declaration, key_pair, number, printable_ascii, relative_name,
+                            safe_id, url_setting, whole_zone, zone_by_name as choose_zone)
 
 NAME = 'westcn'
 SUMMARY = 'Keep an A or AAAA record at West.cn 西部数码 (API v2)'
 API_PATH = '/api/v2'
-SETTINGS = [
-    Setting('username', help='user name (member ID) of the West.cn account', check=lambda v: check_ascii(v)),
-    secret_setting('api_password', 'the API password set in the account\'s API settings, not the login password',
-                   check=lambda v: check_ascii(v)),
+SETTINGS = key_pair('username', 'user name (member ID) of the West.cn account', 'api_password',
+                    'the API password set in the account\'s API settings, not the login password',
+                    check=printable_ascii('the account\'s API settings')) + [
     url_setting('https://api.west.cn', 'API base URL, scheme and host (a trailing /api/v2, as the provider\'s '
-                'documents write it, is taken off: the tool adds it)', API_PATH),
-]
+                'documents write it, is taken off: the tool adds it)', API_PATH)]
 STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 # each operator line's resolution line code; 'default' stands for the default line, whose code in
 # the API is the empty string (DEFAULT_CODE): a record without lines lives there
@@ -64,13 +61,6 @@ FIXES = {   # what to do about the API's error codes users meet (docs/providers.
     20120: 'the record is gone at the provider: the ids are looked up again and the record created',
 }
 
-
-def check_ascii(value):
-    """A user name or API password: printable ASCII, no spaces (what the token hashes and the form
-    sends is then the same in every encoding)."""
-    if not value or any(not 32 < ord(c) < 127 for c in value):
-        raise ValueError('must be printable ASCII with no spaces, as the account\'s API settings show it')
-    return value
 
 
 def account(cfg):
