@@ -15,7 +15,7 @@ help:
 	@echo 'make test         the test suite, in parallel, slow tables sampled: ~2.5 min on 2 cores'
 	@echo '                  (first builds $(VENV) with tests/requirements.txt)'
 	@echo 'make test-full    the same with every row of the slow tables (what CI runs)'
-	@echo '                  offline: make test WHEELS=<dir of wheels from pip download>'
+	@echo '                  offline: make test WHEELS=<dir of wheels from pip wheel>'
 	@echo 'make docs         docs/settings.md: the table of each provider'"'"'s own settings'
 	@echo 'make standalone   dist/<tool>.py: each tool as one file to copy to a router'
 	@echo 'make feed         dist/feed/: the opkg feed (KEY=<usign secret key> signs it);'
@@ -38,7 +38,7 @@ $(VENV)/.installed: tests/requirements.txt
 	  $(if $(WHEELS),--no-index --find-links $(WHEELS)) -r tests/requirements.txt || { \
 	  echo 'make: could not install the test tools of tests/requirements.txt:' \
 	    "$$(grep -v '^#' tests/requirements.txt | tr '\n' ' ')" >&2; \
-	  echo 'offline: on a machine with internet run "pip download -d wheels -r tests/requirements.txt",' \
+	  echo 'offline: on a machine with internet run "pip wheel -w wheels -r tests/requirements.txt",' \
 	    'copy wheels/ here, then "make test WHEELS=wheels"' >&2; exit 1; }
 	touch $@
 
