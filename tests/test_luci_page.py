@@ -92,7 +92,8 @@ const page = new Function(...names, input.source)(...names.map(n => stand[n]));
 page.render([ null, input.catalog, { records: [], problems: [] }, {} ]).then(() => {
 	console.log(JSON.stringify(options.map(o => ({
 		section: o.section, name: o.name, kind: o.kind, title: o.title, description: o.description,
-		grid: o.modalonly !== true, shown: (o.kind == 'DummyValue') ? o.cfgvalue() : null }))));
+		grid: o.modalonly !== true, shown: (o.kind == 'DummyValue') ? o.cfgvalue() : null,
+		values: o.values, placeholder: o.placeholder }))));
 });
 '''
 
@@ -110,14 +111,15 @@ def chinese():
         return {e.msgid: e.msgstr[0] for e in lmo.po_entries(f.read()) if e.msgid and e.msgstr and e.msgstr[0]}
 
 
-def built(catalog, translations):
-    """The options the view declares: one dict each (see HARNESS)."""
+def built(catalog, translations, **home):
+    """The options the view declares: one dict each (see HARNESS); home: options of the record's
+    section beside its provider."""
     node = shutil.which('node') or shutil.which('nodejs')
     if not node:
         needs.missing('node is not installed (.ci/run installs nodejs)')
     with open(VIEW, encoding='utf-8') as f:
         source = f.read()
-    sections = [{'.type': 'ddkit', '.name': 'home', 'provider': catalog['providers'][0]['name']},
+    sections = [dict({'.type': 'ddkit', '.name': 'home', 'provider': catalog['providers'][0]['name']}, **home),
                 {'.type': 'defaults', '.name': 'cfg01'}]
     done = subprocess.run([node, '-e', HARNESS], capture_output=True, text=True, timeout=60, input=json.dumps(
         {'source': source, 'catalog': catalog, 'translations': translations, 'sections': sections}))
@@ -150,7 +152,8 @@ def test_every_field_is_titled_by_its_label_and_described_by_its_help(catalog, c
         assert html.unescape(option['title']) == tr(st['label']), (key, option['title'])
         assert html.unescape(option['description']).startswith(tr(st['help'])), (key, option['description'])
         assert '<code>%s</code>' % st['name'] in option['description'], key   # the name ddkit's messages use
-        assert '<' not in option['description'].replace('<code>%s</code>' % st['name'], ''), key   # escaped
+        assert '<' not in option['description'].replace('<code>%s</code>' % st['name'], '').replace(
+            '<br />', ''), key   # escaped
     assert html.unescape(made[('ddkit', 'provider')]['title']) == tr('Provider')
     for provider in catalog['providers']:   # the summary above a provider's fields
         assert made[('ddkit', '_summary_' + provider['name'])]['shown'] == tr(provider['summary'])
@@ -167,3 +170,53 @@ def test_the_chinese_page_shows_no_setting_name_as_a_title_and_no_english_help(c
         assert re.search('[\u4e00-\u9fff]', title), (option['name'], title)
         help_text = html.unescape(re.sub(r'<code>.*?</code>', '', option['description'] or ''))
         assert re.search('[\u4e00-\u9fff]', help_text), (option['name'], help_text)
+
+
+def test_a_list_with_choices_offers_only_its_choices_and_shows_its_default_as_a_placeholder(catalog, chinese):
+    """notify_on is a list of choices (a DynamicList): an empty choice, as a ListValue has for its
+    default, would be added to the list as an item named "default (...)"; the default is the
+    placeholder of its dropdown instead."""
+    made = {(o['section'], o['name']): o for o in built(catalog, chinese)}
+    lists = [st for st in catalog['common'] if st['list'] and st['choices'] and not st['secret']]
+    assert lists
+    for st in lists:
+        for section in ('ddkit', 'defaults'):
+            option = made[(section, st['name'])]
+            assert option['kind'] == 'DynamicList'
+            assert option['values'] == st['choices'], (section, st['name'])
+            default = ' '.join(st['default']) if isinstance(st['default'], list) else st['default']
+            assert option['placeholder'] == (None if default is None else chinese['default (%s)'].replace('%s', default))
+
+
+@pytest.mark.parametrize('language', ['en', 'zh_Hans'])
+def test_the_note_after_a_help_is_a_sentence_of_its_own(catalog, chinese, language):
+    """A secret list's note (several values, blanks between them) follows its help on a line of its
+    own: the helps end with no full stop, so a note run on after one reads as part of it."""
+    words = chinese if language == 'zh_Hans' else {}
+    tr = lambda text: words.get(text, text)  # noqa: E731
+    made = {(o['section'], o['name']): o for o in built(catalog, words)}
+    secret_lists = [st for st in catalog['common'] if st['list'] and st['secret']]
+    assert secret_lists
+    for st in secret_lists:
+        description = html.unescape(made[('ddkit', st['name'])]['description'])
+        assert '%s<br />%s' % (tr(st['help']), tr('Several: blanks between them.')) in description, description
+
+
+@pytest.mark.parametrize('written, added', [
+    ('change failure', []), (['change', 'failure'], []), ('change bogus', ['bogus']), (['bogus'], ['bogus'])])
+def test_a_list_value_the_choices_do_not_know_is_offered_item_by_item(catalog, written, added):
+    """A list of choices written as words in one option or as a UCI list is the same list of items:
+    what is offered beside the choices is an item they do not know, never the words joined."""
+    made = {(o['section'], o['name']): o for o in built(catalog, {}, notify_on=written)}
+    assert made[('ddkit', 'notify_on')]['values'] == ['change', 'failure', 'recovery'] + added
+
+
+def test_the_pages_own_words_call_a_setting_by_its_label_not_its_uci_name(catalog):
+    """The page titles each field with its label; its own sentences do the same (a UCI name such as
+    record_type is said only in the field's <code>, with the name ddkit's messages use)."""
+    with open(VIEW, encoding='utf-8') as f:
+        own = re.findall(r"_\('((?:[^'\\]|\\.)*)'\)", f.read())
+    settings = catalog['service'] + catalog['common'] + [st for p in catalog['providers'] for st in p['settings']]
+    names = {st['name'] for st in settings if '_' in st['name']}   # the others are words: provider, lines
+    assert len(own) > 40
+    assert [(text, word) for text in own for word in re.findall(r'\w+', text) if word in names] == []

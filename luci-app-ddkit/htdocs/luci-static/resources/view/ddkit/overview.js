@@ -245,9 +245,10 @@ return view.extend({
 		const title = '%h'.format(translated(st.label || st.name));
 		o = tab ? s.taboption(tab, widget, optname, title) : s.option(widget, optname, title);
 		o.ucioption = st.name;
+		// a help ends with no full stop: the note on a line of its own, or it reads as the help's end
 		o.description = [
-			st.help ? '%h'.format(translated(st.help)) : '',
-			(st.list && st.secret) ? _('Several: blanks between them.') : '',
+			[ st.help ? '%h'.format(translated(st.help)) : '',
+				(st.list && st.secret) ? _('Several: blanks between them.') : '' ].filter(part => part).join('<br />'),
 			'<code>%h</code>'.format(st.name)
 		].filter(part => part).join(' ');
 		o.rmempty = true;
@@ -262,8 +263,11 @@ return view.extend({
 			o.default = (st.default != null) ? String(st.default) : '0';
 		}
 		else if (choices.length) {
-			// an empty entry, or LuCI would write the first choice into a record that set none
-			if (!st.required)
+			// a list's dropdown adds each choice picked as an item: the default is its placeholder.
+			// One value: an empty entry, or LuCI would write the first choice into a record that set none
+			if (many)
+				o.placeholder = (shown != null) ? _('default (%s)').format(shown) : null;
+			else if (!st.required)
 				o.value('', (shown != null) ? _('default (%s)').format(shown) : _('(not set)'));
 
 			choices.forEach(c => o.value(c));
@@ -295,13 +299,16 @@ return view.extend({
 		}
 
 		if (choices.length && !boolean) {
-			// a value the choices do not know is kept, not replaced by the first choice
+			// a value the choices do not know is kept, not replaced by the first choice; a list's,
+			// words or a UCI list, item by item
 			uci.sections('ddkit').forEach(section => {
 				const v = section[st.name];
-				const value = Array.isArray(v) ? v.join(' ') : v;
+				const values = many ? L.toArray(v) : [ Array.isArray(v) ? v.join(' ') : v ];
 
-				if (value != null && value !== '' && !choices.includes(value) && !(o.keylist || []).includes(value))
-					o.value(value);
+				values.forEach(value => {
+					if (value != null && value !== '' && !choices.includes(value) && !(o.keylist || []).includes(value))
+						o.value(value);
+				});
 			});
 		}
 
@@ -377,7 +384,7 @@ return view.extend({
 
 		// --- one config ddkit section per record ---
 		s = m.section(form.GridSection, 'ddkit', _('Records'),
-			_('Each section is one name at one provider (record_type "A AAAA": both its records). Check and Update now run a section as it was last applied.'));
+			_('Each section is one name at one provider (record type "A AAAA": both its records). Check and Update now run a section as it was last applied.'));
 		s.addremove = true;
 		s.anonymous = false;
 		s.nodescriptions = true;   // the help is in the Edit dialog, not over the grid
