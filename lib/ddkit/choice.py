@@ -40,7 +40,7 @@ SWITCHES = [Switch('providers', help='list the installed providers; with --json,
 # the options of a UCI section that the service reads, not the record (ddkit.uci.SERVICE_OPTIONS); the
 # defaults are those of the init script: a section without enabled does not run
 SERVICE = [
-    Setting('enabled', '0', help='1: the service runs this record', choices=('0', '1')),
+    Setting('enabled', '0', help='the service runs this record', choices=('0', '1')),
     Setting('interface', help='a logical interface (e.g. wan): the record runs at once when it comes up or '
             'changes address (hotplug)'),
     Setting('interval', '1800', help='seconds between runs; the service runs every enabled record at the '

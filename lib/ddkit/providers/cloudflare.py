@@ -18,7 +18,8 @@ API_PATH = '/client/v4'
 SETTINGS = [
     Setting('auth_email', help='account e-mail (with auth_key)', short='-u', check=check_header,
             label='Account e-mail'),
-    Setting('auth_key', help='global API key', short='-k', secret=True, check=check_header, label='Global API key'),
+    Setting('auth_key', help='the account\'s Global API Key, with auth_email (an API token is the safer choice)',
+            short='-k', secret=True, check=check_header, label='Global API key'),
     secret_setting('api_token', 'API token, sent as Authorization: Bearer (instead of e-mail + key)'),
     url_setting('https://api.cloudflare.com', api_path=API_PATH),
 ]
