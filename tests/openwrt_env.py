@@ -5,7 +5,9 @@ Like OpenWrt's own, default_postinst and default_prerm serve both package manage
 package in $1 and lists its files in /usr/lib/opkg/info/, apk exports $pkgname and lists them in
 /lib/apk/packages/."""
 
+import functools
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -163,29 +165,56 @@ def members(ipk):
 
 
 def install(ipk, root):
-    """Install as opkg does into root: data unpacked, control files in /usr/lib/opkg/info."""
+    """Install as opkg does into root: data unpacked, control files in /usr/lib/opkg/info. The
+    system's tar unpacks each .ipk once a process (unpacked); a root gets a copy of that."""
     name = os.path.basename(ipk).rsplit('_', 2)[0]
+    data, control, listing = unpacked(ipk)
     info = os.path.join(root, 'usr', 'lib', 'opkg', 'info')
     os.makedirs(info, exist_ok=True)
-    parts = members(ipk)
-    data = os.path.join(root, '.data.tar.gz')
-    with open(data, 'wb') as f:
-        f.write(parts['./data.tar.gz'])
-    subprocess.run(['tar', '-xzpf', data, '-C', root], check=True)
-    listing = subprocess.run(['tar', '-tzf', data], capture_output=True, text=True, check=True).stdout
-    os.remove(data)
+    # as tar -p does: files and directories with the archive's modes and times, directories the
+    # root already has too
+    shutil.copytree(data, root, symlinks=True, dirs_exist_ok=True)
     with open(os.path.join(info, name + '.list'), 'w') as f:
-        f.writelines(line[1:] + '\n' for line in listing.splitlines() if not line.endswith('/'))
-    control = os.path.join(root, '.control')
-    os.makedirs(control)
-    with open(control + '.tar.gz', 'wb') as f:
-        f.write(parts['./control.tar.gz'])
-    subprocess.run(['tar', '-xzpf', control + '.tar.gz', '-C', control], check=True)
+        f.write(listing)
     for item in os.listdir(control):
-        os.replace(os.path.join(control, item), os.path.join(info, '%s.%s' % (name, item)))
-    os.rmdir(control)
-    os.remove(control + '.tar.gz')
+        shutil.copy2(os.path.join(control, item), os.path.join(info, '%s.%s' % (name, item)))
     return name
+
+
+UNPACKED = {}   # {sha256 of an .ipk: (its data folder, its control folder, its file list)}
+
+
+@functools.lru_cache()
+def unpacked_top():
+    """The folder of this process's unpacked packages, removed when it exits."""
+    import atexit
+    import tempfile
+    top = tempfile.mkdtemp(prefix='ddkit-unpacked-')
+    atexit.register(shutil.rmtree, top, True)
+    return top
+
+
+def unpacked(ipk):
+    """An .ipk unpacked with the system's tar, once a process for the same bytes, into a folder no
+    test is given (roots get copies): (the data's folder, the control files' folder, the lines of
+    the .list opkg writes)."""
+    import hashlib
+    with open(ipk, 'rb') as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    if digest in UNPACKED:
+        return UNPACKED[digest]
+    data, control = (os.path.join(unpacked_top(), digest, part) for part in ('data', 'control'))
+    os.makedirs(data)
+    os.makedirs(control)
+    parts = members(ipk)
+    for folder, member in ((data, './data.tar.gz'), (control, './control.tar.gz')):
+        with open(folder + '.tar.gz', 'wb') as f:
+            f.write(parts[member])
+        subprocess.run(['tar', '-xzpf', folder + '.tar.gz', '-C', folder], check=True)
+    listing = subprocess.run(['tar', '-tzf', data + '.tar.gz'], capture_output=True, text=True, check=True).stdout
+    listing = ''.join(line[1:] + '\n' for line in listing.splitlines() if not line.endswith('/'))
+    UNPACKED[digest] = (data, control, listing)
+    return UNPACKED[digest]
 
 
 def install_all(feed, root, names=PACKAGES):
