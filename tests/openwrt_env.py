@@ -245,6 +245,24 @@ def records(log):
         return [entry.split('\x1f') for entry in f.read().split('\x1e') if entry]
 
 
+def once_a_run(tmp_path_factory, name, make):
+    """make(folder)'s answer, made once a run: the test workers (pytest-xdist) share the folder of
+    the first to get there, the others wait for it; what it holds is only read."""
+    if not os.environ.get('PYTEST_XDIST_WORKER'):
+        return make(str(tmp_path_factory.mktemp(name)))
+    import fcntl
+    import json
+    top = tmp_path_factory.getbasetemp().parent   # the run's, which each worker's is in
+    folder, answer = top / name, top / (name + '.json')
+    with open(str(top / (name + '.lock')), 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not answer.exists():
+            shutil.rmtree(str(folder), ignore_errors=True)   # a worker that failed to make it
+            folder.mkdir()
+            answer.write_text(json.dumps(make(str(folder))))
+        return json.loads(answer.read_text())
+
+
 @pytest.fixture(scope='session')
 def signify_key(tmp_path_factory):
     """An unencrypted signify key pair (usign compatible), as `signify-openbsd -G -n` makes it."""
@@ -252,15 +270,18 @@ def signify_key(tmp_path_factory):
                              capture_output=True, text=True).stdout.strip()
     if not signify:
         needs.missing('signify-openbsd is not installed (apt-get install signify-openbsd)')
-    home = tmp_path_factory.mktemp('key')
-    subprocess.run([signify, '-G', '-n', '-c', 'ddkit test feed', '-p', str(home / 'feed.pub'),
-                    '-s', str(home / 'feed.sec')], check=True)
-    return signify, str(home / 'feed.sec'), str(home / 'feed.pub')
+
+    def make(home):
+        subprocess.run([signify, '-G', '-n', '-c', 'ddkit test feed', '-p', os.path.join(home, 'feed.pub'),
+                        '-s', os.path.join(home, 'feed.sec')], check=True)
+        return signify, os.path.join(home, 'feed.sec'), os.path.join(home, 'feed.pub')
+    return tuple(once_a_run(tmp_path_factory, 'key', make))
 
 
 @pytest.fixture(scope='session')
 def feed(tmp_path_factory, signify_key):
-    return build_feed(str(tmp_path_factory.mktemp('feed')), key=signify_key[1])
+    """The feed as `make feed` builds it, signed: built once a run, only read."""
+    return once_a_run(tmp_path_factory, 'feed', lambda out: build_feed(out, key=signify_key[1]))
 
 
 def tar_entries(data):
