@@ -20,8 +20,8 @@ import needs
 from conftest import GUARD_DIR, GUARD_MARK, RECORD, ROOT, ZONE, import_guard, package_depends, run_tool, sampled
 from openwrt_env import (COMMAND, COMMAND_PACKAGE, DDNS_LIBRARY, EPOCH, LIBRARY, LUCI_PACKAGES,  # noqa: F401
                          OPTIONAL_MODULES, OPTIONAL_PACKAGES, PACKAGES, SAMPLED_PACKAGES, SAMPLED_PROVIDER_PACKAGES,
-                         PROVIDER_PACKAGES, REGISTERED, ROUTER_TOOLS, SERVICES, build_feed, feed, install,
-                         install_all, ipk_path, libraries, members, package_of, quoted, signify_key,
+                         PROVIDER_PACKAGES, REGISTERED, ROUTER_TOOLS, SERVICES, feed, install,
+                         install_all, ipk_path, libraries, members, once_a_run, package_of, quoted, signify_key,
                          tar_entries)
 from providers import PROVIDERS as ADAPTERS, TOOLS, of  # noqa: E402
 
@@ -641,8 +641,18 @@ def test_signature_verifies_and_fails_on_a_changed_index(feed, signify_key, tmp_
     assert subprocess.run(check, capture_output=True).returncode != 0
 
 
-def test_feed_is_byte_for_byte_reproducible(feed, signify_key, tmp_path):
-    again = build_feed(str(tmp_path / 'again'), key=signify_key[1])
+@pytest.fixture(scope='session')
+def feed_again(tmp_path_factory, signify_key):
+    """A second signed build, as `make feed KEY=<key>` runs it: (its folder, what it printed); once a run."""
+    def make(out):
+        done = feed_tool_run('--out', out, '--key', signify_key[1])
+        assert done.returncode == 0, done.stdout + done.stderr
+        return out, done.stdout
+    return once_a_run(tmp_path_factory, 'feed-again', make)
+
+
+def test_feed_is_byte_for_byte_reproducible(feed, feed_again):
+    again = feed_again[0]
     assert sorted(os.listdir(again)) == sorted(os.listdir(feed))
     for name in os.listdir(feed):
         with open(os.path.join(feed, name), 'rb') as a, open(os.path.join(again, name), 'rb') as b:
@@ -1149,27 +1159,31 @@ def test_pkg_release_moves_whenever_the_package_contents_do():
 
 
 def test_package_contents_change_with_a_file_or_a_field_but_not_with_the_release(tmp_path):
-    """What PKG_CONTENTS hashes: a script, a field, a file's bytes; not the release itself."""
+    """What PKG_CONTENTS hashes: a script, a field, a file's bytes; not the release itself. Each
+    change is a hash of every package (0.7 s): make test tries the release and a file's bytes,
+    make test-full every change."""
     with open(os.path.join(ROOT, 'openwrt', 'Makefile')) as f:
         makefile = f.read()
     recipe = feed_tool.Recipe()
     files = recipe.installed()   # from bin/ and lib/, the same for every variant of the Makefile
     recipe.installed = lambda: files
     contents = recipe.contents()
-    for change, moves in (('PKG_RELEASE:=%s' % recipe.variables['PKG_RELEASE'], False),
-                          ('chmod 0600 "$${IPKG_INSTROOT}/etc/config/egress6"', True),
-                          ('TITLE:=DDNS updater for DNS provider A (API v4)', True)):
-        assert change in makefile, change
-        variant = tmp_path / ('%d.mk' % len(os.listdir(str(tmp_path))))
-        variant.write_text(makefile.replace(change, change.replace('0600', '0640').replace('(API v4)', 'v4')
-                                            .replace('PKG_RELEASE:=', 'PKG_RELEASE:=9')))
-        other = feed_tool.Recipe(str(variant))
-        other.installed = lambda: files
-        assert (other.contents() != contents) == moves, change
     path = 'usr/lib/ddkit/ddkit/wire.py'
-    changed = dict(files, **{path: (files[path][0], files[path][1] + b'\n')})   # one byte more in one module
-    recipe.installed = lambda: changed
-    assert recipe.contents() != contents
+    for change, moves in sampled([('PKG_RELEASE:=%s' % recipe.variables['PKG_RELEASE'], False),
+                                  ('chmod 0600 "$${IPKG_INSTROOT}/etc/config/egress6"', True),
+                                  ('TITLE:=DDNS updater for DNS provider A (API v4)', True),
+                                  (path, True)]):
+        if change == path:   # one byte more in one module
+            other = feed_tool.Recipe()
+            changed = dict(files, **{path: (files[path][0], files[path][1] + b'\n')})
+        else:
+            assert change in makefile, change
+            variant = tmp_path / ('%d.mk' % len(os.listdir(str(tmp_path))))
+            variant.write_text(makefile.replace(change, change.replace('0600', '0640').replace('(API v4)', 'v4')
+                                                .replace('PKG_RELEASE:=', 'PKG_RELEASE:=9')))
+            other, changed = feed_tool.Recipe(str(variant)), files
+        other.installed = lambda: changed
+        assert (other.contents() != contents) == moves, change
 
 
 # --- make feed: what it says about signatures, and a bad key stops it before anything is written ----
@@ -1179,15 +1193,13 @@ def feed_tool_run(*args):
                           capture_output=True, text=True, env=dict(os.environ, SOURCE_DATE_EPOCH=EPOCH))
 
 
-def test_a_signed_feed_says_how_the_router_trusts_it(signify_key, tmp_path):
-    _, key, pub = signify_key
-    done = feed_tool_run('--out', str(tmp_path / 'feed'), '--key', key)
-    assert done.returncode == 0, done.stderr
-    with open(pub) as f:
+def test_a_signed_feed_says_how_the_router_trusts_it(signify_key, feed_again):
+    out, said = feed_again
+    with open(signify_key[2]) as f:
         number = base64.b64decode(f.read().splitlines()[1])[2:10].hex()
     assert 'feed: signed; trust it on the router: copy %s to /etc/opkg/keys/%s' % (
-        tmp_path / 'feed' / 'ddkit.pub', number) in done.stdout
-    assert (tmp_path / 'feed' / 'Packages.sig').exists()
+        os.path.join(out, 'ddkit.pub'), number) in said
+    assert os.path.exists(os.path.join(out, 'Packages.sig'))
 
 
 def test_an_unsigned_feed_says_so(tmp_path):
