@@ -161,6 +161,15 @@ def _ddkit_run():
     exec(compile(_ddkit_source('__main__'), '<%s>' % _NAME, 'exec', dont_inherit=True), globals())
 '''
 
+# What the loader does when a run finds no unpacked copy (the single file's data holds it after LOADER):
+# unpack one, else run the tool from this file.
+FIRST_RUN = '''\
+_DIR = _ddkit_unpack()
+if not _DIR:
+    _ddkit_run()  # nowhere to unpack: the modules from this file, compiled on every run
+    sys.exit()
+'''
+
 # What every run compiles and runs. The tool and the library are unpacked as modules into this
 # user's private folder ($TMPDIR/ddkit-<uid>/<tool>-<build>/, RAM on OpenWrt) by the first run, so
 # that Python keeps their compiled code there, as for the installed packages; later runs import
@@ -184,23 +193,13 @@ try:
     if _st.st_mode & 0o170777 != 0o040700 or _st.st_uid != os.getuid():
         raise OSError('not a private folder')
     os.stat(os.path.join(_DIR, _MODULE + '.py'))  # unpacked in full by an earlier run
-except (OSError, TypeError):
+except (OSError, TypeError):  # none: the loader (the #> lines below) unpacks one, or runs from this file
     with open(__file__, encoding='utf-8') as _f:
         _code = _f.read()
     if not _code.endswith('\\n# --- the end of the single file ---\\n'):
         sys.exit('%s: this single file is incomplete (its end is missing): copy it again' % __file__)
-    _boot = ''.join(line[3:] for line in _code.split('\\n') if line.startswith('#<'))
-    if _boot:  # packed: the first run decompresses the library too
-        import base64
-        import zlib
-        _boot = zlib.decompress(base64.b85decode(_boot)).decode('utf-8')
-    else:
-        _boot = ''.join(line[3:] + '\\n' for line in _code.split('\\n') if line.startswith('#>'))
-    exec(compile(_boot, '<ddkit:loader>', 'exec', dont_inherit=True))
-    _DIR = _ddkit_unpack()
-    if not _DIR:
-        _ddkit_run()  # nowhere to unpack: the modules from this file, compiled on every run
-        sys.exit()
+    _boot = _code.split('\\n#> ', 1)[1].split('\\n# ', 1)[0]   # the #> lines, to the next part's title
+    exec(compile(_boot.replace('\\n#> ', '\\n'), '<ddkit:loader>', 'exec', dont_inherit=True))
 sys.path.insert(0, _DIR)
 sys.exit(__import__(_MODULE).main())
 '''
@@ -428,9 +427,9 @@ def assemble(name, version, digest, docstring, code, modules, sources, packed):
         table.append('%s %d %d' % (m, at, at + len(sources[m])))
         at += len(sources[m])
     lib = ''.join(sources[m] for m in modules if m not in plain)
-    loader = strip(LOADER)  # needed by a first run only, which unpacks the library as well
-    data = [DATA] + (['# the loader, zlib and base85 (#<):'] + ['#< ' + line for line in pack(loader).splitlines()]
-                     if packed else ['# the loader (#>):'] + comments('#>', loader))
+    # read by a first run only, which unpacks the library as well; plain: BOOT's line that reads it
+    # is code compiled on every run, and decompressing it there was more (0.1 MiB of peak memory)
+    data = [DATA, '# the loader (#>):'] + comments('#>', strip(LOADER + '\n\n' + FIRST_RUN))
     data += ['# the tool, bin/%s.py without comments and docstrings (#|):' % name] + comments('#|', code)
     data += ['# where each module is in the library: name, start, end (#%):'] + ['#% ' + t for t in table]
     data += ['# the library, lib/ddkit/ without comments and docstrings%s:'
