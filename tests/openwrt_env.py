@@ -203,16 +203,16 @@ def unpacked(ipk):
         digest = hashlib.sha256(f.read()).hexdigest()
     if digest in UNPACKED:
         return UNPACKED[digest]
-    data, control = (os.path.join(unpacked_top(), digest, part) for part in ('data', 'control'))
+    top = os.path.join(unpacked_top(), digest)
+    data, control = os.path.join(top, 'data'), os.path.join(top, 'control')
     os.makedirs(data)
     os.makedirs(control)
-    parts = members(ipk)
-    for folder, member in ((data, './data.tar.gz'), (control, './control.tar.gz')):
-        with open(folder + '.tar.gz', 'wb') as f:
-            f.write(parts[member])
-        subprocess.run(['tar', '-xzpf', folder + '.tar.gz', '-C', folder], check=True)
-    listing = subprocess.run(['tar', '-tzf', data + '.tar.gz'], capture_output=True, text=True, check=True).stdout
+    subprocess.run(['tar', '-xzf', ipk, '-C', top], check=True)   # debian-binary, data.tar.gz, control.tar.gz
+    # -v lists what it unpacks, as -t would
+    listing = subprocess.run(['tar', '-xzpvf', os.path.join(top, 'data.tar.gz'), '-C', data], capture_output=True,
+                             text=True, check=True).stdout
     listing = ''.join(line[1:] + '\n' for line in listing.splitlines() if not line.endswith('/'))
+    subprocess.run(['tar', '-xzpf', os.path.join(top, 'control.tar.gz'), '-C', control], check=True)
     UNPACKED[digest] = (data, control, listing)
     return UNPACKED[digest]
 
