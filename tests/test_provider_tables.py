@@ -3,13 +3,15 @@ requests the provider gets (the adapter's `calls`, its test table), in order, an
 request budget of each route is that row's count, so one request too many is refused and shown.
 Each row ends in its outcome, as --status --json reads it."""
 
+import functools
+import importlib.util
 import json
 import os
 import time
 
 import pytest
 
-from conftest import RECORD, run_tool, sampled
+from conftest import FULL, RECORD, run_tool, sampled, tool_path
 from providers import FORMS, PROVIDERS
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
@@ -20,9 +22,12 @@ OUTCOME = {'created': 'created', 'updated': 'updated', 'updated with stored ids'
            'failed: no such zone': 'failed', 'failed: no such name': 'failed'}
 # each provider's rows: those its table names (a provider only told the IP has no zone or record to read)
 TABLE = [(adapter, row) for adapter in PROVIDERS + FORMS for row in ROWS if row in adapter.calls]
-# every row under make test-full; make test a sample spread over the providers (each provider's own
-# test file runs its outcomes too)
-ROWS_RUN = sampled(TABLE, 60)
+# every row under make test-full, under both of CPython's interfaces (conftest.both_interfaces); make
+# test a sample spread over the providers (each provider's own test file runs its outcomes too), each
+# row under one interface, native and public in turn down the rows
+INTERFACES = ('native', 'public')
+RUNS = [(adapter, row, interface) for n, (adapter, row) in enumerate(sampled(TABLE, 60))
+        for interface in (INTERFACES if FULL else INTERFACES[n % 2:][:1])]
 
 
 def arrange(adapter, box, state, row):
@@ -48,10 +53,32 @@ def arrange(adapter, box, state, row):
     return env
 
 
-@pytest.mark.parametrize('adapter, row', ROWS_RUN, ids=['%s-%s' % (a.label, row) for a, row in ROWS_RUN])
-@pytest.mark.usefixtures('both_interfaces')
-def test_each_outcome_makes_exactly_its_calls(box, tmp_path, adapter, row):
+@functools.lru_cache()
+def tool_main(tool):
+    """bin/<tool>.py's main, loaded in this process."""
+    spec = importlib.util.spec_from_file_location('tables_' + tool, tool_path(tool))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.main
+
+
+def status_of(adapter, env, monkeypatch, capsys):
+    """The record's --status --json object, as the tool's main prints it in this process: what the
+    state directory keeps (only the run itself needs a process of its own)."""
+    with monkeypatch.context() as patched:
+        for name in [n for n in os.environ if n.startswith('DDNS_')]:
+            patched.delenv(name)
+        for name, value in env.items():
+            patched.setenv(name, value)
+        capsys.readouterr()
+        tool_main(adapter.tool)(['--status', '--json'])
+        return json.loads(capsys.readouterr().out)[0]
+
+
+@pytest.mark.parametrize('adapter, row, interface', RUNS, ids=['%s-%s-%s' % (i, a.label, row) for a, row, i in RUNS])
+def test_each_outcome_makes_exactly_its_calls(box, tmp_path, monkeypatch, capsys, adapter, row, interface):
     adapter.needs()
+    monkeypatch.setenv('DDKIT_PUBLIC_ONLY', '1' if interface == 'public' else '')   # the run inherits it
     fake = adapter.fake(box)
     state = tmp_path / 'state'
     env = arrange(adapter, box, state, row)
@@ -64,10 +91,10 @@ def test_each_outcome_makes_exactly_its_calls(box, tmp_path, adapter, row):
     assert done.returncode == (1 if row.startswith('failed') else 0), done.stdout + done.stderr
     assert fake.calls() == expected, done.stdout
     assert fake.over_budget == []
-    shown = json.loads(run_tool(adapter.tool, ['--status', '--json'], env=env).stdout)
-    assert shown[0]['outcome'] == OUTCOME[row]
+    shown = status_of(adapter, env, monkeypatch, capsys)
+    assert shown['outcome'] == OUTCOME[row]
     if row.startswith('failed'):
-        assert (shown[0]['step'], shown[0]['kind']) == adapter.failure
+        assert (shown['step'], shown['kind']) == adapter.failure
     else:
         assert adapter.held(box, RECORD) == adapter.content(NEW)
         assert (state / adapter.ip_file(RECORD)).read_text() == NEW + '\n'
