@@ -62,6 +62,36 @@ def run_tool(tool, args=(), env=None, input=None, timeout=60, cwd=None, python=N
     return done
 
 
+@pytest.fixture(scope='session')
+def call_tool():
+    """call(tool, args, env, monkeypatch, capsys): (exit status, stdout, stderr) of bin/<tool>.py's
+    main called in this process, with only the given DDNS_* environment, for what a call shows as a
+    process would (a refusal before anything is sent, the status a run kept). Each tool is loaded
+    once a session."""
+    loaded = {}
+
+    def call(tool, args, env, monkeypatch, capsys):
+        if tool not in loaded:
+            spec = importlib.util.spec_from_file_location('called_' + tool, tool_path(tool))
+            loaded[tool] = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(loaded[tool])
+        import ddkit
+        kept = list(ddkit.KEEP_DIR)
+        with monkeypatch.context() as patched:
+            for name in [n for n in os.environ if n.startswith('DDNS_') or n.lower() in PROXY_VARIABLES]:
+                patched.delenv(name)
+            for name, value in env.items():
+                patched.setenv(name, value)
+            capsys.readouterr()
+            try:
+                status = loaded[tool].main(list(args))
+            finally:
+                ddkit.KEEP_DIR[:] = kept   # the directory a run keeps its state in: not the next call's
+            out = capsys.readouterr()
+        return status, out.out, out.err
+    return call
+
+
 PROXY_VARIABLES = ('https_proxy', 'http_proxy', 'all_proxy', 'no_proxy')   # in any letter case
 GUARD_DIR = os.path.join(HERE, 'importguard')
 GUARD_MARK = '[import guard]'

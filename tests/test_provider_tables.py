@@ -3,15 +3,13 @@ requests the provider gets (the adapter's `calls`, its test table), in order, an
 request budget of each route is that row's count, so one request too many is refused and shown.
 Each row ends in its outcome, as --status --json reads it."""
 
-import functools
-import importlib.util
 import json
 import os
 import time
 
 import pytest
 
-from conftest import FULL, RECORD, run_tool, sampled, tool_path
+from conftest import FULL, RECORD, run_tool, sampled
 from providers import FORMS, PROVIDERS
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
@@ -53,30 +51,8 @@ def arrange(adapter, box, state, row):
     return env
 
 
-@functools.lru_cache()
-def tool_main(tool):
-    """bin/<tool>.py's main, loaded in this process."""
-    spec = importlib.util.spec_from_file_location('tables_' + tool, tool_path(tool))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.main
-
-
-def status_of(adapter, env, monkeypatch, capsys):
-    """The record's --status --json object, as the tool's main prints it in this process: what the
-    state directory keeps (only the run itself needs a process of its own)."""
-    with monkeypatch.context() as patched:
-        for name in [n for n in os.environ if n.startswith('DDNS_')]:
-            patched.delenv(name)
-        for name, value in env.items():
-            patched.setenv(name, value)
-        capsys.readouterr()
-        tool_main(adapter.tool)(['--status', '--json'])
-        return json.loads(capsys.readouterr().out)[0]
-
-
 @pytest.mark.parametrize('adapter, row, interface', RUNS, ids=['%s-%s-%s' % (i, a.label, row) for a, row, i in RUNS])
-def test_each_outcome_makes_exactly_its_calls(box, tmp_path, monkeypatch, capsys, adapter, row, interface):
+def test_each_outcome_makes_exactly_its_calls(box, tmp_path, monkeypatch, capsys, call_tool, adapter, row, interface):
     adapter.needs()
     monkeypatch.setenv('DDKIT_PUBLIC_ONLY', '1' if interface == 'public' else '')   # the run inherits it
     fake = adapter.fake(box)
@@ -91,7 +67,8 @@ def test_each_outcome_makes_exactly_its_calls(box, tmp_path, monkeypatch, capsys
     assert done.returncode == (1 if row.startswith('failed') else 0), done.stdout + done.stderr
     assert fake.calls() == expected, done.stdout
     assert fake.over_budget == []
-    shown = status_of(adapter, env, monkeypatch, capsys)
+    # the status the run kept, read in this process: only the run needs a process of its own
+    shown = json.loads(call_tool(adapter.tool, ['--status', '--json'], env, monkeypatch, capsys)[1])[0]
     assert shown['outcome'] == OUTCOME[row]
     if row.startswith('failed'):
         assert (shown['step'], shown['kind']) == adapter.failure
