@@ -399,8 +399,9 @@ def test_help_exits_0():
     (['--lookup-url', 'ftp://example.net/'], 'bad value for --lookup-url'),
     (['ct', '--geoip-url'], 'option --geoip-url needs a value'),
 ])
-def test_bad_input_exits_2_with_one_line(args, message):
-    result = run_tool('egress6', args)
-    assert result.returncode == 2
-    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
-    assert result.stdout == ''
+def test_bad_input_exits_2_with_one_line(args, message, monkeypatch, capsys, call_tool):
+    """Refused as the command line is read: egress6's main called in this process."""
+    status, out, err = call_tool('egress6', args, {}, monkeypatch, capsys)
+    assert status == 2
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert out == ''
