@@ -61,16 +61,16 @@ def run(job):
 
 def logged_in(job):
     """The provider's login (what it says of the credentials), once the record's zone_name is known:
-    a login of some providers reads the zone, found first when not given (ddkit.provider.zone_of)."""
-    from ddkit.provider import zone_of
+    a login of some providers reads the zone, found first when not given (ddkit.update.zone_of)."""
+    from ddkit.update import zone_of
     zone_of(job)
     return job.provider.login(job)
 
 
 def find_zone(job):
     """The record's zone, as a run finds it: zone_name, or the longest of the account's zones that
-    record_name is in (ddkit.reconcile.zone_of)."""
-    from ddkit.provider import zone_of
+    record_name is in (ddkit.update.zone_of)."""
+    from ddkit.update import zone_of
     zone_of(job)
     zone = job.provider.choose_zone(job, job.provider.list_zones(job))
     zone.found = job.zone_found

@@ -44,7 +44,6 @@ class Record:
         return self.content is not None and len(self.content) == 1 and ipcheck.same_ip(str(self.content[0]), ip)
 
 
-
 # --- what most providers declare alike ------------------------------------------------------------
 
 def state_files(name, ids=True, **own):
@@ -315,7 +314,7 @@ def required(provider):
     """The settings a record of this provider cannot do without (its credentials aside, when several
     forms of them may do): the names every updater needs, then the provider's REQUIRED. zone_name
     only where the zone cannot be found: a provider only told the IP has none, and one that lists the
-    account's zones (account_zones) finds the record's (ddkit.reconcile.zone_of)."""
+    account's zones (account_zones) finds the record's (ddkit.update.zone_of)."""
     finds = told(provider) or hasattr(provider, 'account_zones')
     return (('record_name',) if finds else ('zone_name', 'record_name')) + tuple(provider.REQUIRED)
 
@@ -331,49 +330,10 @@ def account_zones(fetch, step='find zone'):
     return [zone for zone in zones if zone.id and zone.name]
 
 
-def zone_of(job, fresh=False):
-    """A record without zone_name at a provider that lists the account's zones: its zone_name is the
-    longest zone record_name is in, kept as the third line of the ids file (a run with ids asks
-    nothing), else found in the account's zones, listed once a run (fresh: the kept one was stale)."""
-    cfg, provider = job.cfg, job.provider
-    if not hasattr(provider, 'account_zones') or cfg.zone_name and not job.zone_found:
-        return
-    from ddkit import state
-    if not fresh:
-        kept = state.read_lines(job.ids_file)[2:3]
-        if kept and zone_holding(cfg.record_name, [Zone(None, kept[0])]):
-            cfg.zone_name, job.zone_found = kept[0], True
-            return
-    zones = job.shared(('account zones', provider.account(cfg)), lambda: provider.account_zones(job))
-    zone = zone_holding(cfg.record_name, zones)
-    if zone is None:
-        shown = ', '.join(sorted(z.name for z in zones)[:10]) or 'none'
-        raise Failure.at('find zone', 'no zone of this account holds %s (its zones: %s)' % (cfg.record_name, shown),
-                         kind='not found', fix='set zone_name to the zone the record is in, or use credentials '
-                         'that can see that zone')
-    cfg.zone_name, job.zone_found = zone.name, True
-
-
 def address_id(address):
     """The id a record known by its address alone is kept by in the ids file (a line's address in an
     RRset): 'ip-' and the address, ':' written '-' (what an id may hold)."""
     return 'ip-' + address.replace(':', '-')
-
-
-def address_of(record_id):
-    """The address an address_id names, or None."""
-    return record_id[3:].replace('-', ':') if record_id.startswith('ip-') else None
-
-
-def address_record(job, held, raw, hint=None):
-    """The Record of the job's line among the addresses held (of raw, the provider's own object): the
-    address hint names, else the one in its line's operator prefix; None when none is."""
-    from ddkit.ipcheck import OPERATORS, first_group, same_ip
-    if hint is not None:
-        match = [a for a in held if same_ip(a, hint)]
-    else:
-        match = [a for a in held if OPERATORS.get(job.line) and first_group(a) == OPERATORS[job.line]]
-    return Record(address_id(match[0]), [match[0]], raw) if match else None
 
 
 def relative_name(cfg, apex='@'):
@@ -386,12 +346,6 @@ def zone_by_name(job, zones):
     """choose_zone of a provider that names a zone by its domain: the one list_zones gave, its name
     its id."""
     return Zone(zones[0], zones[0])
-
-
-def zone_holding(name, zones):
-    """The zone of zones that name is in (equal to it or ending with '.' + it), the longest; None."""
-    found = [z for z in zones if z.name and (name == z.name or name.endswith('.' + z.name))]
-    return max(found, key=lambda z: len(z.name)) if found else None
 
 
 def told(provider):
@@ -470,25 +424,6 @@ def host_header(url):
 ALIBABA_NONCE_USED = 'SignatureNonceUsed'
 
 
-def alibaba_answer(send, step, log, create):
-    """(the Response, its JSON object, its error Code or None) of one Alibaba Cloud call (RPC or ACS3):
-    send() signs the request anew (a new nonce) and sends it. A read or an update that ddkit.http sent
-    again with the same nonce, which the API refuses once the first one arrived, is signed anew and
-    sent once more; a create never (create). A Failure when the answer is no JSON object."""
-    from ddkit import http
-    for attempt in (1, 2):
-        answer = send()
-        data = answer.nonempty().json()
-        if not isinstance(data, dict):
-            raise Failure.at(step, 'unexpected answer: %s' % http.snippet(answer.text), url=answer.where,
-                             status=answer.status, kind='unexpected')
-        code = data.get('Code')
-        code = str(code)[:80] if isinstance(code, (str, int)) and not isinstance(code, bool) else None
-        if code != ALIBABA_NONCE_USED or create or attempt == 2:
-            return answer, data, code
-        log.info('%s: a request sent again repeated its nonce; signing it anew.' % step)
-
-
 def alibaba_fixes(permission):
     """What to do about Alibaba Cloud's common error codes (the AccessKey, the clock, a nonce, the rate;
     permission: what to grant the RAM user).
@@ -542,36 +477,6 @@ def tc3_fixes(permission):
         'UnauthorizedOperation': permission,
         'RequestLimitExceeded': 'too many requests: run less often',
     }
-
-
-def tc3_answer(answer):
-    """(the Response object, None, None) of a Tencent Cloud API 3.0 answer that is no error, else
-    (None, its error's code, its message), bounded (None where the answer gives none); a Failure when
-    the answer is none of the API's. https://cloud.tencent.com/document/api/1427/56192"""
-    from ddkit import http
-    data = answer.nonempty().json()
-    response = data.get('Response') if isinstance(data, dict) else None
-    if not isinstance(response, dict):
-        raise Failure.at(answer.step, 'unexpected answer (HTTP %d): %s' % (answer.status, http.snippet(answer.text)),
-                         url=answer.where, status=answer.status,
-                         kind='server error' if answer.status >= 500 else 'unexpected')
-    error = response.get('Error')
-    if error is None and answer.status < 300:
-        return response, None, None
-    error = error if isinstance(error, dict) else {}
-    code = str(error['Code'])[:80] if isinstance(error.get('Code'), (str, int)) else None
-    message = str(error['Message'])[:300] if isinstance(error.get('Message'), (str, int)) else None
-    return None, code, message
-
-
-def tc3_refused(answer, code, message, fix):
-    """The Failure of a Tencent Cloud API 3.0 error answer no caller took: a server error (HTTP 5xx, an
-    InternalError code) or the request refused, its code and fix said."""
-    return Failure.at(answer.step, 'the provider refused the request (%s%s)%s' % (
-        'HTTP %d, ' % answer.status if answer.status != 200 else '', 'code %s' % code if code else 'no error code',
-        '; ' + fix if fix else ''), url=answer.where, status=answer.status, code=code, provider_message=message,
-        fix=fix, kind='server error' if answer.status >= 500 or (code or '').startswith('InternalError')
-        else 'refused')
 
 
 def tc3(secret_id, secret_key, service, version, host, action, payload, timestamp, path='/'):

@@ -8,7 +8,7 @@ paths, fields, error codes, and the few functions a shape below reads through jo
 """
 
 from ddkit import Failure
-from ddkit.provider import Record, Stale, Zone, address_id, address_of, address_record, safe_id
+from ddkit.provider import ALIBABA_NONCE_USED, Record, Stale, Zone, address_id, safe_id
 
 
 # --- the answers of a REST API, by their HTTP status ----------------------------------------------
@@ -119,7 +119,7 @@ def tc3_call(job, action, params, step, repeatable=True):
     (None, the error's code, its message)."""
     import time
     from ddkit import http, jsontext
-    from ddkit.provider import host_header, tc3, tc3_answer
+    from ddkit.provider import host_header, tc3
     from ddkit.urls import split_url
     cfg, api = job.cfg, job.provider
     url = cfg.base_url + '/'
@@ -129,6 +129,57 @@ def tc3_call(job, action, params, step, repeatable=True):
     answer = http.request('POST', url, step, headers=headers, json_body=params, timeout=cfg.timeout,
                           ca_file=cfg.ca_file, repeatable=repeatable)
     return (answer,) + tc3_answer(answer)
+
+
+def tc3_answer(answer):
+    """(the Response object, None, None) of a Tencent Cloud API 3.0 answer that is no error, else
+    (None, its error's code, its message), bounded (None where the answer gives none); a Failure when
+    the answer is none of the API's. https://cloud.tencent.com/document/api/1427/56192"""
+    from ddkit import http
+    data = answer.nonempty().json()
+    response = data.get('Response') if isinstance(data, dict) else None
+    if not isinstance(response, dict):
+        raise Failure.at(answer.step, 'unexpected answer (HTTP %d): %s' % (answer.status, http.snippet(answer.text)),
+                         url=answer.where, status=answer.status,
+                         kind='server error' if answer.status >= 500 else 'unexpected')
+    error = response.get('Error')
+    if error is None and answer.status < 300:
+        return response, None, None
+    error = error if isinstance(error, dict) else {}
+    code = str(error['Code'])[:80] if isinstance(error.get('Code'), (str, int)) else None
+    message = str(error['Message'])[:300] if isinstance(error.get('Message'), (str, int)) else None
+    return None, code, message
+
+
+def tc3_refused(answer, code, message, fix):
+    """The Failure of a Tencent Cloud API 3.0 error answer no caller took: a server error (HTTP 5xx, an
+    InternalError code) or the request refused, its code and fix said."""
+    return Failure.at(answer.step, 'the provider refused the request (%s%s)%s' % (
+        'HTTP %d, ' % answer.status if answer.status != 200 else '', 'code %s' % code if code else 'no error code',
+        '; ' + fix if fix else ''), url=answer.where, status=answer.status, code=code, provider_message=message,
+        fix=fix, kind='server error' if answer.status >= 500 or (code or '').startswith('InternalError')
+        else 'refused')
+
+
+# --- Alibaba Cloud ---------------------------------------------------------------------------------
+
+def alibaba_answer(send, step, log, create):
+    """(the Response, its JSON object, its error Code or None) of one Alibaba Cloud call (RPC or ACS3):
+    send() signs the request anew (a new nonce) and sends it. A read or an update that ddkit.http sent
+    again with the same nonce, which the API refuses once the first one arrived, is signed anew and
+    sent once more; a create never (create). A Failure when the answer is no JSON object."""
+    from ddkit import http
+    for attempt in (1, 2):
+        answer = send()
+        data = answer.nonempty().json()
+        if not isinstance(data, dict):
+            raise Failure.at(step, 'unexpected answer: %s' % http.snippet(answer.text), url=answer.where,
+                             status=answer.status, kind='unexpected')
+        code = data.get('Code')
+        code = str(code)[:80] if isinstance(code, (str, int)) and not isinstance(code, bool) else None
+        if code != ALIBABA_NONCE_USED or create or attempt == 2:
+            return answer, data, code
+        log.info('%s: a request sent again repeated its nonce; signing it anew.' % step)
 
 
 # --- zones ----------------------------------------------------------------------------------------
@@ -183,6 +234,22 @@ def domain_zones(names):
 
 
 # --- records, and the one of a line ----------------------------------------------------------------
+
+def address_of(record_id):
+    """The address an address_id names, or None."""
+    return record_id[3:].replace('-', ':') if record_id.startswith('ip-') else None
+
+
+def address_record(job, held, raw, hint=None):
+    """The Record of the job's line among the addresses held (of raw, the provider's own object): the
+    address hint names, else the one in its line's operator prefix; None when none is."""
+    from ddkit.ipcheck import OPERATORS, first_group, same_ip
+    if hint is not None:
+        match = [a for a in held if same_ip(a, hint)]
+    else:
+        match = [a for a in held if OPERATORS.get(job.line) and first_group(a) == OPERATORS[job.line]]
+    return Record(address_id(match[0]), [match[0]], raw) if match else None
+
 
 def zone_listing(job, zone, fetch, fresh=False):
     """The zone's records, listed once (fetch()) for every name and line of a run of several records;
@@ -264,7 +331,7 @@ def held(job, rrset, step):
 
 
 def of_line(job, rrset, hint=None):
-    """The Record of the job's line in an RRset (ddkit.provider.address_record)."""
+    """The Record of the job's line in an RRset (address_record)."""
     return address_record(job, held(job, rrset, 'find record'), rrset, hint)
 
 

@@ -6,7 +6,7 @@ decides without it.
 """
 
 from ddkit import CREATED, NO_IP, REMOVED, UPDATED, Failure, state
-from ddkit.provider import Exists, Stale, told
+from ddkit.provider import Exists, Stale, Zone, told
 
 
 def run(job, current, lines, verified):
@@ -159,7 +159,6 @@ def find_ids(job, fresh=False, held=False):
     """(zone id, Record or None): the stored ids when the provider still knows them, else looked up;
     held: the Record says what the provider holds (read, where a provider updates unread)."""
     job.fresh = fresh
-    from ddkit.provider import zone_of
     zone_of(job, fresh)
     ids = None if fresh else read_ids(job)
     if ids:
@@ -186,6 +185,34 @@ def read_ids(job):
     if (len(lines) == 2 or len(lines) == 3 and job.zone_found) and all(safe_id(x) for x in lines[:2]):
         return lines[:2]
     return None
+
+
+def zone_of(job, fresh=False):
+    """A record without zone_name at a provider that lists the account's zones: its zone_name is the
+    longest zone record_name is in, kept as the third line of the ids file (a run with ids asks
+    nothing), else found in the account's zones, listed once a run (fresh: the kept one was stale)."""
+    cfg, provider = job.cfg, job.provider
+    if not hasattr(provider, 'account_zones') or cfg.zone_name and not job.zone_found:
+        return
+    if not fresh:
+        kept = state.read_lines(job.ids_file)[2:3]
+        if kept and zone_holding(cfg.record_name, [Zone(None, kept[0])]):
+            cfg.zone_name, job.zone_found = kept[0], True
+            return
+    zones = job.shared(('account zones', provider.account(cfg)), lambda: provider.account_zones(job))
+    zone = zone_holding(cfg.record_name, zones)
+    if zone is None:
+        shown = ', '.join(sorted(z.name for z in zones)[:10]) or 'none'
+        raise Failure.at('find zone', 'no zone of this account holds %s (its zones: %s)' % (cfg.record_name, shown),
+                         kind='not found', fix='set zone_name to the zone the record is in, or use credentials '
+                         'that can see that zone')
+    cfg.zone_name, job.zone_found = zone.name, True
+
+
+def zone_holding(name, zones):
+    """The zone of zones that name is in (equal to it or ending with '.' + it), the longest; None."""
+    found = [z for z in zones if z.name and (name == z.name or name.endswith('.' + z.name))]
+    return max(found, key=lambda z: len(z.name)) if found else None
 
 
 def create_record(job, zone_id, ip):

@@ -15,9 +15,9 @@ import os
 import time
 
 from ddkit import Failure
-from ddkit.provider import (Exists, Record, Stale, Zone, account_zones as every_zone, alibaba_answer, alibaba_fixes,
-                            canonical_query, declaration, key_pair, listing, printable_ascii, relative_name, safe_id,
-                            url_setting, zone_by_name as choose_zone)
+from ddkit.provider import (Exists, Record, Stale, Zone, account_zones as every_zone, alibaba_fixes, canonical_query,
+                            declaration, key_pair, listing, printable_ascii, relative_name, safe_id, url_setting,
+                            zone_by_name as choose_zone)
 
 NAME = 'alidns'
 SUMMARY = 'Keep an A or AAAA record at Alibaba Cloud DNS (Alidns API)'
@@ -240,7 +240,7 @@ def call(job, action, params, step, stale=False, create=False, same=False, gone=
     gone (a delete's record already gone) gives None."""
     from ddkit import http, rest  # only on a request: a run that sends none loads none of it
     cfg, log = job.cfg, job.log
-    answer, data, code = alibaba_answer(lambda: http.request(
+    answer, data, code = rest.alibaba_answer(lambda: http.request(
         METHOD, cfg.base_url + '/?' + signed_query(cfg, action, params), step, timeout=cfg.timeout,
         ca_file=cfg.ca_file, repeatable=not create), step, log, create)
     if code is None and answer.status == 200:

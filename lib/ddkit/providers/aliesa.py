@@ -19,8 +19,8 @@ import os
 import time
 
 from ddkit import Failure
-from ddkit.provider import (ALIBABA_NONCE_USED, Record, Stale, alibaba_answer, alibaba_fixes, canonical_query,
-                            declaration, host_header, key_pair, listing, safe_id, site_fixes, url_setting)
+from ddkit.provider import (ALIBABA_NONCE_USED, Record, Stale, alibaba_fixes, canonical_query, declaration,
+                            host_header, key_pair, listing, safe_id, site_fixes, url_setting)
 
 NAME = 'aliesa'
 SUMMARY = 'Keep an A or AAAA record of an Alibaba Cloud ESA site'
@@ -244,7 +244,7 @@ def call(job, method, action, params, step, stale=False, create=False):
                        time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()), os.urandom(16).hex())
         return http.request(method, url, step, headers=headers, timeout=cfg.timeout, ca_file=cfg.ca_file,
                             repeatable=not create)
-    answer, data, code = alibaba_answer(send, step, log, create)
+    answer, data, code = rest.alibaba_answer(send, step, log, create)
     if 'Code' not in data and answer.status == 200:   # an error answer names its code, even with HTTP 200
         return data
     message = str(data.get('Message') or '')[:200] or None

@@ -15,7 +15,7 @@ https://cloud.tencent.com/document/api/1427/56192 (error codes)
 
 from ddkit import Failure, decimal
 from ddkit.provider import (PAGE, PAGES, Record, Stale, Zone, account_zones as every_zone, declaration, listing,
-                            relative_name, tc3_fixes, tc3_refused, tc3_settings, whole_zone)
+                            relative_name, tc3_fixes, tc3_settings, whole_zone)
 
 NAME = 'dnspod'
 SUMMARY = 'Keep an A or AAAA record at DNSPod (Tencent Cloud API 3.0)'
@@ -252,4 +252,4 @@ def call(job, action, params, step, gone=(), exists=None, empty=()):
     job.log.error('%s: error %s: %s' % (step, code, message))
     if code in ZONE_MISSING:
         raise rest.zone_missing(job, answer, 'domain %s', code, code, message)
-    raise tc3_refused(answer, code, message, FIXES.get(code))
+    raise rest.tc3_refused(answer, code, message, FIXES.get(code))

@@ -15,8 +15,7 @@ https://cloud.tencent.com/document/api/1552/80713 (DescribeZones),
 https://cloud.tencent.com/document/product/1552/80729 (error codes)
 """
 
-from ddkit.provider import (Record, Stale, declaration, listing, safe_id, site_fixes, tc3_fixes, tc3_refused,
-                            tc3_settings)
+from ddkit.provider import Record, Stale, declaration, listing, safe_id, site_fixes, tc3_fixes, tc3_settings
 
 NAME = 'edgeone'
 SUMMARY = 'Keep an A or AAAA record of a Tencent Cloud EdgeOne site'
@@ -206,4 +205,4 @@ def call(job, action, params, step, gone=(), empty=()):
     job.log.error('%s: error %s: %s' % (step, code, message))
     if code in ZONE_GONE:
         raise rest.zone_missing(job, answer, 'EdgeOne site %s', code, code, message)
-    raise tc3_refused(answer, code, message, FIXES.get(code))
+    raise rest.tc3_refused(answer, code, message, FIXES.get(code))
