@@ -2,7 +2,7 @@
 
 A Lab is two namespaces: "host" (where the tool runs; veth interfaces with operator addresses) and
 "server" (the other end of every veth; the lookup service of tests/fakes/lookup6.py listens there on
-the documentation address 2001:db8::1). Nothing touches the root namespace's firewall or links.
+the documentation address 2001:db8::1, served by this process). Nothing touches the root namespace's firewall or links.
 """
 
 import contextlib
@@ -162,14 +162,12 @@ class Lab:
 
     # --- the lookup service ------------------------------------------------------------------
     def start_lookup(self):
-        """Start tests/fakes/lookup6.py in the server namespace; returns its base URL."""
-        self.lookup = subprocess.Popen(
-            ['ip', 'netns', 'exec', self.server, sys.executable, os.path.join(HERE, 'fakes', 'lookup6.py'),
-             '--host', SERVER, '--log', self.log], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self.lookup.stdout.readline()
-        if not line.startswith('PORT '):
-            raise RuntimeError('lookup6 did not start: %s %s' % (line, self.lookup.stderr.read()))
-        self.port = int(line.split()[1])
+        """Start tests/fakes/lookup6.py's server in the server namespace (its socket made there, served
+        by threads of this process); returns its base URL."""
+        from fakes.lookup6 import Lookup6
+        with inside(self.server):
+            self.lookup = Lookup6(SERVER, self.log).start()
+        self.port = self.lookup.port
         return self.url('')
 
     def url(self, route):
@@ -210,10 +208,7 @@ class Lab:
 
     def close(self):
         if self.lookup:
-            self.lookup.kill()
-            self.lookup.wait()
-            for stream in (self.lookup.stdout, self.lookup.stderr):
-                stream.close()
+            self.lookup.stop()
         for ns in (self.host, self.server):
             sh(['ip', 'netns', 'del', ns], check=False)   # takes its veths and rules with it
         shutil.rmtree(self.tmp, ignore_errors=True)
