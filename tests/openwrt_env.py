@@ -156,12 +156,19 @@ def ipk_path(feed, name):
     return os.path.join(feed, found[0])
 
 
+MEMBERS = {}   # {sha256 of an .ipk: its members}
+
+
 def members(ipk):
-    """{member name: bytes} of the outer tar of an .ipk, read with the system's tar."""
-    out = {}
-    for name in ('./debian-binary', './data.tar.gz', './control.tar.gz'):
-        out[name] = subprocess.run(['tar', '-xzOf', ipk, name], capture_output=True, check=True).stdout
-    return out
+    """{member name: bytes} of the outer tar of an .ipk, read with the system's tar (once a process
+    for the same bytes)."""
+    import hashlib
+    with open(ipk, 'rb') as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    if digest not in MEMBERS:
+        MEMBERS[digest] = {name: subprocess.run(['tar', '-xzOf', ipk, name], capture_output=True, check=True).stdout
+                           for name in ('./debian-binary', './data.tar.gz', './control.tar.gz')}
+    return dict(MEMBERS[digest])
 
 
 def install(ipk, root):
