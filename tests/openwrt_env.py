@@ -142,12 +142,12 @@ def quoted(value):
 
 
 def build_feed(out, key=None):
-    """`make feed` (with KEY=key when given) into out, at a fixed SOURCE_DATE_EPOCH."""
+    """`make feed` (with KEY=key when given) into out, at a fixed SOURCE_DATE_EPOCH: what it printed."""
     command = [sys.executable, os.path.join(ROOT, 'tools', 'feed.py'), '--out', out]
     done = subprocess.run(command + (['--key', key] if key else []), capture_output=True, text=True,
                           env=dict(os.environ, SOURCE_DATE_EPOCH=EPOCH))
     assert done.returncode == 0, done.stdout + done.stderr
-    return out
+    return done.stdout
 
 
 def ipk_path(feed, name):
@@ -252,11 +252,18 @@ def records(log):
         return [entry.split('\x1f') for entry in f.read().split('\x1e') if entry]
 
 
+MADE = {}   # {name: the answer of once_a_run} in this process
+
+
 def once_a_run(tmp_path_factory, name, make):
-    """make(folder)'s answer, made once a run: the test workers (pytest-xdist) share the folder of
-    the first to get there, the others wait for it; what it holds is only read."""
+    """make(folder)'s answer (made of lists, strings and numbers), made once a run: the test workers
+    (pytest-xdist) share the folder of the first to get there, the others wait for it; what it holds
+    is only read."""
+    if name in MADE:
+        return MADE[name]
     if not os.environ.get('PYTEST_XDIST_WORKER'):
-        return make(str(tmp_path_factory.mktemp(name)))
+        MADE[name] = make(str(tmp_path_factory.mktemp(name)))
+        return MADE[name]
     import fcntl
     import json
     top = tmp_path_factory.getbasetemp().parent   # the run's, which each worker's is in
@@ -267,7 +274,8 @@ def once_a_run(tmp_path_factory, name, make):
             shutil.rmtree(str(folder), ignore_errors=True)   # a worker that failed to make it
             folder.mkdir()
             answer.write_text(json.dumps(make(str(folder))))
-        return json.loads(answer.read_text())
+        MADE[name] = json.loads(answer.read_text())
+    return MADE[name]
 
 
 @pytest.fixture(scope='session')
@@ -285,10 +293,15 @@ def signify_key(tmp_path_factory):
     return tuple(once_a_run(tmp_path_factory, 'key', make))
 
 
+def signed_feed(tmp_path_factory, signify_key):
+    """The feed as `make feed KEY=<key>` builds it, once a run: (its folder, what the build printed)."""
+    return once_a_run(tmp_path_factory, 'feed', lambda out: (out, build_feed(out, key=signify_key[1])))
+
+
 @pytest.fixture(scope='session')
 def feed(tmp_path_factory, signify_key):
-    """The feed as `make feed` builds it, signed: built once a run, only read."""
-    return once_a_run(tmp_path_factory, 'feed', lambda out: build_feed(out, key=signify_key[1]))
+    """The signed feed's folder (signed_feed): only read."""
+    return signed_feed(tmp_path_factory, signify_key)[0]
 
 
 def tar_entries(data):

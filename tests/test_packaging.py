@@ -17,11 +17,11 @@ import sys
 import pytest
 
 import needs
-from conftest import GUARD_DIR, GUARD_MARK, RECORD, ROOT, ZONE, import_guard, package_depends, run_tool, sampled
+from conftest import FULL, GUARD_DIR, GUARD_MARK, RECORD, ROOT, ZONE, import_guard, package_depends, run_tool, sampled
 from openwrt_env import (COMMAND, COMMAND_PACKAGE, DDNS_LIBRARY, EPOCH, LIBRARY, LUCI_PACKAGES,  # noqa: F401
                          OPTIONAL_MODULES, OPTIONAL_PACKAGES, PACKAGES, SAMPLED_PACKAGES, SAMPLED_PROVIDER_PACKAGES,
-                         PROVIDER_PACKAGES, REGISTERED, ROUTER_TOOLS, SERVICES, feed, install,
-                         install_all, ipk_path, libraries, members, once_a_run, package_of, quoted, signify_key,
+                         PROVIDER_PACKAGES, REGISTERED, ROUTER_TOOLS, SERVICES, build_feed, feed, install,
+                         install_all, ipk_path, libraries, members, once_a_run, package_of, quoted, signed_feed, signify_key,
                          tar_entries)
 from providers import PROVIDERS as ADAPTERS, TOOLS, of  # noqa: E402
 
@@ -642,19 +642,22 @@ def test_signature_verifies_and_fails_on_a_changed_index(feed, signify_key, tmp_
 
 
 @pytest.fixture(scope='session')
-def feed_again(tmp_path_factory, signify_key):
-    """A second signed build, as `make feed KEY=<key>` runs it: (its folder, what it printed); once a run."""
-    def make(out):
-        done = feed_tool_run('--out', out, '--key', signify_key[1])
-        assert done.returncode == 0, done.stdout + done.stderr
-        return out, done.stdout
-    return once_a_run(tmp_path_factory, 'feed-again', make)
+def feed_unsigned(tmp_path_factory):
+    """The feed built again without a key, as `make feed` runs it: (its folder, what it printed);
+    once a run."""
+    return once_a_run(tmp_path_factory, 'feed-unsigned', lambda out: (out, build_feed(out)))
 
 
-def test_feed_is_byte_for_byte_reproducible(feed, feed_again):
-    again = feed_again[0]
-    assert sorted(os.listdir(again)) == sorted(os.listdir(feed))
-    for name in os.listdir(feed):
+def test_feed_is_byte_for_byte_reproducible(feed, feed_unsigned, signify_key, tmp_path):
+    """Built again without a key, every file is the same bytes and the signed feed has the signature
+    and its public key besides; make test-full builds it signed again too: every file the same."""
+    again = feed_unsigned[0]
+    assert sorted(os.listdir(again) + ['Packages.sig', 'ddkit.pub']) == sorted(os.listdir(feed))
+    if FULL:
+        again = str(tmp_path / 'again')
+        build_feed(again, key=signify_key[1])
+        assert sorted(os.listdir(again)) == sorted(os.listdir(feed))
+    for name in os.listdir(again):
         with open(os.path.join(feed, name), 'rb') as a, open(os.path.join(again, name), 'rb') as b:
             assert a.read() == b.read(), name
 
@@ -1188,13 +1191,8 @@ def test_package_contents_change_with_a_file_or_a_field_but_not_with_the_release
 
 # --- make feed: what it says about signatures, and a bad key stops it before anything is written ----
 
-def feed_tool_run(*args):
-    return subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'feed.py')] + list(args),
-                          capture_output=True, text=True, env=dict(os.environ, SOURCE_DATE_EPOCH=EPOCH))
-
-
-def test_a_signed_feed_says_how_the_router_trusts_it(signify_key, feed_again):
-    out, said = feed_again
+def test_a_signed_feed_says_how_the_router_trusts_it(tmp_path_factory, signify_key):
+    out, said = signed_feed(tmp_path_factory, signify_key)
     with open(signify_key[2]) as f:
         number = base64.b64decode(f.read().splitlines()[1])[2:10].hex()
     assert 'feed: signed; trust it on the router: copy %s to /etc/opkg/keys/%s' % (
@@ -1202,9 +1200,9 @@ def test_a_signed_feed_says_how_the_router_trusts_it(signify_key, feed_again):
     assert os.path.exists(os.path.join(out, 'Packages.sig'))
 
 
-def test_an_unsigned_feed_says_so(tmp_path):
-    done = feed_tool_run('--out', str(tmp_path / 'feed'))
-    assert done.returncode == 0 and 'feed: UNSIGNED' in done.stdout and 'KEY=' in done.stdout
+def test_an_unsigned_feed_says_so(feed_unsigned):
+    said = feed_unsigned[1]
+    assert 'feed: UNSIGNED' in said and 'KEY=' in said
 
 
 @pytest.mark.parametrize('tool, key', [('feed.py', 'missing.sec'), ('feed.py', 'not-a-key'),
