@@ -104,11 +104,11 @@ def test_recipe_matches_the_library_version_and_the_sdk_shape():
     assert 'tools/standalone.py --installed $(PKG_BUILD_DIR)/installed' in makefile
 
 
-@pytest.mark.parametrize('name', SAMPLED_PACKAGES)
-def test_every_ipk_fits_the_flash_budget(feed, name):
-    size = os.path.getsize(ipk_path(feed, name))
-    assert size <= bench.IPK_BUDGET, '%s .ipk is %d bytes (budget %d, BENCHMARKS.md)' % (
-        name, size, bench.IPK_BUDGET)
+def test_every_ipk_fits_the_flash_budget(feed):
+    """Every package, under make test too: a budget is the largest's to meet, and a size is cheap."""
+    over = {name: size for name, size in ((name, os.path.getsize(ipk_path(feed, name))) for name in PACKAGES)
+            if size > bench.IPK_BUDGET}
+    assert over == {}, '.ipk files over the budget of %d bytes (BENCHMARKS.md): %s' % (bench.IPK_BUDGET, over)
 
 
 @pytest.mark.parametrize('tool', SAMPLED_PACKAGES)
