@@ -1228,11 +1228,15 @@ def test_make_feed_checks_both_keys_before_it_builds():
         (True, False), (True, True), (False, False), (False, True)], done.stdout
 
 
-@pytest.mark.parametrize('provider', SAMPLED_PROVIDER_PACKAGES)
-def test_a_router_with_one_provider_installs_within_the_budget(feed, provider):
+def test_a_router_with_one_provider_installs_within_the_budget(feed):
     """What a router with the command and one provider installs, every package together, in bytes on
-    its flash (the files as installed, before the file system compresses them)."""
-    installed = sum(len(data) for name in (LIBRARY, DDNS_LIBRARY, COMMAND_PACKAGE, provider)
-                    for data in files_of(data_entries(feed, name)[1]).values())
-    assert 0 < installed <= bench.ROUTER_BUDGET, '%s and the command install %d bytes (budget %d, BENCHMARKS.md)' % (
-        provider, installed, bench.ROUTER_BUDGET)
+    its flash (the files as installed, before the file system compresses them): for every provider,
+    under make test too (the largest's to meet)."""
+    size = {name: sum(len(data) for data in files_of(data_entries(feed, name)[1]).values())
+            for name in (LIBRARY, DDNS_LIBRARY, COMMAND_PACKAGE) + PROVIDER_PACKAGES}
+    installed = {provider: size[LIBRARY] + size[DDNS_LIBRARY] + size[COMMAND_PACKAGE] + size[provider]
+                 for provider in PROVIDER_PACKAGES}
+    over = {provider: total for provider, total in installed.items() if total > bench.ROUTER_BUDGET}
+    assert all(installed.values()) and over == {}, (
+        'a provider and the command install more than the budget of %d bytes (BENCHMARKS.md): %s'
+        % (bench.ROUTER_BUDGET, over))
