@@ -12,7 +12,7 @@ JOBS   ?= 6
 
 help:
 	@echo 'make demo         the updaters end to end against local fake servers (no account, no venv)'
-	@echo 'make test         the test suite, in parallel, slow tables sampled: ~2.5 min on 2 cores'
+	@echo 'make test         the test suite, in parallel, slow tables sampled: ~2 min on 2 cores'
 	@echo '                  (first builds $(VENV) with tests/requirements.txt)'
 	@echo 'make test-full    the same with every row of the slow tables (what CI runs)'
 	@echo '                  offline: make test WHEELS=<dir of wheels from pip wheel>'
