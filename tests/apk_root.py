@@ -110,16 +110,22 @@ def changed(path, digest):
         return hashlib.sha256(f.read()).digest() != digest
 
 
-def tree(root):
-    """{path: (type, mode, bytes or None)} of everything under root."""
+def walk(root, describe):
+    """{path relative to root: describe(its full path, its lstat)} of everything under root."""
     out = {}
     for folder, dirs, files in os.walk(str(root)):
         for name in dirs + files:
             full = os.path.join(folder, name)
-            st = os.lstat(full)
-            data = None
-            if stat.S_ISREG(st.st_mode):
-                with open(full, 'rb') as f:
-                    data = f.read()
-            out[os.path.relpath(full, str(root))] = (stat.S_IFMT(st.st_mode), stat.S_IMODE(st.st_mode), data)
+            out[os.path.relpath(full, str(root))] = describe(full, os.lstat(full))
     return out
+
+
+def tree(root):
+    """{path: (type, mode, bytes or None)} of everything under root."""
+    def entry(full, st):
+        data = None
+        if stat.S_ISREG(st.st_mode):
+            with open(full, 'rb') as f:
+                data = f.read()
+        return stat.S_IFMT(st.st_mode), stat.S_IMODE(st.st_mode), data
+    return walk(root, entry)

@@ -16,6 +16,7 @@ import sys
 import pytest
 
 import needs
+from apk_root import walk
 from openwrt_env import feed, install, ipk_path, signify_key  # noqa: F401  (fixtures: the feed as make feed builds it)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'lib'))
@@ -66,13 +67,7 @@ def command(root, tmp, args):
 
 def tree(root):
     """{path: (mode, owner, size, mtime)} of everything under root (the flash of a router)."""
-    out = {}
-    for folder, dirs, files in os.walk(str(root)):
-        for name in dirs + files:
-            path = os.path.join(folder, name)
-            st = os.lstat(path)
-            out[os.path.relpath(path, str(root))] = (st.st_mode, st.st_uid, st.st_size, st.st_mtime_ns)
-    return out
+    return walk(root, lambda path, st: (st.st_mode, st.st_uid, st.st_size, st.st_mtime_ns))
 
 
 def compiled(folder):
