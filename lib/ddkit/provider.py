@@ -84,16 +84,6 @@ def key_pair(key_id, id_help, secret, secret_help, check=None, label=None):
             secret_setting(secret, secret_help, check=check)]
 
 
-def printable_ascii(shown_by):
-    """The check of a key or password that is signed or hashed as the provider's console shows it
-    (shown_by): printable ASCII with no spaces, so that its bytes are the same in every encoding."""
-    def check(value):
-        if not value or any(not 32 < ord(c) < 127 for c in value):
-            raise ValueError('must be printable ASCII with no spaces, as %s shows it' % shown_by)
-        return value
-    return check
-
-
 def site_fixes(lister, key, user, actions):
     """The fixes of the refusals of an API whose zones are sites (a CDN's): (the key may not change the
     site's records, the site is not the key's account's). lister: the console listing the sites; key:

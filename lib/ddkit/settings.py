@@ -220,11 +220,17 @@ def outside_zone(record, zone):
             'set zone_name to the domain the record belongs to (record_name ends with it)')
 
 
-def check_header(value):
-    """Text sent in an HTTP header (e-mail, key, token): printable ASCII only."""
-    if not value or any(not 32 < ord(c) < 127 for c in value):
-        raise ValueError('must be printable ASCII with no spaces (it is sent in an HTTP header)')
-    return value
+def printable_ascii(why):
+    """The check of a value that must be printable ASCII with no spaces, the message saying why (a
+    key signed or hashed as its console shows it: then its bytes are the same in every encoding)."""
+    def check(value):
+        if not value or any(not 32 < ord(c) < 127 for c in value):
+            raise ValueError('must be printable ASCII with no spaces%s' % why)
+        return value
+    return check
+
+
+check_header = printable_ascii(' (it is sent in an HTTP header)')   # an e-mail, a key, a token
 
 
 def check_path(value):

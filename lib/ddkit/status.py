@@ -4,12 +4,13 @@ The status file, `.<stem>_<record>.status` beside the record's other state files
 tool's name its provider keeps, so ddkit and updater_a share it), holds `key=value` lines: outcome,
 checked and changed (epoch seconds), ip, the fields of the last failure, failed_since: when the
 failures of a streak began (kept through runs that found no valid IP), and log: where the record's
-log ended when the status was written (`<inode>:<size>`). It is written when a run decided something
-new: a change at the provider, another outcome or failure than the one kept, or the first unchanged
-run after a failure or no valid IP. A run that decides what is kept already (the IP unchanged after a
-good outcome, or before there was a status file; the same failure again; no valid IP again, or still
-after a line's record was removed) writes nothing (a router's state directory may be on flash): it
-only appends its lines to the record's log, and --status derives what it decided from them.
+log ended when the status was written (`<inode>:<size>:<its first line's time>`). It is written when
+a run decided something new: a change at the provider, another outcome or failure than the one kept,
+or the first unchanged run after a failure or no valid IP. A run that decides what is kept already
+(the IP unchanged after a good outcome, or before there was a status file; the same failure again;
+no valid IP again, or still after a line's record was removed) writes nothing (a router's state
+directory may be on flash): it only appends its lines to the record's log, and --status derives what
+it decided from them.
 Order, not time, tells a later run: a run writes its status after its last log line, so a line of
 the record's past the kept log end is a later run's, however soon it came (two runs in one second).
 Its `checked` is then that run's time, and a kept change (updated, created) that a later run found in

@@ -16,13 +16,15 @@ import time
 
 from ddkit import Failure
 from ddkit.provider import (Exists, Record, Stale, Zone, account_zones as every_zone, alibaba_fixes, canonical_query,
-                            declaration, key_pair, listing, printable_ascii, relative_name, safe_id, url_setting,
+                            declaration, key_pair, listing, relative_name, safe_id, url_setting,
                             zone_by_name as choose_zone)
+from ddkit.settings import printable_ascii
 
 NAME = 'alidns'
 SUMMARY = 'Keep an A or AAAA record at Alibaba Cloud DNS (Alidns API)'
 SETTINGS = key_pair('access_key_id', 'AccessKey ID of a RAM user allowed to change the domain\'s records',
-                    'access_key_secret', 'its AccessKey secret', check=printable_ascii('the RAM console')) + [
+                    'access_key_secret', 'its AccessKey secret',
+                    check=printable_ascii(', as the RAM console shows it')) + [
     url_setting('https://alidns.aliyuncs.com', 'API endpoint (scheme and host)')]
 STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
 VERSION = '2015-01-09'       # the API version every request names

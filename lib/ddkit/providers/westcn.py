@@ -15,15 +15,16 @@ https://www.west.cn/CustomerCenter/doc/domain_v2.html (the domain DNS calls)
 import time
 
 from ddkit import Failure, decimal
-from ddkit.provider import (PAGES, Record, Stale, declaration, key_pair, number, printable_ascii, relative_name,
+from ddkit.provider import (PAGES, Record, Stale, declaration, key_pair, number, relative_name,
                             safe_id, url_setting, whole_zone, zone_by_name as choose_zone)
+from ddkit.settings import printable_ascii
 
 NAME = 'westcn'
 SUMMARY = 'Keep an A or AAAA record at West.cn 西部数码 (API v2)'
 API_PATH = '/api/v2'
 SETTINGS = key_pair('username', 'user name (member ID) of the West.cn account', 'api_password',
                     'the API password set in the account\'s API settings, not the login password',
-                    check=printable_ascii('the account\'s API settings')) + [
+                    check=printable_ascii(', as the account\'s API settings show it')) + [
     url_setting('https://api.west.cn', 'API base URL, scheme and host (a trailing /api/v2, as the provider\'s '
                 'documents write it, is taken off: the tool adds it)', API_PATH)]
 STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS)
