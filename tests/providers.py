@@ -175,6 +175,18 @@ DUCKDNS = run_by_ddkit('duckdns', 'domain', {'DDNS_TOKEN': '9f1c2d3e-0000-4000-8
                        files=('ip',), told=True)
 NAMECHEAP = run_by_ddkit('namecheap', 'host', {'DDNS_PASSWORD': '0123456789abcdef0123456789abcdef'}, told_calls(),
                          files=('ip',), told=True)
+# a service's update URL (updateurl), and the services of ddns-scripts' list that are one, its presets
+# (tests/url_services.py says what each is sent): the outcome tables run updateurl and a sample of them
+URL = run_by_ddkit('updateurl', 'host', {'DDNS_UPDATE_URL': 'https://[USERNAME]:[PASSWORD]@ddns.example.com/nic/update?'
+                                   'hostname=[DOMAIN]&myip=[IP]', 'DDNS_USERNAME': 'owner@example.com',
+                                   'DDNS_PASSWORD': 'p4ss&w/rd #1', 'DDNS_ANSWER': 'good|nochg'},
+                   told_calls(), files=('ip',), told=True)
+URL_SERVICES = [run_by_ddkit(name, 'host', {'DDNS_USERNAME': 'owner@example.com', 'DDNS_PASSWORD': 'p4ss&w/rd #1'},
+                             told_calls(), files=('ip',), told=True)
+                for name in registry().services()]
+# in the tables: one over Basic auth, for both families (dyndns.org); one whose credentials are in the
+# query, of IPv4 alone, its own answer's words (ddnss.de)
+URL_SAMPLE = [adapter for adapter in URL_SERVICES if adapter.provider in ('ddnss.de', 'dyndns.org')]
 VOLCENGINE = run_by_ddkit('volcengine', 'record', {'DDNS_ACCESS_KEY_ID': 'AKLTexampleAccessKeyId01',
                                                    'DDNS_SECRET_ACCESS_KEY': 'example-secret-0123456789'},
                           # the zone's ZID by its name (ListZones), then the name's records; an update sends
@@ -268,7 +280,7 @@ PORKBUN = run_by_ddkit('porkbun', 'record', {'DDNS_API_KEY': 'pk1_example', 'DDN
                        rest_calls(find=['list_records']))
 PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, NOIP, DYNU, HE, DUCKDNS, NAMECHEAP, VOLCENGINE,
              BAIDUCLOUD, NAMECOM, SPACESHIP, DYNV6, CLOUDNS, GCORE, DESEC, EDGEONE, ALIESA, WESTCN,
-             NAMESILO, PORKBUN]
+             NAMESILO, PORKBUN] + [URL] + URL_SAMPLE
 
 
 class Form(Adapter):

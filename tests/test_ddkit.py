@@ -91,8 +91,9 @@ def test_a_uci_file_names_the_provider_of_each_section(box, tmp_path):
         (tmp_path / adapter.provider).mkdir()
         options = {k[5:].lower(): v for k, v in adapter.env(box, tmp_path / adapter.provider).items()
                    if k not in ('DDNS_IP_LOOKUP_URL', 'DDNS_DOH_URL', 'DDNS_PROVIDER')}
-        text += "\nconfig ddkit '%s'\n\toption enabled '1'\n\toption provider '%s'\n" % (adapter.provider,
-                                                                                          adapter.provider)
+        # a section is named by letters, digits and _ (a provider's name may hold . and -: dy.fi)
+        section = adapter.provider.replace('.', '_').replace('-', '_')
+        text += "\nconfig ddkit '%s'\n\toption enabled '1'\n\toption provider '%s'\n" % (section, adapter.provider)
         text += ''.join('\toption %s %s\n' % (k, quoted(v)) for k, v in options.items())
     uci = tmp_path / 'ddkit.uci'
     uci.write_text(text)
@@ -103,7 +104,7 @@ def test_a_uci_file_names_the_provider_of_each_section(box, tmp_path):
         assert adapter.held(box, RECORD) == adapter.content(NEW), adapter
 
 
-KNOWN = ', '.join(map(str, registry.PROVIDERS))   # in the registry's order
+KNOWN = registry.known()   # in the registry's order, ddns-scripts' update URLs counted
 FIRST, OTHER = PROVIDERS[0], PROVIDERS[1]
 # a setting of the second provider that the first does not have
 FOREIGN = [s.name for s in OTHER.module().SETTINGS if s.name not in {t.name for t in FIRST.module().SETTINGS}][0]
@@ -134,7 +135,12 @@ def test_help_lists_the_providers_and_a_providers_help_shows_its_settings_alone(
     assert done.returncode == 0 and '--provider' in done.stdout and '--zone-name' in done.stdout
     listed = done.stdout.split('\nproviders (', 1)[1]
     common = {s.name for s in updater.COMMON}
+    services = registry.services()   # ddns-scripts' update URLs: one row, the first naming it
     for adapter in PROVIDERS:
+        if adapter.provider in services:
+            assert re.search(r'^  %s +and %d more update URLs' % (re.escape(services[0]), len(services) - 1),
+                             listed, re.M) and adapter.provider not in listed, adapter
+            continue
         assert re.search(r'^  %s +%s' % (adapter.provider, re.escape(adapter.module().SUMMARY.split()[0])),
                          listed, re.M), adapter
         for s in adapter.module().SETTINGS:   # no provider's own flag in the overview
@@ -143,11 +149,11 @@ def test_help_lists_the_providers_and_a_providers_help_shows_its_settings_alone(
     for adapter in PROVIDERS:
         own = run_tool('ddkit', ['--provider', adapter.provider, '--help'])
         assert own.returncode == 0 and 'providers (' not in own.stdout
-        text = ' '.join(own.stdout.split())   # the help's lines joined: a default may wrap
+        text = ''.join(own.stdout.split())   # the help's lines joined: a default may wrap, a URL anywhere
         for s in adapter.module().SETTINGS:
             assert '--%s' % s.name.replace('_', '-') in own.stdout, (adapter, s.name)
             if s.default:
-                assert '(default: %s)' % s.default in text, (adapter, s.name)
+                assert '(default:%s)' % ''.join(str(s.default).split()) in text, (adapter, s.name)
         others = {t.name for other in PROVIDERS if other is not adapter for t in other.module().SETTINGS}
         for name in others - {t.name for t in adapter.module().SETTINGS} - common:
             assert '--%s ' % name.replace('_', '-') not in own.stdout, (adapter, name)

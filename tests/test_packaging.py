@@ -23,7 +23,7 @@ from openwrt_env import (COMMAND, COMMAND_PACKAGE, DDNS_LIBRARY, EPOCH, LIBRARY,
                          PROVIDER_PACKAGES, REGISTERED, ROUTER_TOOLS, SERVICES, build_feed, feed, install,
                          install_all, ipk_path, libraries, members, once_a_run, package_of, quoted, signed_feed, signify_key,
                          tar_entries)
-from providers import PROVIDERS as ADAPTERS, TOOLS, of  # noqa: E402
+from providers import PROVIDERS as ADAPTERS, TOOLS, of, registry  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
 import bench  # noqa: E402
@@ -434,7 +434,8 @@ def test_the_commands_uci_file_has_one_disabled_sample_section_per_provider(feed
     sections = commands_uci_file(text)
     from ddkit import registry
     assert [(kind, name) for kind, name, _, _ in sections] == [('defaults', None)] + [
-        ('ddkit', name) for name in registry.PROVIDERS]   # a preset's too, though it is no package
+        ('ddkit', name) for name in registry.PROVIDERS   # a preset's too, though it is no package
+        if name not in registry.services()]   # ddns-scripts' update URLs: one paragraph names them all
     assert sections[0][2] == {'state_dir': '/var/run/ddkit'}
     common = {s.name for s in updater.COMMON} | uci.SERVICE_OPTIONS | {'provider'}
     for _, name, options, lines in sections[1:]:
@@ -450,7 +451,7 @@ def test_the_commands_uci_file_has_one_disabled_sample_section_per_provider(feed
             line = "\t%s %s ''" % ('list' if setting.repeat else 'option', setting.name) if setting.default is None \
                 else '\t#option %s %s' % (setting.name, quoted(setting.default))
             assert line in lines and comment_above(lines, line) == (setting.help if first else ''), (name, setting.name)
-    assert text.count('\nconfig ') == 1 + len(registry.PROVIDERS)
+    assert text.count('\nconfig ') == 1 + len(registry.PROVIDERS) - len(registry.services())
 
 
 def test_the_excerpt_of_the_commands_uci_file_in_docs_is_as_installed(feed):
@@ -862,7 +863,8 @@ def test_the_command_and_one_provider_package_run_it_and_carry_no_other(feed, bo
     assert calls_of(box) == requests
     shown = run_installed(router, COMMAND, ['--help'], tmp_path)   # the others listed as not installed
     missing = set(re.findall(r'^  (\w+) +not installed here', shown.stdout, re.M))
-    assert shown.returncode == 0 and missing == set(names) - brought, shown.stdout
+    services = set(registry.services())   # one row for all of them
+    assert shown.returncode == 0 and missing == set(names) - brought - services, shown.stdout
 
 
 def command_router(feed, root, *optional):
@@ -968,7 +970,10 @@ def test_without_ddkit_proxy_proxy_is_refused_an_environment_proxy_fails_and_wit
         assert through and len(through) == len(fake.calls()[asked:]), tinyproxy.requests()
 
 
-@pytest.mark.parametrize('adapter', sampled(ADAPTERS, 4), ids=[a.provider for a in sampled(ADAPTERS, 4)])
+SAMPLED = [a for a in ADAPTERS if a.provider not in registry().services()]   # a sample section each
+
+
+@pytest.mark.parametrize('adapter', sampled(SAMPLED, 4), ids=[a.provider for a in sampled(SAMPLED, 4)])
 def test_the_commands_sample_section_of_each_provider_runs(router, box, tmp_path, adapter):
     """The sample section of /etc/config/ddkit a provider has (written from the registry) is one the
     command runs: given credentials and URLs by environment, like a user filling it in."""

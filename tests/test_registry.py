@@ -32,6 +32,7 @@ ALLOWED = {
                         'checks those lines against their imports; nothing else there names one)',
     'tests/fakes/cloudflare-dns-openapi-subset.json': "provider A's published schema",
     'tests/test_fakes.py': "the name of provider A's published schema in the shared spec",
+    'tests/url_services.py': 'what each update-URL service of ddns-scripts\' list is sent, by its name',
     'tests/requirements.txt': "the providers' official SDKs, test-only: their fakes check each signature "
                               "with the SDK's own signer",
     # the word of the notification services' own URLs (WeCom's /cgi-bin/webhook/send), no provider
@@ -39,6 +40,11 @@ ALLOWED = {
     'lib/ddkit/notices.py': 'the notification services\' documents and answers',
     'tests/test_notices.py': 'the notification services\' URLs and answers',
 }
+
+
+# the names searched for: not those of ddns-scripts' update-URL services, which are the services' own
+# domain names (a module that reaches dyn.com names it as a host)
+WORDS = [name for name in registry.PROVIDERS if name not in registry.services()]
 
 
 def own_files(name):
@@ -81,7 +87,11 @@ def test_a_registered_provider_supplies_the_contract(name):
     # its docstring cites the provider's API reference, so a reader checks a request in one click
     assert re.search(r'https://\S+', module.__doc__ or ''), name
     with open(os.path.join(ROOT, 'docs', 'providers.md'), encoding='utf-8') as f:
-        assert re.search(r'^## .*`%s`' % name, f.read(), re.M), 'docs/providers.md has no section for ' + name
+        text = f.read()
+    if name in registry.services():   # a row of the table of ddns-scripts' services
+        assert re.search(r'^\| `%s` \|' % re.escape(name), text, re.M), 'docs/providers.md has no row for ' + name
+    else:
+        assert re.search(r'^## .*`%s`' % name, text, re.M), 'docs/providers.md has no section for ' + name
 
 
 PRESETS = [name for name in registry.PROVIDERS if isinstance(name, registry.Preset)]
@@ -98,7 +108,9 @@ def test_a_preset_is_its_protocols_module_with_the_changes_it_names(name):
     assert not os.path.exists(os.path.join(ROOT, 'lib', 'ddkit', 'providers', name + '.py'))
     assert registry.provider(name) is preset   # one object a name: what records share is keyed by it
     assert (preset.NAME, preset.SUMMARY) == (name, entry.summary) and preset.SUMMARY != module.SUMMARY
-    assert preset.send_ip is module.send_ip and preset.__doc__ == module.__doc__
+    calls = [call for call in TOLD + READ if hasattr(module, call)]   # a protocol's, or a REST API's
+    assert calls and all(getattr(preset, call) is getattr(module, call) for call in calls) and \
+        preset.__doc__ == module.__doc__
     settings = {s.name: s for s in preset.SETTINGS}
     assert [s.name for s in preset.SETTINGS] == [s.name for s in module.SETTINGS]
     for key, value in entry.changes.items():
@@ -135,7 +147,9 @@ def test_no_two_providers_share_a_state_file():
 
 
 def test_every_registered_provider_has_a_test_adapter_and_only_those():
-    assert sorted(p.provider for p in PROVIDERS) == sorted(registry.PROVIDERS)
+    from providers import URL_SERVICES   # the update-URL services beyond the tables' sample
+    adapters = PROVIDERS + [p for p in URL_SERVICES if p not in PROVIDERS]
+    assert sorted(p.provider for p in adapters) == sorted(registry.PROVIDERS)
 
 
 def test_no_other_file_names_a_provider():
@@ -146,7 +160,7 @@ def test_no_other_file_names_a_provider():
                 text = f.read()
         except UnicodeDecodeError:
             continue
-        for name in registry.PROVIDERS:   # the word search only where the name stands at all
+        for name in WORDS:   # the word search only where the name stands at all
             if name in text and re.search(r'\b%s\b' % name, text) and path not in own_files(name) \
                     and path not in ALLOWED:
                 named.setdefault(path, []).append(name)

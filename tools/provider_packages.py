@@ -99,8 +99,10 @@ def uci_file():
     fill in, the others commented out at their default), each under its own help text in the first
     section; the others say where their help is (it would be most of the file, on every router,
     whichever provider it runs)."""
-    lines = [HEAD.rstrip('\n')]
-    for at, (name, package, provider) in enumerate(providers()):
+    lines, every = [HEAD.rstrip('\n')], providers()
+    from ddkit import registry   # importable once providers() has found the library
+    services = registry.services()   # ddns-scripts' update URLs: one paragraph for all, no sample each
+    for at, (name, package, provider) in enumerate(p for p in every if p[0] not in services):
         first = at == 0
         about = 'provider %s (package %s): %s' % (name, package, provider.SUMMARY)
         lines += [''] + ['# ' + line for line in textwrap.wrap(about, WIDTH - 2, break_on_hyphens=False)]
@@ -118,6 +120,12 @@ def uci_file():
                 if setting.default not in (None, '', [], ()) else ["\t%s %s ''" % (kind, setting.name)]
         for about, name, value in RECORD:
             lines += (comment(about) if first and about else []) + ['\toption %s %s' % (name, quoted(value))]
+    about = ('the %d services of OpenWrt\'s ddns-scripts that are an update URL (%s, ...; ddkit --providers lists '
+             'them) come with the package ddkit-%s: a section of one names it as provider, with the settings its '
+             'URL sends (username, password), e.g. provider \'%s\'. Coming from ddns-scripts, ddkit --import-ddns '
+             'writes these sections from /etc/config/ddns.' % (len(services), ', '.join(services[:3]),
+                                                             registry.URL_PROTOCOL, services[0]))
+    lines += [''] + ['# ' + line for line in textwrap.wrap(about, WIDTH - 2, break_on_hyphens=False)]
     return '\n'.join(lines) + '\n'
 
 

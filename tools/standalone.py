@@ -253,16 +253,26 @@ def registered():
 
 def entries():
     """[(name, None for a module or the protocol of a preset)] of ddkit.registry's PROVIDERS, in its
-    order: a string is a module's name, a Preset(name, protocol, ...) call a preset."""
+    order: a string is a module's name, a Preset(name, protocol, ...) call a preset; then the presets
+    PROVIDERS makes of the rows of a table (tuple(Preset(name, protocol, ...) for name, ... in TABLE)),
+    each row's first item its name."""
     import ast
     source = read(os.path.join(LIB, 'registry.py'))
     if source not in _REGISTERED:   # a feed asks for every module it follows
         tree = ast.parse(source)
-        (items,) = [node.value.elts for node in tree.body if isinstance(node, ast.Assign)
-                    and [getattr(t, 'id', None) for t in node.targets] == ['PROVIDERS']]
+        assigned = {node.targets[0].id: node.value for node in tree.body
+                    if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)}
+        value, made = assigned['PROVIDERS'], []
+        if isinstance(value, ast.BinOp):   # the literal entries + those made from a table
+            generator = value.right.args[0]
+            rows = assigned[generator.generators[0].iter.id].elts
+            protocol = generator.elt.args[1]   # a string, or the name of one
+            protocol = ast.literal_eval(assigned[protocol.id] if isinstance(protocol, ast.Name) else protocol)
+            made = [(ast.literal_eval(row.elts[0]), protocol) for row in rows]
+            value = value.left
         _REGISTERED[source] = tuple((ast.literal_eval(item), None) if isinstance(item, ast.Constant) else
                                     (ast.literal_eval(item.args[0]), ast.literal_eval(item.args[1]))
-                                    for item in items)
+                                    for item in value.elts) + tuple(made)
     return _REGISTERED[source]
 
 

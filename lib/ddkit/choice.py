@@ -11,12 +11,12 @@ SUMMARY = 'Keep DNS records (A or AAAA) at any registered DNS provider equal to 
 
 def check_provider(value):
     """A registered provider's name (ddkit.registry), installed here (else a UsageError naming its
-    package)."""
-    if value not in registry.PROVIDERS:
-        raise ValueError('not a known provider%s; known: %s' % (registry.did_you_mean(value),
-                                                              ', '.join(registry.PROVIDERS)))
-    registry.provider(value)
-    return value
+    package); a ddns-scripts service that names an update script, the provider that runs it."""
+    name = registry.canonical(value)
+    if name not in registry.PROVIDERS:
+        raise ValueError('not a known provider%s; known: %s' % (registry.did_you_mean(value), registry.known()))
+    registry.provider(name)
+    return name
 
 
 def owners(name):
@@ -98,7 +98,7 @@ def named(argv, environ, tool):
         found += config_providers(config)
     elif uci:
         found += uci_providers(settings.uci_path(tool, environ))
-    found = [name for name in found if name]
+    found = [registry.canonical(name) for name in found if name]
     if not found or [name for name in found if name not in registry.PROVIDERS]:
         return None
     return sorted(set(found), key=registry.PROVIDERS.index)
@@ -138,12 +138,15 @@ def overview(common):
     """(summary, sections) of --help of the ddkit command naming no provider, one screen: the usual
     settings, the others' flags, and the providers a line each (ddkit --provider NAME --help shows
     one's own settings, and every setting in full)."""
-    rows = []
+    rows, services = [], registry.services()
     for name in registry.PROVIDERS:
+        if name in services:   # a row for all: ddkit --providers lists each
+            continue
         try:
             rows.append((name, registry.provider(name).SUMMARY))
         except UsageError:
             rows.append((name, 'not installed here: install the package ddkit-%s' % registry.module_name(name)))
+    rows.append((services[0], 'and %d more update URLs of ddns-scripts: ddkit --providers' % (len(services) - 1)))
     more = ', '.join(s.flag for s in common if s.name not in USUAL)
     return SUMMARY, [('settings of a record:', [PROVIDER] + [s for s in common if s.name in USUAL]),
                      ('more settings of every record (ddkit --provider NAME --help tells each):', more),
@@ -187,7 +190,7 @@ def chosen(args, own, environ, several, common):
     if not cfg.provider:
         raise UsageError('missing setting provider: give it as --provider, DDNS_PROVIDER or provider= in a '
                          '--config file (UCI: option provider \'...\'); known providers: %s'
-                         % ', '.join(registry.PROVIDERS))
+                         % registry.known())
     provider = registry.provider(cfg.provider)
     if provider not in _MINE:   # asked for each record of a run of several
         _MINE[provider] = frozenset(s.name for s in table_of(provider, common))

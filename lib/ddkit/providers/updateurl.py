@@ -1,0 +1,244 @@
+"""updateurl: tell a service this host's public IP by requesting its update URL, as ddns-scripts does.
+
+A provider module of the shared update loop (ddkit.reconcile; the contract: docs/design.md),
+registered as `updateurl`: one GET of an update URL in which ddns-scripts' placeholders are filled in as
+its updater fills them: [USERNAME], [PASSWORD] and [PARAMENC] percent-encoded, [PARAMOPT] as given,
+[DOMAIN] the record's name, [IP] the address. The registry's presets of this module are the services
+of ddns-scripts' list that are an update URL (ddkit.registry.URL_SERVICES), each with its URL for
+IPv4, its URL for IPv6 where the list has one, and the answer its success must hold. A user:password@
+before the host goes as HTTP Basic authentication, never in the URL; only the URL's origin is ever
+shown (its path and query may hold a key). Success is a 2xx answer whose body holds `answer` (a
+regular expression in any letter case, as ddns-scripts greps it; none: any 2xx answer). A URL
+without [IP] lets the service take the address the request comes from, so it is sent over the
+record's family. Such a service is only told the IP, never read (ddkit.provider.told).
+Reference: https://openwrt.org/docs/guide-user/services/ddns/client (the options and placeholders) and
+https://github.com/openwrt/packages/blob/master/net/ddns-scripts/files/usr/lib/ddns/dynamic_dns_functions.sh
+(send_update: how the URL is filled and its answer checked)
+"""
+
+from ddkit import Failure
+from ddkit.provider import declaration, secret_setting, url_setting
+from ddkit.settings import Setting, check_text
+
+NAME = 'updateurl'
+SUMMARY = 'Tell a service this host\'s IP by its update URL (ddns-scripts\')'
+# the placeholders by the setting that fills them (DOMAIN and IP: the record's name and address)
+FILLED_BY = {'USERNAME': 'username', 'PASSWORD': 'password', 'PARAMENC': 'param_enc', 'PARAMOPT': 'param_opt',
+             'DOMAIN': 'record_name', 'IP': None}
+ENCODED = ('USERNAME', 'PASSWORD', 'PARAMENC')   # percent-encoded, as ddns-scripts' urlencode does
+
+
+def check_update_url(value):
+    """An http(s):// URL template whose [PLACEHOLDERS] are ddns-scripts' (a typo such as [HOST] would
+    be sent as it is)."""
+    text = value.strip()
+    if not text.lower().startswith(('http://', 'https://')) or any(ord(c) <= 32 or ord(c) == 127 for c in text):
+        raise ValueError('must be an http:// or https:// URL, without blanks, its values written as [USERNAME], '
+                         '[PASSWORD], [PARAMENC], [PARAMOPT], [DOMAIN] and [IP]')
+    unknown = [word for word in placeholders(text) if word not in FILLED_BY]
+    if unknown:
+        raise ValueError('[%s] is not a placeholder of an update URL: they are %s' % (
+            unknown[0], ', '.join('[%s]' % word for word in FILLED_BY)))
+    return text
+
+
+def check_answer(value):
+    """A regular expression (grep -E's, which Python's reads alike for what an answer needs)."""
+    import re
+    try:
+        re.compile(value)
+    except re.error as e:
+        raise ValueError('is not a regular expression (%s): e.g. good|nochg' % e)
+    return value
+
+
+def check_param_opt(value):
+    """[PARAMOPT] goes into the URL as it is: printable ASCII without blanks."""
+    if not value or any(not 32 < ord(c) < 127 for c in value):
+        raise ValueError('goes into the URL as it is: printable ASCII without blanks (percent-encode the rest, '
+                         'or give it as param_enc, which is encoded)')
+    return value
+
+
+SETTINGS = [
+    Setting('update_url', help='the service\'s update URL, in which [USERNAME], [PASSWORD], [PARAMENC], '
+            '[PARAMOPT], [DOMAIN] and [IP] are filled in (as ddns-scripts fills them); a user:password@ before '
+            'the host is sent as HTTP Basic authentication; only its scheme, host and port are ever shown',
+            secret=True, check=check_update_url, label='Update URL'),
+    Setting('update_url6', help='the update URL of an AAAA record, where the service has one of its own '
+            '(unset: update_url)', secret=True, check=check_update_url, label='Update URL for IPv6'),
+    Setting('answer', help='what the service\'s answer holds on success: a regular expression, in any letter '
+            'case (e.g. good|nochg); unset: any answer of HTTP status 2xx', check=check_answer),
+    Setting('username', help='the account\'s user name, sent as [USERNAME]', check=check_text),
+    secret_setting('password', 'the account\'s password, key or token, sent as [PASSWORD]', check=check_text),
+    secret_setting('param_enc', 'a further value the service needs, sent as [PARAMENC], percent-encoded',
+                   check=check_text, label='Parameter (encoded)'),
+    secret_setting('param_opt', 'a further value the service needs, sent as [PARAMOPT] as it is',
+                   check=check_param_opt, label='Parameter (as is)'),
+    url_setting(None, 'replaces the update URL\'s scheme and host (scheme://host[:port]): a copy of the service '
+                'elsewhere, or https:// where the URL says http://'),
+]
+STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS, noun='host', required=(), ids=False)
+FAMILIES = ('A', 'AAAA')   # a preset whose service has no IPv6 URL holds A records only
+
+
+def placeholders(template):
+    """The words of a template's [WORD] placeholders (upper-case letters), in order."""
+    found, at = [], template.find('[')
+    while at >= 0:
+        end = template.find(']', at)
+        if end < 0:
+            break
+        word = template[at + 1:end]
+        if word.isalpha() and word.isupper():
+            found.append(word)
+            at = template.find('[', end)
+        else:
+            at = template.find('[', at + 1)
+    return found
+
+
+def template_of(cfg, record_type):
+    """The update URL a record of this type requests."""
+    return cfg.update_url6 or cfg.update_url if record_type == 'AAAA' else cfg.update_url
+
+
+def missing_credentials(cfg):
+    """[(setting, fix)] of what the update URL sends and the record lacks, and the URL itself when
+    none is set."""
+    lacking = []
+    for record_type in cfg.record_type.split():
+        template = template_of(cfg, record_type)
+        if not template:
+            lacking.append(('update_url', 'set update_url to the service\'s update URL, e.g. '
+                            'https://[USERNAME]:[PASSWORD]@example.com/nic/update?hostname=[DOMAIN]&myip=[IP]'))
+        for word in placeholders(template or ''):
+            name = FILLED_BY[word]
+            if name not in (None, 'record_name') and not getattr(cfg, name) and name not in [n for n, _ in lacking]:
+                lacking.append((name, 'the update URL sends [%s]: set %s' % (word, name)))
+    return lacking
+
+
+def request_of(cfg, ip, record_type):
+    """(URL, (user, password) of its HTTP Basic authentication or None, its origin) of the request
+    that tells the service ip: the template filled in, a user:password@ before its host taken out
+    (and the doubled scheme after it that ddns-scripts' list has once), its scheme and host
+    base_url's when that is set."""
+    from ddkit.urls import quote
+    scheme, _, rest = template_of(cfg, record_type).partition('://')
+    userinfo = None
+    if '@' in authority(rest):
+        userinfo, _, rest = rest.partition('@')
+        if rest.lower().startswith(('http://', 'https://')):   # user:pass@http://host/...
+            scheme, _, rest = rest.partition('://')
+    values = {'USERNAME': cfg.username or '', 'PASSWORD': cfg.password or '', 'PARAMENC': cfg.param_enc or '',
+              'PARAMOPT': cfg.param_opt or '', 'DOMAIN': cfg.record_name, 'IP': ip}
+    encoded = dict(values, **{word: quote(values[word]) for word in ENCODED})
+    url = '%s://%s' % (scheme.lower(), fill(rest, encoded))
+    if cfg.base_url:
+        url = cfg.base_url + url[len(origin(url)):]
+    auth = None
+    if userinfo is not None:   # as a URL's user and password are read: percent-decoded
+        user, _, password = fill(userinfo, encoded).partition(':')
+        auth = (decoded(user), decoded(password))
+    return url, auth, origin(url)
+
+
+def authority(rest):
+    """The host part of a URL after its scheme://: up to the first /, ? or #."""
+    cut = [rest.index(c) for c in '/?#' if c in rest]
+    return rest[:min(cut)] if cut else rest
+
+
+def origin(url):
+    """scheme://host[:port] of a URL: all of it a message may show."""
+    scheme, _, rest = url.partition('://')
+    return '%s://%s' % (scheme, authority(rest))
+
+
+def fill(template, values):
+    """The template with each [WORD] placeholder replaced by its value, in one pass (a value holding
+    [IP] stays as it is); any other bracket is the URL's own (dnsever.com's host[[DOMAIN]])."""
+    out, at = [], 0
+    while True:
+        start = template.find('[', at)
+        end = template.find(']', start + 1) if start >= 0 else -1
+        if end < 0:
+            return ''.join(out) + template[at:]
+        word = template[start + 1:end]
+        if word in values:
+            out.append(template[at:start] + values[word])
+            at = end + 1
+        else:
+            out.append(template[at:start + 1])
+            at = start + 1
+
+
+def decoded(text):
+    """A URL's user or password as it means: each %XX the byte it stands for (UTF-8); as written when
+    that is broken."""
+    from ddkit.urls import unquoted
+    try:
+        return unquoted(text)
+    except ValueError:
+        return text
+
+
+def check_urls(cfg):
+    """The origins a record's requests go to, one per record type: what --check verifies (TLS,
+    the proxy) without sending an update."""
+    return [request_of(cfg, '2001:db8::1' if t == 'AAAA' else '192.0.2.1', t)[2]
+            for t in cfg.record_type.split() if template_of(cfg, t)]
+
+
+FIXES = {   # what to do about the HTTP statuses a service refuses with (docs/providers.md)
+    401: 'check username and password (the account\'s, or the key the service gave for updates)',
+    403: 'check username and password (the account\'s, or the key the service gave for updates), and record_name',
+    404: 'check update_url (its path) and base_url: the service has no such page',
+}
+FIX_ANSWER = ('check what the update URL sends (username, password, record_name) and answer: the service\'s '
+              'answer above says why')
+
+
+def send_ip(job, ip):
+    """Tell the service the IP: one GET of the filled update URL; success is a 2xx answer that holds
+    answer (never "already held": None). The GET changes state, yet the same IP again changes nothing,
+    so it is retried on what http.request takes as transient (send_update in the module's reference)."""
+    from ddkit import http  # only on a request: a run that sends none loads none of it
+    cfg = job.cfg
+    record_type = 'AAAA' if ':' in ip else 'A'
+    url, auth, shown = request_of(cfg, ip, record_type)
+    headers = {}
+    if auth is not None:
+        import base64
+        headers['Authorization'] = 'Basic ' + base64.b64encode(('%s:%s' % auth).encode('utf-8')).decode('ascii')
+    # no [IP]: the service takes the address the request comes from, so it leaves over the record's family
+    family = None if 'IP' in placeholders(template_of(cfg, record_type)) else 6 if record_type == 'AAAA' else 4
+    try:
+        answer = http.request('GET', url, 'update record', headers=headers, timeout=cfg.timeout, ca_file=cfg.ca_file,
+                              family=family, repeatable=True, shown=shown)
+    except Failure as e:   # its message is masked by the log; its url field is the origin alone
+        if e.url:
+            e.url = shown
+        raise
+    status, said = answer.status, http.snippet(answer.text)
+    if 200 <= status < 300:
+        if not cfg.answer or matches(cfg.answer, answer.text):
+            return None
+        raise Failure.at('update record', 'the service\'s answer does not hold %s: %s; %s' % (
+            cfg.answer, said or '(an empty answer)', FIX_ANSWER), url=shown, status=status, kind='refused',
+            provider_message=said[:200] or None, fix=FIX_ANSWER)
+    if status >= 500:
+        raise Failure.at('update record', 'the service failed (HTTP %d)%s; the next run sends it again' % (
+            status, ': ' + said if said else ''), url=shown, status=status, kind='server error',
+            provider_message=said[:200] or None)
+    fix = FIXES.get(status, FIX_ANSWER)
+    raise Failure.at('update record', 'the service refused the update (HTTP %d)%s; %s' % (
+        status, ': ' + said if said else '', fix), url=shown, status=status,
+        kind='refused' if 400 <= status < 500 else 'unexpected', provider_message=said[:200] or None, fix=fix)
+
+
+def matches(answer, text):
+    """True when the answer's text holds the regular expression answer, in any letter case (grep -i -E)."""
+    import re
+    return re.search(answer, text, re.IGNORECASE) is not None
