@@ -184,9 +184,6 @@ URL = run_by_ddkit('updateurl', 'host', {'DDNS_UPDATE_URL': 'https://[USERNAME]:
 URL_SERVICES = [run_by_ddkit(name, 'host', {'DDNS_USERNAME': 'owner@example.com', 'DDNS_PASSWORD': 'p4ss&w/rd #1'},
                              told_calls(), files=('ip',), told=True)
                 for name in registry().services()]
-# in the tables: one over Basic auth, for both families (dyndns.org); one whose credentials are in the
-# query, of IPv4 alone, its own answer's words (ddnss.de)
-URL_SAMPLE = [adapter for adapter in URL_SERVICES if adapter.provider in ('ddnss.de', 'dyndns.org')]
 VOLCENGINE = run_by_ddkit('volcengine', 'record', {'DDNS_ACCESS_KEY_ID': 'AKLTexampleAccessKeyId01',
                                                    'DDNS_SECRET_ACCESS_KEY': 'example-secret-0123456789'},
                           # the zone's ZID by its name (ListZones), then the name's records; an update sends
@@ -280,7 +277,7 @@ PORKBUN = run_by_ddkit('porkbun', 'record', {'DDNS_API_KEY': 'pk1_example', 'DDN
                        rest_calls(find=['list_records']))
 PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, NOIP, DYNU, HE, DUCKDNS, NAMECHEAP, VOLCENGINE,
              BAIDUCLOUD, NAMECOM, SPACESHIP, DYNV6, CLOUDNS, GCORE, DESEC, EDGEONE, ALIESA, WESTCN,
-             NAMESILO, PORKBUN] + [URL] + URL_SAMPLE
+             NAMESILO, PORKBUN] + [URL]
 
 
 class Form(Adapter):
