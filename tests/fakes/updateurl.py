@@ -54,16 +54,20 @@ class UrlService(FakeServer):
     def find(self, name, rtype='A'):
         return [r for r in self.records.values() if r['name'] == name and r['type'] == rtype and r['content']]
 
-    def told(self, rtype='A'):
-        """What RECORD's record of this type holds ('' when never told)."""
-        return self.records.get('%s %s' % (RECORD, rtype), {}).get('content', '')
+    def told(self, rtype='A', name=RECORD):
+        """What the record of this name and type holds ('' when never told)."""
+        return self.records.get('%s %s' % (name, rtype), {}).get('content', '')
 
     # --- the update URL ------------------------------------------------------------------------
     def update(self, req):
         pairs = parse_qsl(req.raw_query, keep_blank_values=True)
         path = unquote(req.path)
-        found = [(rtype, ip, known) for rtype, want in (('A', self.four), ('AAAA', self.six)) if want
-                 for ip, known in [self.address(want, path, pairs, req.client)] if ip is not None]
+        # the record a request names: any the service holds (the sandbox's own record, a demo's), else
+        # RECORD, the name the entries write, which it answers nohost for
+        names = sorted({r['name'] for r in self.records.values()} | {RECORD})
+        found = [(rtype, ip, known, name) for rtype, want in (('A', self.four), ('AAAA', self.six)) if want
+                 for name in names for ip, known in [self.address(want, name, path, pairs, req.client)]
+                 if ip is not None]
         if not found:
             return Reply(400, text='badrequest')
         given = req.headers.get('authorization')
@@ -75,21 +79,22 @@ class UrlService(FakeServer):
         if not found[0][2]:   # a password of the query that is not the account's
             return Reply(200, text='badauth')
         words = (self.answer or 'ok|ok').split('|')
-        for rtype, ip, _ in found:
+        for rtype, ip, _, name in found:
             if (':' in ip) != (rtype == 'AAAA'):
                 continue
-            if not self.find(RECORD, rtype) and not self.find(RECORD, 'A' if rtype == 'AAAA' else 'AAAA'):
+            if not self.find(name, rtype) and not self.find(name, 'A' if rtype == 'AAAA' else 'AAAA'):
                 return Reply(200, text='nohost')
-            same = self.told(rtype) == ip
-            self.add_record(None, RECORD, rtype, ip)
+            same = self.told(rtype, name) == ip
+            self.add_record(None, name, rtype, ip)
             return Reply(200, text='%s %s' % (words[1] if same and len(words) > 1 else words[0], ip))
         return Reply(400, text='badrequest')
 
-    def address(self, want, path, pairs, client):
-        """(the address a request of the service's shape tells: {ip}'s value, or the request's own
-        address where the shape has none; whether the password it carries is the account's), else
-        (None, False)."""
-        expected_path, expected = want
+    def address(self, want, name, path, pairs, client):
+        """(the address a request of the service's shape for the record name tells: {ip}'s value, or
+        the request's own address where the shape has none; whether the password it carries is the
+        account's), else (None, False)."""
+        expected_path, expected = want[0].replace(RECORD, name), [
+            (key, value.replace(RECORD, name)) for key, value in want[1]]
         if path != expected_path or len(pairs) != len(expected):
             return None, False
         ip = None if any('{ip}' in value for _, value in expected) else client
