@@ -172,6 +172,18 @@ def test_check_sends_nothing_and_checks_the_urls_host(box, tmp_path):
     assert fake.calls() == [] and PASSWORD not in done.stdout
 
 
+def test_check_verifies_tls_with_the_services_own_host(box, tmp_path):
+    """The update URL is a template (user:password@ before its host): --check takes the host it
+    fills to, the service's own without base_url (unreachable here: a FAIL naming it)."""
+    name = [row[0] for row in SERVICES if row[2] and row[4]][0]   # Basic auth, both families
+    url = [four for entry, _, four, _ in registry().URL_SERVICES if entry == name][0]
+    host = url.split('@', 1)[1].split('/', 1)[0]
+    assert url.startswith('https://'), url
+    done = harness(name).run(box, tmp_path, '--check', DDNS_BASE_URL='')
+    assert 'TLS with %s' % host in done.stdout and 'TLS: not used' not in done.stdout, done.stdout
+    assert PASSWORD not in done.stdout and box.fakes[name].calls() == []
+
+
 def test_a_service_that_names_an_update_script_runs_ddkits_provider_for_its_api(box, tmp_path):
     """A service of the list that names an update script is ddkit's provider for
     its API: its settings, its files, its status; one whose API ddkit lacks is not registered."""

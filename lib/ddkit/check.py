@@ -38,9 +38,9 @@ def run(job):
     job.log = report.log   # the provider's error lines go into the FAIL line of their step
     report.settings_complete(job.missing())
     report.state_dir_writable()
-    report.proxy_reached([getattr(cfg, name) for name in provider.URLS])
-    report.tls_working([getattr(cfg, name) for name in provider.URLS] +
-                       (cfg.ip_lookup_url if cfg.ip_source == 'url' else []))
+    urls = remote_urls(provider, cfg)
+    report.proxy_reached(urls)
+    report.tls_working(urls + (cfg.ip_lookup_url if cfg.ip_source == 'url' else []))
     current = report.current_ip()
     if told(provider):   # nothing to read there: what can be checked without sending the IP
         if hasattr(provider, 'login'):
@@ -57,6 +57,15 @@ def run(job):
     report.verification()
     report.notify_targets()
     return report.finish()
+
+
+def remote_urls(provider, cfg):
+    """The URLs a record's requests go to: its provider's URL settings, or, where those hold a
+    template (an update URL with [USERNAME]@ before its host), the origins the provider fills them to
+    (check_urls)."""
+    if hasattr(provider, 'check_urls'):
+        return provider.check_urls(cfg)
+    return [getattr(cfg, name) for name in provider.URLS]
 
 
 def logged_in(job):

@@ -27,6 +27,19 @@ def quote(text):
     return ''.join(chr(b) if chr(b) in UNRESERVED else '%%%02X' % b for b in text.encode('utf-8'))
 
 
+def authority(rest):
+    """The host part of a URL after its scheme://: up to the first /, ? or #."""
+    cut = [rest.index(c) for c in '/?#' if c in rest]
+    return rest[:min(cut)] if cut else rest
+
+
+def origin(url):
+    """scheme://host[:port] of a URL: all of it a message may show, where its path or query may hold
+    a key (a webhook's, an update URL's)."""
+    scheme, _, rest = url.partition('://')
+    return '%s://%s' % (scheme, authority(rest))
+
+
 PROXY_SCHEMES = ('http', 'socks5', 'socks5h')
 
 

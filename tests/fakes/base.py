@@ -87,6 +87,20 @@ class RecordStore:
         return {line: sorted(values) for line, values in held.items()}
 
 
+class NameStore(RecordStore):
+    """The store of a service only told an address (a webhook, an update URL): no zones (the domain
+    stands for the names under it), one address a name and type, each telling replacing it; records
+    '<name> <type>' -> {'name', 'type', 'content'}."""
+
+    def add_zone(self, name):
+        return name
+
+    def add_record(self, zone_id, name, rtype, content):
+        key = '%s %s' % (name, rtype)
+        self.records[key] = {'name': name, 'type': rtype, 'content': content}
+        return key
+
+
 class FakeServer:
     """Subclasses register routes with `self.route(name, method, pattern, handler)`."""
 

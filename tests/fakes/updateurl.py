@@ -13,7 +13,7 @@ hold, `badrequest` for a request of another shape."""
 import base64
 from urllib.parse import parse_qsl, unquote
 
-from fakes.base import FakeServer, Reply
+from fakes.base import FakeServer, NameStore, Reply
 from url_services import PASSWORD, RECORD, SERVICES, USER
 
 # the updateurl provider's own service: a dyndns2-like update URL with user:password@ (the settings say so)
@@ -21,7 +21,7 @@ OWN = ('updateurl', 'good|nochg', (USER, PASSWORD), ('/nic/update', [('hostname'
 OWN_URL = '%s://[USERNAME]:[PASSWORD]@%s/nic/update?hostname=[DOMAIN]&myip=[IP]'
 
 
-class UrlService(FakeServer):
+class UrlService(NameStore, FakeServer):
     PROVIDER = LETTER = 'updateurl'   # the registry's provider it plays
     SERVICE = OWN
 
@@ -42,17 +42,6 @@ class UrlService(FakeServer):
             scheme, _, host = self.url.partition('://')
             return dict(found, DDNS_UPDATE_URL=OWN_URL % (scheme, host), DDNS_ANSWER=self.answer)
         return dict(found, DDNS_BASE_URL=self.url)
-
-    def add_zone(self, name):
-        return name
-
-    def add_record(self, zone_id, name, rtype, content):
-        key = '%s %s' % (name, rtype)
-        self.records[key] = {'name': name, 'type': rtype, 'content': content}
-        return key
-
-    def find(self, name, rtype='A'):
-        return [r for r in self.records.values() if r['name'] == name and r['type'] == rtype and r['content']]
 
     def told(self, rtype='A', name=RECORD):
         """What the record of this name and type holds ('' when never told)."""

@@ -9,12 +9,12 @@ import ipaddress
 import json
 from urllib.parse import parse_qs, unquote
 
-from fakes.base import FakeServer, Reply
+from fakes.base import FakeServer, NameStore, Reply
 
 JSON_TYPE, FORM_TYPE = 'application/json', 'application/x-www-form-urlencoded'
 
 
-class Webhook(FakeServer):
+class Webhook(NameStore, FakeServer):
     PROVIDER, LETTER = 'webhook', 'webhook'   # the registry's provider it plays
 
     def __init__(self, token='wh-bearer-token-secret', tls_cert=None):
@@ -31,18 +31,6 @@ class Webhook(FakeServer):
     def settings(self):
         """The DDNS_* settings of the provider's own that point a tool at this fake."""
         return {'DDNS_URL': self.url + '/hook/{name}?ip={ip}&type={type}', 'DDNS_BEARER_TOKEN': self.token}
-
-    def add_zone(self, name):
-        """A webhook has no zones: the domain stands for the names under it."""
-        return name
-
-    def add_record(self, zone_id, name, rtype, content):
-        key = '%s %s' % (name, rtype)
-        self.records[key] = {'name': name, 'type': rtype, 'content': content}
-        return key
-
-    def find(self, name, rtype='A'):
-        return [r for r in self.records.values() if r['name'] == name and r['type'] == rtype]
 
     # --- the endpoint --------------------------------------------------------------------------
     def _auth(self, req, key, name):

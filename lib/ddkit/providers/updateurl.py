@@ -124,7 +124,7 @@ def request_of(cfg, ip, record_type):
     that tells the service ip: the template filled in, a user:password@ before its host taken out
     (and the doubled scheme after it that ddns-scripts' list has once), its scheme and host
     base_url's when that is set."""
-    from ddkit.urls import quote
+    from ddkit.urls import authority, origin, quote   # only on a request or a --check
     scheme, _, rest = template_of(cfg, record_type).partition('://')
     userinfo = None
     if '@' in authority(rest):
@@ -142,18 +142,6 @@ def request_of(cfg, ip, record_type):
         user, _, password = fill(userinfo, encoded).partition(':')
         auth = (decoded(user), decoded(password))
     return url, auth, origin(url)
-
-
-def authority(rest):
-    """The host part of a URL after its scheme://: up to the first /, ? or #."""
-    cut = [rest.index(c) for c in '/?#' if c in rest]
-    return rest[:min(cut)] if cut else rest
-
-
-def origin(url):
-    """scheme://host[:port] of a URL: all of it a message may show."""
-    scheme, _, rest = url.partition('://')
-    return '%s://%s' % (scheme, authority(rest))
 
 
 def fill(template, values):
@@ -186,7 +174,7 @@ def decoded(text):
 
 def check_urls(cfg):
     """The origins a record's requests go to, one per record type: what --check verifies (TLS,
-    the proxy) without sending an update."""
+    the proxy) without sending an update (ddkit.check.remote_urls)."""
     return [request_of(cfg, '2001:db8::1' if t == 'AAAA' else '192.0.2.1', t)[2]
             for t in cfg.record_type.split() if template_of(cfg, t)]
 

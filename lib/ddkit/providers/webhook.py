@@ -14,6 +14,7 @@ https://url.spec.whatwg.org/#application/x-www-form-urlencoded; JSON: https://ww
 from ddkit import Failure
 from ddkit.provider import declaration, secret_setting
 from ddkit.settings import Setting, Withheld, check_url
+from ddkit.urls import origin
 
 NAME = 'webhook'
 SUMMARY = 'Tell any HTTP endpoint (a webhook) this host\'s public IP'
@@ -183,12 +184,6 @@ def check_header_secret(value):
     name, text = split_header(value, 'header_secret')
     placeholders(text, 'header_secret')
     return value
-
-
-def origin(url):
-    """scheme://host[:port] of a URL: all of it a message may show."""
-    scheme, _, rest = url.partition('://')
-    return '%s://%s' % (scheme, rest.partition('/')[0])
 
 
 def url_secrets(url):
