@@ -64,8 +64,18 @@ docs:
 
 standalone: $(patsubst %,dist/%.py,$(TOOLS))
 
-dist/%.py: bin/%.py $(wildcard lib/ddkit/*.py) tools/standalone.py
-	$(PYTHON) tools/standalone.py $< $@
+# PROVIDERS=a,b (registry names): dist/ddkit.py holds those providers alone, what a router needs (the
+# 160 KB budget; every provider: 256 KB); build/standalone-providers keeps the last value, so that a
+# change of it rebuilds the file
+dist/%.py: bin/%.py $(wildcard lib/ddkit/*.py lib/ddkit/providers/*.py) tools/standalone.py
+	$(PYTHON) tools/standalone.py $< $@$(if $(and $(PROVIDERS),$(filter ddkit,$*)), --providers $(PROVIDERS))
+
+dist/ddkit.py: build/standalone-providers
+
+build/standalone-providers: FORCE
+	@mkdir -p build; echo '$(PROVIDERS)' | cmp -s - $@ || echo '$(PROVIDERS)' > $@
+
+FORCE:
 
 # the opkg feed of the router tools (the Windows tool is not a package): the library as the package
 # ddkit, each tool a package of its own, built from bin/ and lib/; `make feed KEY=x.sec` also signs

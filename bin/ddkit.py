@@ -14,6 +14,15 @@ from ddkit import choice, updater  # noqa: E402
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if any(word == '--import-ddns' or word.startswith('--import-ddns=') for word in argv) and '--help' not in argv:
+        from ddkit import needs_package
+        missing = needs_package('--import-ddns', 'ddns_import')   # an optional package of its own
+        if missing is not None:
+            print('ddkit: %s' % missing, file=sys.stderr)
+            return missing.exit_status
+        from ddkit import ddns_import   # only then: a run of the records loads none of it
+        return ddns_import.main(argv, tool='ddkit')
     return updater.main(argv=argv, tool='ddkit', choice=choice)
 
 

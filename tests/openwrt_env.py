@@ -33,7 +33,7 @@ PROVIDER_PACKAGES = tuple('ddkit-' + name for name in REGISTERED)
 LUCI_PACKAGES = ('luci-app-ddkit', 'luci-i18n-ddkit-zh-cn')   # the LuCI page and its translation
 # the optional parts of the update loop, each its module alone, which nothing depends on: a router
 # installs one to use its feature ({package: module})
-OPTIONAL_MODULES = {'ddkit-notify': 'notices', 'ddkit-proxy': 'proxy'}
+OPTIONAL_MODULES = {'ddkit-notify': 'notices', 'ddkit-proxy': 'proxy', 'ddkit-import': 'ddns_import'}
 OPTIONAL_PACKAGES = tuple(OPTIONAL_MODULES)
 PACKAGES = (LIBRARY, DDNS_LIBRARY) + OPTIONAL_PACKAGES + ROUTER_TOOLS + (COMMAND_PACKAGE,) + PROVIDER_PACKAGES \
     + LUCI_PACKAGES

@@ -275,9 +275,190 @@ PORKBUN = run_by_ddkit('porkbun', 'record', {'DDNS_API_KEY': 'pk1_example', 'DDN
                        # the domain is the zone, the record's listing proves it; an edit replaces the
                        # record, so its TTL and notes are read first
                        rest_calls(find=['list_records']))
-PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, NOIP, DYNU, HE, DUCKDNS, NAMECHEAP, VOLCENGINE,
-             BAIDUCLOUD, NAMECOM, SPACESHIP, DYNV6, CLOUDNS, GCORE, DESEC, EDGEONE, ALIESA, WESTCN,
-             NAMESILO, PORKBUN] + [URL]
+HETZNER = run_by_ddkit('hetzner', 'record', {'DDNS_API_TOKEN': 'example-hcloud-token'},
+                       # the zone read by its name; the record is the RRset of its name and type, read
+                       # whole before set_records sends back its records' comments (the TTL stays)
+                       rest_calls(find=['get_zone', 'get_record']), content=lambda ip: [{'value': ip, 'comment': ''}],
+                       store='rrsets')
+DIGITALOCEAN = run_by_ddkit('digitalocean', 'record', {'DDNS_API_TOKEN': 'dop_v1_example'},
+                            # the domain is the zone, the listing of the record's name and type proves it; a
+                            # PATCH keeps what it does not send (the TTL): with stored ids an update needs no read
+                            rest_calls(find=['list_records'], read=[], verify=['get_record']))
+DYNADOT = run_by_ddkit('dynadot', 'record', {'DDNS_API_KEY': 'example0dynadot0key'},
+                       # the zone among the account's domains (list_domain); the record is its name's entries
+                       # in the domain's DNS set, read whole (get_dns) before set_dns2 sends the whole set back
+                       rest_calls(find=['list_zones', 'get_dns'], read=['get_dns'], create=['set_dns'],
+                                  update=['set_dns']))
+ERANET = run_by_ddkit('eranet', 'record', {'DDNS_ACCESS_INSTANCE_ID': 'ERA00000001',
+                                           'DDNS_API_KEY': 'example-era-key'},
+                      # the domain is the zone, the record's listing proves it is the account's (a refusal names
+                      # no cause: its step is find zone, its kind refused); no call reads a record by id
+                      rest_calls(find=['list_records'], read=['list_records']))
+ERANET.failure = ('find zone', 'refused')
+NOWCN = run_by_ddkit('nowcn', 'record', {'DDNS_ACCESS_INSTANCE_ID': 'NOW00000001', 'DDNS_API_KEY': 'example-now-key'},
+                     rest_calls(find=['list_records'], read=['list_records']))   # a preset of eranet: the same API
+NOWCN.failure = ERANET.failure
+POWERDNS = run_by_ddkit('powerdns', 'record', {'DDNS_API_KEY': 'example-pdns-api-key',
+                                               'DDNS_BASE_URL': 'http://127.0.0.1:8081'},
+                        # the zone found by name in the server's listing; the record is the RRset of its name
+                        # and type, read with the zone before a PATCH REPLACEs it whole (its TTL sent back),
+                        # which makes it when missing too
+                        rest_calls(find=['list_zones', 'get_record'], create=['update_record']),
+                        content=lambda ip: [ip], store='rrsets')
+DNSPODTOKEN = run_by_ddkit('dnspodtoken', 'record', {'DDNS_TOKEN_ID': '520001',
+                                                       'DDNS_TOKEN': 'example0dnspod0token'},
+                            # the domain is the zone, the record's listing proves it is the account's; no
+                            # call of ours reads one record: stored ids are checked in the name's listing
+                            rest_calls(find=['list_records'], read=['list_records']),
+                            files=('ip', 'ids', 'hold'))
+
+def botocore_signer():
+    """The route53 fake checks each signature with botocore's own SigV4Auth and each request against
+    its model of the API: the tests of the adapter need botocore."""
+    try:
+        import botocore.auth  # noqa: F401
+    except ImportError:
+        import needs
+        needs.missing('botocore is not installed (pip install -r tests/requirements.txt): the fake checks each '
+                      'signature with its SigV4 signer')
+
+
+ROUTE53 = run_by_ddkit('route53', 'record', {'DDNS_ACCESS_KEY_ID': 'AKIAIOSFODNN7EXAMPLE',
+                                             'DDNS_SECRET_ACCESS_KEY': 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'},
+                       # the hosted zone by its name; the record is the set of its name and type, read (its
+                       # TTL) before one UPSERT replaces it whole, which makes it when missing too
+                       rest_calls(find=['list_zones', 'get_record'], create=['change_record'],
+                                  update=['change_record']), content=lambda ip: [ip], store='rrsets')
+ROUTE53.needs = botocore_signer
+
+DNSIMPLE = run_by_ddkit('dnsimple', 'record', {'DDNS_API_TOKEN': 'example-dnsimple-token'},
+                        # the account (whoami), then the name's records, whose listing proves the zone is the
+                        # account's; the zone id kept names the account too, and a PATCH of the content keeps
+                        # the TTL: with stored ids an update needs no read
+                        rest_calls(find=['whoami', 'list_records'], read=[], verify=['get_record'],
+                                   missing=['whoami', 'list_records']))
+GODADDY = run_by_ddkit('godaddy', 'record', {'DDNS_API_KEY': 'example-godaddy-key', 'DDNS_API_SECRET': 'example'},
+                       # the domain is the zone, the read of the name's records of the type proves it; a PUT
+                       # replaces them all (their TTL sent back, read first), and makes them when missing
+                       rest_calls(find=['get_records'], read=['get_records'], create=['put_records'],
+                                  update=['put_records']))
+
+
+def dns_parser():
+    """The rfc2136 fake is a DNS server: it reads each message and checks its TSIG with dnspython, so
+    the tests of the adapter need it."""
+    try:
+        import dns.tsig  # noqa: F401
+    except ImportError:
+        import needs
+        needs.missing('dnspython is not installed (pip install -r tests/requirements.txt): the rfc2136 fake reads '
+                      'each DNS message and checks its TSIG with it')
+
+
+RFC2136 = run_by_ddkit('rfc2136', 'record', {'DDNS_SERVER': '192.0.2.53', 'DDNS_TSIG_KEY_NAME': 'ddkit-key',
+                                             'DDNS_TSIG_SECRET': 'ZXhhbXBsZS10c2lnLXNlY3JldA=='},
+                       # no HTTP: its fake is a DNS server, its requests named by what each message asks
+                       # (find_zone: the zone's SOA; get_record: the name's A or AAAA; update: an UPDATE,
+                       # which replaces the RRset whole with its TTL, so it is read first, and makes it too)
+                       rest_calls(find=['find_zone', 'get_record'], create=['update'], update=['update']),
+                       content=lambda ip: [ip], store='rrsets')
+RFC2136.needs = dns_parser
+VERCEL = run_by_ddkit('vercel', 'record', {'DDNS_API_TOKEN': 'example-vercel-token'},
+                      # the domain is the zone, its records' listing proves it; a PATCH keeps what it does
+                      # not send (the TTL): with stored ids an update needs no read, and a read is the listing
+                      rest_calls(find=['list_records'], read=[], verify=['list_records']))
+DNSCOM = run_by_ddkit('dnscom', 'record', {'DDNS_API_KEY': 'example0dnscom0key',
+                                           'DDNS_API_SECRET': 'example-secret'},
+                      # the domain's id read by its name (domain/getsingle), then its name's listing; no call
+                      # reads one record: stored ids are checked in the name's listing
+                      rest_calls(find=['get_zone', 'list_records'], read=['list_records'], by_name=False))
+LUADNS = run_by_ddkit('luadns', 'record', {'DDNS_EMAIL': 'owner@example.com', 'DDNS_API_KEY': 'example-luadns-key'},
+                      # the zone's id by its name in the account's zones, then the zone's records; an update
+                      # replaces the whole record, so one of stored ids is read first (its TTL)
+                      rest_calls(find=['list_zones', 'list_records']))
+
+def ovh_signer():
+    """The ovh fake checks each signature with python-ovh's own Client.raw_call: the tests of the
+    adapter need python-ovh."""
+    try:
+        import ovh  # noqa: F401
+    except ImportError:
+        import needs
+        needs.missing('ovh is not installed (pip install -r tests/requirements.txt): the fake checks each '
+                      'signature with python-ovh')
+
+
+# the API's clock first (once a run); the zone among the account's; the ids of the name's records of
+# the type, then each record (a new record: no id to read); a write, then the zone's refresh
+OVH = run_by_ddkit('ovh', 'record', {'DDNS_APPLICATION_KEY': '7kbG7Bk7S9Nt7ZSV',
+                                     'DDNS_APPLICATION_SECRET': 'EXEgWIz07P0HYwtQDs7cNIqCiQaWSuHF',
+                                     'DDNS_CONSUMER_KEY': 'MtSwSrPpNjqfVSmJhLbPyr2i45lSwPU1'},
+                   dict(rest_calls(find=['auth_time', 'list_zones', 'list_records', 'get_record'],
+                                   read=['auth_time', 'get_record'], create=['create_record', 'refresh'],
+                                   update=['update_record', 'refresh'], missing=['auth_time', 'list_zones']),
+                        created=['auth_time', 'list_zones', 'list_records', 'create_record', 'refresh']))
+OVH.needs = ovh_signer
+
+SCALEWAY = run_by_ddkit('scaleway', 'record', {'DDNS_SECRET_KEY': 'example-scaleway-secret'},
+                        # the zone looked up by its name, then the name's records (no call reads one record:
+                        # the stored id is checked in that listing); every write is one PATCH of a change,
+                        # a set sending back the record's TTL, priority and comment
+                        rest_calls(find=['list_zones', 'list_records'], read=['list_records'],
+                                   create=['patch_records'], update=['patch_records']))
+NS1 = run_by_ddkit('ns1', 'record', {'DDNS_API_KEY': 'example-ns1-key'},
+                   # the zone read by its name; the record of the name and type holds answers, read
+                   # before a POST sends them back (their meta; the TTL stays); a PUT makes it
+                   rest_calls(find=['get_zone', 'get_record']), content=lambda ip: [ip], store='rrsets')
+GANDI = run_by_ddkit('gandi', 'record', {'DDNS_API_TOKEN': 'example-gandi-pat'},
+                     # the domain read by its name; the record is the RRset of its name and type, read
+                     # before a PUT replaces it whole (its TTL sent back), which makes it when missing too
+                     rest_calls(find=['get_zone', 'get_record'], create=['put_record'], update=['put_record']),
+                     content=lambda ip: [ip], store='rrsets')
+
+def google_auth():
+    """The googlecloud fake checks each JWT with google-auth (RS256 through its crypt module) and makes
+    its service account's RSA key with cryptography: the tests of the adapter need both."""
+    try:
+        import google.auth.jwt  # noqa: F401
+        import cryptography  # noqa: F401
+    except ImportError:
+        import needs
+        needs.missing('google-auth is not installed (pip install -r tests/requirements.txt): the fake checks each '
+                      'JWT with it')
+
+
+# a token for the key's JWT (kept: a row with stored ids has one), the public managed zone by its DNS
+# name, the RRset of the name and type read whole before a PATCH sends its TTL back (a POST makes one)
+GOOGLECLOUD = run_by_ddkit('googlecloud', 'record', {'DDNS_KEY_JSON': '{"type": "service_account"}'},
+                           rest_calls(find=['get_token', 'list_zones', 'get_record'],
+                                      missing=['get_token', 'list_zones']), content=lambda ip: [ip], store='rrsets')
+GOOGLECLOUD.files['auth_file'] = '.googlecloud-token_%s.txt'
+GOOGLECLOUD.calls['found by name'] = ['list_zones', 'get_record']   # a run with the kept token
+
+
+def google_token(box):
+    """The token file of a run that got a token a while ago: its expiry, the token, the key's id."""
+    import time
+    fake = box.fakes['googlecloud']
+    return {'auth_file': '%d %s %s\n' % (time.time() + 3000, fake.issue_token(), fake.key['private_key_id'])}
+
+
+GOOGLECLOUD.session = google_token
+GOOGLECLOUD.needs = google_auth
+
+NETCUP = run_by_ddkit('netcup', 'record', {'DDNS_CUSTOMER_NUMBER': '123456', 'DDNS_API_KEY': 'example-netcup-key',
+                                           'DDNS_API_PASSWORD': 'example-netcup-password'},
+                      # a session (login) for every run that asks, then the domain's records, which prove it
+                      # is the customer's; updateDnsRecords makes or changes the one record, a record of
+                      # stored ids unread (a verification finds it in the listing: no call reads one)
+                      rest_calls(find=['login', 'infoDnsRecords'], read=['login'],
+                                 verify=['login', 'infoDnsRecords'],
+                                 missing=['login', 'infoDnsRecords'], create=['updateDnsRecords'],
+                                 update=['updateDnsRecords']))
+PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, NOIP, DYNU, HE, DUCKDNS, NAMECHEAP, VOLCENGINE, BAIDUCLOUD,
+             NAMECOM, SPACESHIP, DYNV6, CLOUDNS, GCORE, DESEC, EDGEONE, ALIESA, WESTCN, NAMESILO, PORKBUN, HETZNER,
+             DNSIMPLE, LUADNS, SCALEWAY, NETCUP, DIGITALOCEAN, DYNADOT, ERANET, NOWCN, POWERDNS, DNSPODTOKEN, DNSCOM,
+             ROUTE53, OVH, GOOGLECLOUD, GODADDY, VERCEL, NS1, GANDI, RFC2136] + [URL]
 
 
 class Form(Adapter):

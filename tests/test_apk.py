@@ -487,8 +487,9 @@ def test_the_optional_packages_come_only_when_added_and_bring_their_feature(apk_
     from fakes.notices import Telegram
     root, env, before = offline
     router = Router(root, [system_repo, os.path.join(apk_feed, 'packages.adb')], keys_dir=apk_key[1], env=env)
-    for name in OPTIONAL_PACKAGES:
-        assert router.order([name]) == sorted(SYSTEM) + [LIBRARY, DDNS_LIBRARY, name]
+    for name in OPTIONAL_PACKAGES:   # the import's needs the command's package
+        assert router.order([name]) == sorted(SYSTEM) + [LIBRARY, DDNS_LIBRARY] + (
+            [COMMAND_PACKAGE] if name == 'ddkit-import' else []) + [name]
     adapter = ADAPTERS[0]
     router.add(COMMAND_PACKAGE, 'ddkit-' + adapter.provider)
     library = root / 'usr' / 'lib' / 'ddkit' / 'ddkit'

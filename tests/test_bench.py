@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import FULL, ROOT, run_tool
+from conftest import FULL, ROOT, run_tool, sampled
 from providers import TOOLS  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
@@ -46,11 +46,12 @@ def netns():
         yield ns
 
 
-def single_file(tool, tmp_path):
-    """dist/<tool>.py built now by tools/standalone.py (the file a router runs)."""
+def single_file(tool, tmp_path, *flags):
+    """dist/<tool>.py built now by tools/standalone.py (the file a router runs); flags: its own
+    (--providers NAME)."""
     out = str(tmp_path / (tool + '.py'))
-    subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'standalone.py'),
-                    os.path.join(ROOT, 'bin', tool + '.py'), out], check=True)
+    subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'standalone.py')] + list(flags) +
+                   [os.path.join(ROOT, 'bin', tool + '.py'), out], check=True)
     return out
 
 
@@ -416,12 +417,59 @@ def test_the_peer_budget_is_judged_against_the_cheaper_peer_that_came_out_right(
     assert bench_peers.times(0.2504) == '0.250x' and bench_peers.times(0.2549) == '0.255x'
 
 
-@pytest.mark.parametrize('tool', ['ddkit', 'updater_a', 'updater_b', 'egress6', 'egress6_win'])
+@pytest.mark.parametrize('tool', ['updater_a', 'updater_b', 'egress6', 'egress6_win'])
 def test_single_file_fits_the_flash_budget(tmp_path, tool):
     size = os.path.getsize(single_file(tool, tmp_path))
     assert size <= bench.SINGLE_BUDGET, '%s single file is %d bytes (budget %d, BENCHMARKS.md)' % (
         tool, size, bench.SINGLE_BUDGET)
     assert standalone.BUDGET == bench.SINGLE_BUDGET
+
+
+def held_providers(path):
+    return ['ddkit.providers.' + name for name in bench.packed_providers(path)]
+
+
+# what a router copies: the ddkit command with the one provider it uses (make standalone PROVIDERS=<name>);
+# every provider module under make test-full, a few of them under make test (bench's size rows: the largest)
+@pytest.mark.parametrize('provider', sampled(standalone.registered(), 3))
+def test_the_ddkit_command_of_one_provider_fits_the_flash_budget(tmp_path, provider):
+    path = single_file('ddkit', tmp_path, '--providers', provider)
+    assert held_providers(path) == ['ddkit.providers.' + provider]
+    size = os.path.getsize(path)
+    assert size <= bench.SINGLE_BUDGET, 'ddkit single file of %s is %d bytes (budget %d, BENCHMARKS.md)' % (
+        provider, size, bench.SINGLE_BUDGET)
+
+
+def test_the_ddkit_command_of_every_provider_fits_its_own_budget(tmp_path):
+    path = single_file('ddkit', tmp_path)
+    assert sorted(held_providers(path)) == sorted('ddkit.providers.' + name for name in standalone.registered())
+    size = os.path.getsize(path)
+    assert size <= bench.ALL_PROVIDERS_BUDGET, 'ddkit single file is %d bytes (budget %d, BENCHMARKS.md)' % (
+        size, bench.ALL_PROVIDERS_BUDGET)
+    assert standalone.ALL_PROVIDERS_BUDGET == bench.ALL_PROVIDERS_BUDGET > bench.SINGLE_BUDGET
+
+
+def test_the_size_rows_hold_each_ddkit_command_to_its_budget(tmp_path):
+    """bench's size rows: dist/ddkit.py of every provider against its budget, or of the providers it
+    was built with against a single file's; and the file of the largest provider alone, as the build
+    writes it."""
+    single_file('ddkit', tmp_path)
+    rows = {name: (size, budget, verdict) for name, size, budget, verdict in bench.sizes(str(tmp_path))}
+    assert rows['dist/ddkit.py (every provider)'] == (os.path.getsize(str(tmp_path / 'ddkit.py')),
+                                                      bench.ALL_PROVIDERS_BUDGET, 'ok')
+    assert rows['dist/updater_a.py'] == (None, bench.SINGLE_BUDGET, 'not built yet (make standalone)')
+    largest = [name for name in rows if name.startswith('ddkit.py of one provider, the largest')]
+    assert len(largest) == 1, sorted(rows)
+    provider = largest[0].split('PROVIDERS=')[1].rstrip(')')
+    size = os.path.getsize(single_file('ddkit', tmp_path / 'one', '--providers', provider))
+    assert rows[largest[0]] == (size, bench.SINGLE_BUDGET, 'ok')
+    import providers
+    chosen = (providers.PROVIDERS[0], providers.NOIP)   # a module, and a preset: its protocol's module
+    single_file('ddkit', tmp_path, '--providers', ','.join(a.provider for a in chosen))
+    rows = {name: (size, budget, verdict) for name, size, budget, verdict in bench.sizes(str(tmp_path))}
+    assert rows['dist/ddkit.py (providers %s)' % ', '.join(a.module_name for a in chosen)] == (
+        os.path.getsize(str(tmp_path / 'ddkit.py')), bench.SINGLE_BUDGET, 'ok')
+    assert 'dist/ddkit.py (every provider)' not in rows
 
 
 @pytest.mark.parametrize('tool', UPDATERS)

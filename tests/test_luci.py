@@ -151,9 +151,9 @@ def uci_file(tmp_path, box, adapter, extra=''):
     return {'DDNS_UCI_FILE': str(path)}
 
 
-def test_list_names_the_four_methods_and_their_arguments():
+def test_list_names_the_five_methods_and_their_arguments():
     assert plugin(['list']) == (0, {'providers': {}, 'status': {}, 'check': {'section': 'str'},
-                                    'update': {'section': 'str'}})
+                                    'update': {'section': 'str'}, 'import': {'dry_run': True, 'force': True}})
 
 
 def test_providers_is_what_the_command_prints():
@@ -295,7 +295,7 @@ def test_the_acl_grants_exactly_what_the_views_call():
     assert grant['read']['uci'] == ['ddkit'] and grant['write']['uci'] == ['ddkit']
     assert list(grant['read']['ubus']) == ['luci.ddkit'] and list(grant['write']['ubus']) == ['luci.ddkit']
     assert sorted(grant['read']['ubus']['luci.ddkit']) == ['providers', 'status']
-    assert sorted(grant['write']['ubus']['luci.ddkit']) == ['check', 'update']
+    assert sorted(grant['write']['ubus']['luci.ddkit']) == ['check', 'import', 'update']
     granted = {('luci.ddkit', m) for part in ('read', 'write') for m in grant[part]['ubus']['luci.ddkit']}
     assert declared_calls() == granted
     assert {m for _, m in granted} == set(plugin(['list'])[1])   # and the plugin serves each

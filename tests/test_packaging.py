@@ -160,11 +160,17 @@ MODULES = {name: standalone.PROVIDERS + name for name in REGISTERED}   # each pr
 def importers():
     """{library module: the router tools that import it}, from the tools' sources; but the providers
     and the optional modules, each of which is a package of its own."""
-    out = {}
+    out, apart = {}, set(MODULES.values()) | set(OPTIONAL_MODULES.values())
     for tool in SERVICES:
         with open(os.path.join(ROOT, 'bin', tool + '.py')) as f:
-            for module in standalone.used_modules(f.read()) - set(MODULES.values()) - set(OPTIONAL_MODULES.values()):
+            for module in standalone.used_modules(f.read()) - apart:
                 out.setdefault(module, set()).add(tool)
+    # what a provider imports is every DNS updater's (each may run it: ddkit-ddns ships it), though
+    # only the command's providers import it (ddkit.rrset)
+    for module in MODULES.values():
+        with open(standalone.module_file(module)) as f:
+            for needed in standalone.used_modules(standalone.strip(f.read()), providers=False) - apart:
+                out.setdefault(needed, set()).update(UPDATERS)
     return out
 
 
@@ -266,7 +272,7 @@ def test_modules_only_one_tool_imports_ship_in_its_package(feed):
         with open(os.path.join(ROOT, 'bin', tool + '.py')) as f:
             used = standalone.used_modules(f.read())
         reached = set().union(*[shipped[name] for name in libraries(tool) + (tool,)])
-        assert used - reached == (set(OPTIONAL_MODULES.values()) if tool in UPDATERS else set()), tool
+        assert used - reached == (set(OPTIONAL_MODULES.values()) & used if tool in UPDATERS else set()), tool
     # the command: everything but the providers, which a router installs one by one, and the optional ones
     with open(os.path.join(ROOT, 'bin', COMMAND + '.py')) as f:
         used = standalone.used_modules(f.read())
@@ -342,11 +348,16 @@ def test_feed_stops_when_the_recipe_states_other_provider_packages(tmp_path, cha
     assert said in str(stopped.value), stopped.value
 
 
+# what an optional package depends on, where it is not ddkit-ddns: the package of what imports it
+OPTIONAL_NEEDS = {'ddkit-import': COMMAND_PACKAGE}   # bin/ddkit.py
+
+
 def test_optional_packages_hold_their_module_alone_and_nothing_depends_on_them(feed):
-    """ddkit-notify is ddkit/notices.py, ddkit-proxy ddkit/proxy.py, each alone and stripped, and no other
-    package ships them (ddkit-ddns did); each depends on ddkit-ddns of the very same build (the SDK's
-    DEPENDS selects it, EXTRA_DEPENDS pins it); no package depends on either: a router installs one
-    for its feature."""
+    """ddkit-notify is ddkit/notices.py, ddkit-proxy ddkit/proxy.py, ddkit-import ddkit/ddns_import.py,
+    each alone and stripped, and no other package ships them; each depends on the package of what
+    imports it (ddkit-ddns, the command's for the import) of the very same build (the SDK's DEPENDS
+    selects it, EXTRA_DEPENDS pins it); no package depends on any: a router installs one for its
+    feature."""
     recipe = feed_tool.Recipe()
     for name, module in OPTIONAL_MODULES.items():
         shipped = modules_of(feed, name)
@@ -354,9 +365,10 @@ def test_optional_packages_hold_their_module_alone_and_nothing_depends_on_them(f
             assert shipped == {module: standalone.strip(f.read()).encode()}, name
         assert [other for other in PACKAGES if module in modules_of(feed, other)] == [name]
         (fields,) = stanzas(control_files(feed, name)[1]['control'])
-        assert dict(fields)['Depends'] == '%s (=%s)' % (DDNS_LIBRARY, VERSION)
-        assert recipe.fields(name)['DEPENDS'] == '+' + DDNS_LIBRARY
-        assert recipe.fields(name)['EXTRA_DEPENDS'] == '%s (=$(VERSION))' % DDNS_LIBRARY
+        needed = OPTIONAL_NEEDS.get(name, DDNS_LIBRARY)
+        assert dict(fields)['Depends'] == '%s (=%s)' % (needed, VERSION)
+        assert recipe.fields(name)['DEPENDS'] == '+' + needed
+        assert recipe.fields(name)['EXTRA_DEPENDS'] == '%s (=$(VERSION))' % needed
     with open(os.path.join(feed, 'Packages')) as f:
         depends = {dict(e)['Package']: dict(e).get('Depends', '') for e in stanzas(f.read())}
     assert sorted(depends) == sorted(PACKAGES)
@@ -423,35 +435,55 @@ def comment_above(lines, line):
     return ' '.join(words)
 
 
-def test_the_commands_uci_file_has_one_disabled_sample_section_per_provider(feed):
-    """/etc/config/ddkit is written from the registry: `config defaults`, then for each provider a
-    disabled section naming it, with that provider's settings (to fill in, or commented out at their
-    default), under their own help texts in the first section, the others naming the command that
-    prints theirs, and nothing the command would refuse. It parses with the tools' UCI reader
-    (ddkit.uci, which loads what libuci loads); the same file in the SDK build
+def test_the_commands_uci_file_has_its_defaults_and_one_sample_section(feed):
+    """/etc/config/ddkit is written from the registry: `config defaults`, then the first provider's
+    disabled sample section (as ddkit --provider NAME --sample prints it), then a paragraph naming the
+    update-URL services; the same size however many providers the registry has. It parses with the
+    tools' UCI reader (ddkit.uci, which loads what libuci loads); the same file in the SDK build
     (test_sdk_build_installs_what_the_feed_ships)."""
     text = files_of(data_entries(feed, COMMAND_PACKAGE)[1])['./etc/config/ddkit'].decode()
     sections = commands_uci_file(text)
-    from ddkit import registry
-    assert [(kind, name) for kind, name, _, _ in sections] == [('defaults', None)] + [
-        ('ddkit', name) for name in registry.PROVIDERS   # a preset's too, though it is no package
-        if name not in registry.services()]   # ddns-scripts' update URLs: one paragraph names them all
+    from ddkit import choice, registry
+    first = registry.PROVIDERS[0]
+    assert [(kind, name) for kind, name, _, _ in sections] == [('defaults', None), ('ddkit', first)]
     assert sections[0][2] == {'state_dir': '/var/run/ddkit'}
+    assert '\n'.join(choice.sample(first)) + '\n' in text
+    assert 'ddkit --provider NAME --sample >> /etc/config/ddkit' in text
+    assert '\n# the %d services of OpenWrt\'s ddns-scripts' % len(registry.services()) in text
+    assert len(text) < 6000, len(text)
+
+
+@pytest.mark.parametrize('name', sampled(list(registry().PROVIDERS), 6))
+def test_every_provider_prints_a_disabled_sample_section_of_its_settings(tmp_path, name):
+    """ddkit --provider NAME --sample: a disabled section naming the provider, with its settings (to
+    fill in, or commented out at their default) each under its own help text, and nothing the command
+    would refuse; it parses with ddkit.uci (a preset's name, dy.fi, is no section name: dy_fi)."""
+    done = subprocess.run([sys.executable, os.path.join(ROOT, 'bin', 'ddkit.py'), '--provider', name, '--sample'],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == '', done.stderr
+    ((kind, section, options, lines),) = commands_uci_file(done.stdout)
+    from ddkit import registry
+    provider = registry.provider(name)
+    assert kind == 'ddkit' and section == re.sub(r'[^A-Za-z0-9_]', '_', name)
+    assert options['provider'] == name and options['enabled'] == '0', options
     common = {s.name for s in updater.COMMON} | uci.SERVICE_OPTIONS | {'provider'}
-    for _, name, options, lines in sections[1:]:
-        provider = registry.provider(name)
-        assert options['provider'] == name and options['enabled'] == '0', options
-        assert set(options) <= common | {s.name for s in provider.SETTINGS}, options
-        # which package it needs: a preset's is its protocol's
-        assert '\n# provider %s (package ddkit-%s): ' % (name, registry.module_name(name)) in text
-        first = name == registry.PROVIDERS[0]
-        assert first or '\n# its settings, what each means: ddkit --provider %s --help\n' % name in text
-        for setting in provider.SETTINGS:
-            # a setting of several values is a UCI list (headers, ip_lookup_url)
-            line = "\t%s %s ''" % ('list' if setting.repeat else 'option', setting.name) if setting.default is None \
-                else '\t#option %s %s' % (setting.name, quoted(setting.default))
-            assert line in lines and comment_above(lines, line) == (setting.help if first else ''), (name, setting.name)
-    assert text.count('\nconfig ') == 1 + len(registry.PROVIDERS) - len(registry.services())
+    assert set(options) <= common | {s.name for s in provider.SETTINGS}, options
+    assert done.stdout.startswith('# provider %s (package ddkit-%s): ' % (name, registry.module_name(name)))
+    for setting in provider.SETTINGS:
+        # a setting of several values is a UCI list (headers, ip_lookup_url)
+        line = "\t%s %s ''" % ('list' if setting.repeat else 'option', setting.name) if setting.default is None \
+            else '\t#option %s %s' % (setting.name, quoted(setting.default))
+        assert line in lines and comment_above(lines, line) == setting.help, (name, setting.name)
+
+
+def test_sample_names_a_provider_or_says_how(tmp_path):
+    """--sample without a provider, or with one that is not known: exit 2, what to do, no section."""
+    first = registry().PROVIDERS[0]
+    for argv, said in ((['--sample'], 'ddkit --provider %s --sample' % first),
+                       (['--provider', first[:-1], '--sample'], 'did you mean %s?' % first)):
+        done = subprocess.run([sys.executable, os.path.join(ROOT, 'bin', 'ddkit.py')] + argv,
+                              capture_output=True, text=True)
+        assert done.returncode == 2 and said in done.stderr and done.stdout == '', done.stderr
 
 
 def test_the_excerpt_of_the_commands_uci_file_in_docs_is_as_installed(feed):
@@ -887,7 +919,8 @@ def command_env(box, state):
 def without(package):
     """What a run says of a setting whose optional package is not installed."""
     return '%s needs the package %s: opkg install %s (apk add %s on OpenWrt 25.12)' % (
-        {'ddkit-notify': 'notify', 'ddkit-proxy': 'proxy'}[package], package, package, package)
+        {'ddkit-notify': 'notify', 'ddkit-proxy': 'proxy', 'ddkit-import': '--import-ddns'}[package], package, package,
+        package)
 
 
 @pytest.fixture
@@ -924,6 +957,31 @@ def test_without_ddkit_notify_notify_is_refused_and_with_it_the_notice_is_sent(f
     done = run_installed(router, COMMAND, [], tmp_path, env=env)
     assert done.returncode == 0 and 'IP has been updated to: 81.2.69.10' in done.stdout, done.stdout + done.stderr
     assert len(telegram.messages) == 1 and '81.2.69.10' in telegram.messages[0]['text']
+
+
+def test_without_ddkit_import_the_import_is_refused_and_with_it_the_sections_are_written(feed, tmp_path):
+    """The command without ddkit-import: --import-ddns is refused, one line naming the package (exit 2),
+    and nothing is written; the records' own runs and --help do not need it. With ddkit-import
+    installed the same command carries ddns-scripts' sample sections into the UCI file."""
+    router = command_router(feed, tmp_path / 'root')
+    assert 'ddns_import.py' not in os.listdir(str(router / 'usr' / 'lib' / 'ddkit' / 'ddkit'))
+    config = tmp_path / 'ddkit'
+    config.write_text("config defaults\n\toption state_dir '%s'\n" % (tmp_path / 'state'))
+    config.chmod(0o600)
+    source = tmp_path / 'ddns'
+    shutil.copy(os.path.join(ROOT, 'tests', 'ddns', 'ddns-sample'), str(source))
+    source.chmod(0o600)
+    before = config.read_text()
+    env = {'DDNS_UCI_FILE': str(config)}
+    refused = run_installed(router, COMMAND, ['--import-ddns', str(source)], tmp_path, env=env)
+    assert refused.returncode == 2 and refused.stderr == 'ddkit: %s\n' % without('ddkit-import'), refused.stderr
+    assert refused.stdout == '' and config.read_text() == before
+    helped = run_installed(router, COMMAND, ['--help'], tmp_path, env=env)
+    assert helped.returncode == 0 and '--import-ddns' in helped.stdout, helped.stderr
+    install(ipk_path(feed, 'ddkit-import'), str(router))
+    done = run_installed(router, COMMAND, ['--import-ddns', str(source)], tmp_path, env=env)
+    assert done.returncode == 0 and 'Traceback' not in done.stderr, done.stdout + done.stderr
+    assert config.read_text() != before and "config ddkit 'myddns_ipv4'" in config.read_text()
 
 
 @pytest.fixture
@@ -975,10 +1033,16 @@ SAMPLED = [a for a in ADAPTERS if a.provider not in registry().services()]   # a
 
 @pytest.mark.parametrize('adapter', sampled(SAMPLED, 4), ids=[a.provider for a in sampled(SAMPLED, 4)])
 def test_the_commands_sample_section_of_each_provider_runs(router, box, tmp_path, adapter):
-    """The sample section of /etc/config/ddkit a provider has (written from the registry) is one the
-    command runs: given credentials and URLs by environment, like a user filling it in."""
+    """The sample section the installed command prints for a provider (--sample), added to the
+    installed /etc/config/ddkit as its comments say, is one the command runs: given credentials and
+    URLs by environment, like a user filling it in."""
     env = adapter.env(box, tmp_path / 'state')
-    env['DDNS_UCI_FILE'] = str(router / 'etc' / 'config' / COMMAND)
+    sample = run_installed(router, COMMAND, ['--provider', adapter.provider, '--sample'], tmp_path, env=env)
+    assert sample.returncode == 0, sample.stderr
+    config = tmp_path / 'ddkit.uci'
+    config.write_text((router / 'etc' / 'config' / COMMAND).read_text() + sample.stdout)
+    config.chmod(0o600)
+    env['DDNS_UCI_FILE'] = str(config)
     adapter.add(box, RECORD, 'A', '81.2.69.1')
     box.doh.names[(RECORD, 'A')] = ['81.2.69.1']
     done = run_installed(router, COMMAND, ['--uci', adapter.provider], tmp_path, env=env)
@@ -989,8 +1053,8 @@ def test_the_commands_sample_section_of_each_provider_runs(router, box, tmp_path
 def test_a_provider_added_to_the_registry_is_a_package_with_the_recipe_unchanged(tmp_path):
     """A copy of the repository with a third provider registered (tests/memory_provider.py as
     lib/ddkit/providers/memory.py) and nothing else changed: both builds (tools/feed.py, and the SDK's
-    make on openwrt/Makefile) make the package ddkit-memory holding memory.py alone, ddkit-command's UCI file
-    gets its sample section, and no other package ships it."""
+    make on openwrt/Makefile) make the package ddkit-memory holding memory.py alone, the command prints its
+    sample section, and no other package ships it."""
     copy = tmp_path / 'repository'
     for part in ('bin', 'lib', 'tools', 'openwrt', 'luci-app-ddkit'):
         shutil.copytree(os.path.join(ROOT, part), str(copy / part), ignore=shutil.ignore_patterns('__pycache__'))
@@ -1009,14 +1073,14 @@ def test_a_provider_added_to_the_registry_is_a_package_with_the_recipe_unchanged
     assert [name for name in built if 'providers.memory' in shipped[name]] == ['ddkit-memory']
     (fields,) = stanzas(control_files(str(tmp_path / 'feed'), 'ddkit-memory')[1]['control'])
     assert dict(fields)['Depends'] == 'ddkit-ddns (=%s)' % VERSION
-    config = files_of(data_entries(str(tmp_path / 'feed'), COMMAND_PACKAGE)[1])['./etc/config/ddkit'].decode()
-    assert "config ddkit 'memory'" in config and "\t# whose zones\n\toption account ''" in config
+    sample = subprocess.run([sys.executable, str(copy / 'bin' / 'ddkit.py'), '--provider', 'memory', '--sample'],
+                            capture_output=True, text=True)
+    assert "config ddkit 'memory'" in sample.stdout and "\t# whose zones\n\toption account ''" in sample.stdout
     if not shutil.which('make'):
         needs.missing('GNU make is not installed (.ci/run installs it)')
     out = sdk_build(copy / 'openwrt', tmp_path)
     assert tree_files(str(out / 'ddkit-memory'))[0] == {
         './usr/lib/ddkit/ddkit/providers/memory.py': (0o644, shipped['ddkit-memory']['providers.memory'])}
-    assert "config ddkit 'memory'" in tree_files(str(out / COMMAND_PACKAGE))[0]['./etc/config/ddkit'][1].decode()
 
 
 def test_installed_egress6_answers_an_unsupported_code(router):

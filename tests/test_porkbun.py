@@ -128,10 +128,10 @@ def test_the_apex_is_listed_without_a_subdomain_and_made_with_an_empty_name(box,
 
 
 def test_a_write_warns_when_the_domain_is_served_elsewhere(box, fake, state):
-    fake.foreign_ns = ['ns1.example.net']
+    fake.foreign_ns = ['ns.other-dns.example.net']
     done = run(box, state)
     ok(done)
-    assert 'create record: Porkbun warns: The nameservers of this domain are not ours (ns1.example.net)' in done.stdout
+    assert 'create record: Porkbun warns: The nameservers of this domain are not ours (ns.other-dns.example.net)' in done.stdout
 
 
 def test_a_create_whose_answer_was_lost_is_not_sent_again(box, fake, state):

@@ -33,6 +33,11 @@ ALLOWED = {
     'tests/fakes/cloudflare-dns-openapi-subset.json': "provider A's published schema",
     'tests/test_fakes.py': "the name of provider A's published schema in the shared spec",
     'tests/url_services.py': 'what each update-URL service of ddns-scripts\' list is sent, by its name',
+    'lib/ddkit/ddns_import.py': 'ddns-scripts\' update-script services by their names (cloudflare.com-v4, ...) and '
+                                'how each script reads its options (the provider is registry.SCRIPT_SERVICES\')',
+    'tests/test_import_ddns.py': 'ddns-scripts\' services by their names, and the records the import makes of them',
+    'lib/ddkit/providers/dnspodtoken.py': "DNSPod's own API, whose hosts and documents are at the domain the "
+                                          "dnspod provider (Tencent Cloud's API for DNSPod) is named after",
     'tests/requirements.txt': "the providers' official SDKs, test-only: their fakes check each signature "
                               "with the SDK's own signer",
     # the word of the notification services' own URLs (WeCom's /cgi-bin/webhook/send), no provider

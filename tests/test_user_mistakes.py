@@ -57,6 +57,9 @@ def test_a_failure_of_a_wrong_base_url_names_where_it_came_from(box, tmp_path, a
     failed = [line for line in done.stdout.splitlines() if line.startswith('FAIL')]
     assert len(failed) == 1 and '(base_url from %s)' % where in failed[0], done.stdout
     assert 'fix: check base_url' in failed[0]
+    # the fix shows the default to write, or (a server of the user's own: none) what it holds
+    default = [s.default for s in adapter.module().SETTINGS if s.name == 'base_url'][0]
+    assert ('e.g. %s' % default if default else 'its scheme, host and port') in failed[0], failed[0]
     done = run_tool('ddkit', args, env=env)
     assert done.returncode == 1
     errors = [line for line in (done.stdout + done.stderr).splitlines() if 'ERROR: ' in line]

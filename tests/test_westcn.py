@@ -21,6 +21,7 @@ from fakes.base import Reply
 from test_records import dual  # noqa: F401  (the fixture: a lookup that answers both families)
 
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
+from ddkit import rest  # noqa: E402
 from ddkit.providers import westcn  # noqa: E402
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
@@ -91,10 +92,10 @@ def test_an_answer_is_read_as_gbk_and_its_chinese_is_not_needed():
     assert b'\xd5\\"' in body
     with pytest.raises(UnicodeDecodeError):
         body.decode('utf-8')
-    data = json.loads(westcn.gbk_text(body))
+    data = json.loads(rest.gbk_text(body))
     assert data['errcode'] == 10002 and data['result'] == 500
-    assert westcn.shown(data['msg']) == 'IP…API …'
-    assert westcn.gbk_text(b'{"a": "ok"}') == '{"a": "ok"}' and westcn.gbk_text(b'\x81') == '\ufffd'
+    assert rest.undecoded(data['msg']) == 'IP…API …'
+    assert rest.gbk_text(b'{"a": "ok"}') == '{"a": "ok"}' and rest.gbk_text(b'\x81') == '\ufffd'
 
 
 def test_a_gbk_error_answer_gives_its_code_and_fix(box, fake, state):

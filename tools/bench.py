@@ -14,8 +14,12 @@ tools/bench_peers.py.
 
 --providers NAME,...: the rows of those providers alone (the seed tools' providers always run: the
 rows of several records and the HTTPS rows are theirs); every provider of the registry by default.
+--rows 'TEXT;...': only the rows whose name holds one of the texts, and the references (the floors,
+ddclient's, sh + curl's): on a busy machine, the rows a change is about; the names hold commas, so
+texts are split at ';' (`--rows 'peers, ;100 records;unchanged, prefix IPv6 (LAN host)'`).
 
-usage: python3 tools/bench.py [--runs N] [--smoke] [--providers NAME,...] [--write FILE] [--json FILE]
+usage: python3 tools/bench.py [--runs N] [--smoke] [--providers NAME,...] [--rows 'TEXT;...'] [--write FILE]
+                              [--json FILE]
 """
 
 import json
@@ -33,6 +37,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, 'tests'))
 import bench_https  # noqa: E402
 import bench_peers  # noqa: E402
+import standalone  # noqa: E402
 from providers import PROVIDERS as ALL, SEEDS as PROVIDERS  # noqa: E402  (the test adapters; the seed tools')
 
 
@@ -52,7 +57,12 @@ LAN_V6, NEIGH_V6, NEIGH_OTHER = '240e::1a2b:3c4d:5e6f:7890', '240e::216:3eff:fe4
 SEEN, SEEN_NEXT = '81.2.69.10', '81.2.69.11'   # what the loopback lookup answers
 MiB = 1024.0
 KB = 1000                            # size budgets in the stricter reading: 160 KB = 160,000 bytes
-SINGLE_BUDGET, IPK_BUDGET = 160 * KB, 34 * KB   # a single file (dist/<tool>.py), an .ipk
+# a single file (dist/<tool>.py: a fixed tool's, the ddkit command's of one provider, as a router
+# needs: make standalone PROVIDERS=<name>), an .ipk
+SINGLE_BUDGET, IPK_BUDGET = 160 * KB, 34 * KB
+# the ddkit command's single file of every provider of the registry (make standalone): each provider
+# makes it larger, this bounds it (tools/standalone.py warns over either)
+ALL_PROVIDERS_BUDGET = 256 * KB
 # what a router with the command and one provider installs, every package together (not the optional
 # ddkit-notify and ddkit-proxy): 270.1 KB with the largest provider (BENCHMARKS.md says why not 255 KB)
 ROUTER_BUDGET = 285 * KB
@@ -298,6 +308,7 @@ class Bench:
         self.notes = []
         self.stoppers = []   # what else to stop at the end (the HTTPS rows' fakes)
         self.providers = None   # the providers whose rows run (--providers), None: every one
+        self.rows = None        # texts the names of the rows that run hold (--rows), None: every row
 
     def stop(self):
         for stop in self.stoppers:
@@ -389,6 +400,8 @@ class Bench:
         self.egress_path()
         bench_https.add(self, sys.modules[__name__])
         bench_peers.add(self, sys.modules[__name__])
+        if self.rows:
+            self.paths = [p for p in self.paths if p.reference or any(text in p.name for text in self.rows)]
         self.notes.append('"(installed)" rows run /usr/bin/<tool> of the packages (ddkit and the tool) '
                           'unpacked into a temporary root as opkg does: a stub that imports the tool\'s code '
                           'from /usr/lib/ddkit, compiled code cached in $TMPDIR/ddkit-<uid>-pyc/ (filled by the '
@@ -832,26 +845,28 @@ def verdict(path, bench, rtt):
             missed.append('requests')
     elif kind == 'records':
         # the same tool and form with one record: what the other records may add
-        one = next(p for p in bench.paths if p.name == path.name.replace(
-            ' %d records, iface (--all)' % RECORDS, ' iface IPv6'))
+        one = next((p for p in bench.paths if p.name == path.name.replace(
+            ' %d records, iface (--all)' % RECORDS, ' iface IPv6')), None)   # None: not run (--rows)
         text = 'wall <= 1.3x one record\'s (iface IPv6 row); 0 requests'
-        if one.wall is None or path.wall > 1.3 * one.wall:
-            missed.append('wall %.2fx one record' % (path.wall / one.wall) if one.wall
+        if one is None or one.wall is None or path.wall > 1.3 * one.wall:
+            missed.append('wall %.2fx one record' % (path.wall / one.wall) if one and one.wall
                           else 'no one-record row')
         if any(path.requests):
             missed.append('requests')
     elif kind == 'many':
-        one = next(p for p in bench.paths if p.name == '%s unchanged, prefix IPv6 (LAN host)' % label)
+        one = next((p for p in bench.paths if p.name == '%s unchanged, prefix IPv6 (LAN host)' % label), None)
         text = 'wall <= 2.0x one record\'s (prefix row); 0 requests'
-        if one.wall is None or path.wall > 2.0 * one.wall:
-            missed.append('wall %.2fx one record' % (path.wall / one.wall) if one.wall else 'no one-record row')
+        if one is None or one.wall is None or path.wall > 2.0 * one.wall:
+            missed.append('wall %.2fx one record' % (path.wall / one.wall) if one and one.wall
+                          else 'no one-record row')
         if any(path.requests):
             missed.append('requests')
     elif kind == 'neigh-busy':
-        quiet = next(p for p in bench.paths if p.budget and p.budget[0] == 'neigh-quiet')
+        quiet = next((p for p in bench.paths if p.budget and p.budget[0] == 'neigh-quiet'), None)
         text = 'wall <= 1.3x the same on a %d-entry table; 0 requests' % (RECORDS + 2)
-        if quiet.wall is None or path.wall > 1.3 * quiet.wall:
-            missed.append('wall %.2fx the quiet table' % (path.wall / quiet.wall) if quiet.wall else 'no quiet row')
+        if quiet is None or quiet.wall is None or path.wall > 1.3 * quiet.wall:
+            missed.append('wall %.2fx the quiet table' % (path.wall / quiet.wall) if quiet and quiet.wall
+                          else 'no quiet row')
         if any(path.requests):
             missed.append('requests')
     elif kind == 'neigh-quiet':
@@ -904,18 +919,42 @@ def verdict(path, bench, rtt):
     return text, ('MISSED: ' + ', '.join(missed) if missed else 'ok') + said
 
 
-def sizes():
-    """[(file, bytes, budget bytes, verdict)] of dist/*.py and the .ipk files of make feed."""
+def one_provider_sizes():
+    """{provider module: bytes} of the ddkit command's single file holding that provider alone
+    (make standalone PROVIDERS=<name>), built in memory: what a router with one provider copies."""
+    return {name: len(standalone.build(os.path.join(ROOT, 'bin', 'ddkit.py'), providers=[name]).encode('utf-8'))
+            for name in standalone.registered()}
+
+
+def packed_providers(path):
+    """The provider modules a single file holds (its table of modules, the #% lines)."""
+    with open(path, encoding='utf-8') as f:
+        return [line.split()[1][len('ddkit.providers.'):] for line in f
+                if line.startswith('#% ddkit.providers.')]
+
+
+def sizes(dist=None):
+    """[(file, bytes, budget bytes, verdict)] of dist/*.py, the ddkit command's single file of its
+    largest provider alone, and the .ipk files of make feed."""
     rows = []
-    dist = os.path.join(ROOT, 'dist')
-    for tool in ('updater_a', 'updater_b', 'egress6', 'egress6_win'):
-        path = os.path.join(dist, tool + '.py')
+    dist = dist or os.path.join(ROOT, 'dist')
+    for tool in ('updater_a', 'updater_b', 'egress6', 'egress6_win', 'ddkit'):
+        path, name, budget = os.path.join(dist, tool + '.py'), 'dist/%s.py' % tool, SINGLE_BUDGET
+        if tool == 'ddkit':
+            name, budget = name + ' (every provider)', ALL_PROVIDERS_BUDGET
         if os.path.exists(path):
             size = os.path.getsize(path)
-            verdict = 'ok' if size <= SINGLE_BUDGET else 'MISSED'
-            rows.append(('dist/%s.py' % tool, size, SINGLE_BUDGET, verdict))
+            if tool == 'ddkit':
+                held = packed_providers(path)
+                if len(held) < len(standalone.registered()):   # built with PROVIDERS=: a router's own
+                    name, budget = 'dist/%s.py (providers %s)' % (tool, ', '.join(held)), SINGLE_BUDGET
+            rows.append((name, size, budget, 'ok' if size <= budget else 'MISSED'))
         else:
-            rows.append(('dist/%s.py' % tool, None, SINGLE_BUDGET, 'not built yet (make standalone)'))
+            rows.append((name, None, budget, 'not built yet (make standalone)'))
+        if tool == 'ddkit':
+            largest, size = max(one_provider_sizes().items(), key=lambda item: item[1])
+            rows.append(('ddkit.py of one provider, the largest (make standalone PROVIDERS=%s)' % largest, size,
+                         SINGLE_BUDGET, 'ok' if size <= SINGLE_BUDGET else 'MISSED'))
     feed = os.path.join(dist, 'feed')
     ipks = sorted(f for f in os.listdir(feed) if f.endswith('.ipk')) if os.path.isdir(feed) else []
     sources = [os.path.join(ROOT, d, f) for d in ('bin', os.path.join('lib', 'ddkit'), 'openwrt',
@@ -1015,7 +1054,7 @@ def inner(args, iface_ok, why):
             sys.exit('bench: %s is missing (apt-get install %s)' % (need, 'time' if need == GNU_TIME
                                                                      else 'python3'))
     bench = Bench(1 if args['smoke'] else args['runs'], args['smoke'], iface_ok, why)
-    bench.providers = args['providers']
+    bench.providers, bench.rows = args['providers'], args['rows']
     try:
         bench.build()
         bench.warm_up()
@@ -1042,7 +1081,8 @@ def inner(args, iface_ok, why):
 
 
 def parse(argv):
-    args = {'runs': 20, 'smoke': False, 'write': None, 'json': None, 'inner': False, 'providers': None}
+    args = {'runs': 20, 'smoke': False, 'write': None, 'json': None, 'inner': False, 'providers': None,
+            'rows': None}
     argv = list(argv)
     while argv:
         arg = argv.pop(0)
@@ -1052,6 +1092,8 @@ def parse(argv):
             if unknown:
                 sys.exit('bench: --providers: unknown %s; known: %s' % (', '.join(unknown),
                                                                        ', '.join(a.provider for a in ALL)))
+        elif arg == '--rows' and argv:
+            args['rows'] = [text for text in argv.pop(0).split(';') if text]
         elif arg in ('--runs', '--write', '--json') and argv:
             value = argv.pop(0)
             args[arg[2:]] = int(value) if arg == '--runs' else value

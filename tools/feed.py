@@ -262,7 +262,8 @@ class Recipe:
                          '(DEPENDS:=+<package>, EXTRA_DEPENDS:=<package> (=$(VERSION))): the packages of the '
                          'modules that import %s' % (name, wanted, ', '.join(modules)))
             needs = set().union(*[standalone.used_modules(standalone.strip(standalone.read(standalone.module_file(m))),
-                                                          providers=False) for m in modules]) - set(modules)
+                                                          providers=False) for m in modules])
+            needs -= set().union(*stated.values())   # another optional one: loaded only when asked for, as anywhere
             unmet = sorted(m for m in needs if shipped.get(m) not in self.needs(name))
             if unmet:
                 sys.exit('feed: %s imports %s, which no package %s depends on ships' % (name, unmet, name))
@@ -283,8 +284,8 @@ class Recipe:
     def own_modules(self):
         """{tool: [library modules that no other tool imports]}: they ship in the tool's package. Stops
         when openwrt/Makefile states another split (OWN_MODULES_<tool>, which its install blocks use)."""
-        used = self.used()
-        own = {tool: sorted(modules.difference(*[used[other] for other in used if other != tool]))
+        used, shared = self.used(), self.provider_needs()
+        own = {tool: sorted(modules.difference(shared, *[used[other] for other in used if other != tool]))
                for tool, modules in used.items()}
         stated = {tool: sorted(self.variables.get('OWN_MODULES_' + tool, '').split()) for tool in used}
         library = '\n'.join(self.blocks.get('Package/%s/install' % self.library(), []))
@@ -349,15 +350,27 @@ class Recipe:
                          'holds the provider\'s module alone' % (provider, unmet, package))
         return out
 
+    def provider_needs(self):
+        """The library modules a provider imports (but the optional ones): never a tool's own, they ship
+        in the package the tools running providers share (ddkit-ddns), which every provider package
+        depends on, even where only the ddkit command's providers import one (ddkit.rrset)."""
+        if not hasattr(self, '_needs'):
+            optional = set().union(*self.optional().values())
+            self._needs = set().union(*[standalone.used_modules(standalone.strip(standalone.read(
+                standalone.module_file(standalone.PROVIDERS + provider))), providers=False)
+                for provider in standalone.registered()]) - optional
+        return set(self._needs)
+
     def shared_modules(self):
-        """{library package but the first: [modules]}: the modules more than one tool imports, all of
-        them tools that depend on that package (ddkit-ddns: the updaters' loop). Stops when
+        """{library package but the first: [modules]}: the modules more than one tool imports, or a
+        provider does (provider_needs), all of them tools that depend on that package (ddkit-ddns:
+        the updaters' loop). Stops when
         openwrt/Makefile states another split (MODULES_<package>, which the install blocks use)."""
-        used, found = self.used(), {}
+        used, found, needs = self.used(), {}, self.provider_needs()
         for name in self.libraries()[1:]:
             served = {tool for tool in used if name in self.needs(self.package_of(tool))}
             modules = set().union(*[used[t] for t in served]) if served else set()
-            found[name] = sorted(m for m in modules if sum(m in used[t] for t in served) > 1
+            found[name] = sorted(m for m in modules if (sum(m in used[t] for t in served) > 1 or m in needs)
                                  and not any(m in used[t] for t in used if t not in served))
             variable = 'MODULES_' + name.replace('-', '_')
             first = '\n'.join(self.blocks.get('Package/%s/install' % self.library(), []))

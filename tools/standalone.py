@@ -8,6 +8,10 @@ modules it uses, served by a tiny importer so that `import ddkit.x` stays lazy i
   (160 KB budget, BENCHMARKS.md: over it the build warns). Both are comment lines at the end of the
   file, which Python does not compile: each run compiles a few lines (BOOT).
   `standalone.py --show FILE` prints what a single file holds.
+- The ddkit command reaches every provider of the registry, so its single file holds them all (a
+  larger budget, ALL_PROVIDERS_BUDGET); `--providers NAME[,NAME...]` (the registry's names, a preset's
+  bringing its protocol's module) packs only those, as a router needs (the 160 KB budget): the others
+  are missing as a provider whose package is not installed is.
 - A cron run must not compile ~60 KB of Python each time (several ms and 1-2 MiB of peak memory on
   a router): the first run unpacks the tool and the library as modules into
   $TMPDIR/ddkit-<uid>/<tool>-<build>/ (RAM on OpenWrt, so no flash wear), a folder only its owner
@@ -16,7 +20,8 @@ modules it uses, served by a tiny importer so that `import ddkit.x` stays lazy i
   tools/feed.py): the library, each tool's code as a module, and /usr/bin/<tool> stubs that let
   Python cache the compiled code in $TMPDIR/ddkit-<uid>-pyc/ (the same ownership check).
 
-usage: standalone.py [--plain] bin/<tool>.py dist/<tool>.py   (--plain: the library not compressed)
+usage: standalone.py [--plain] [--providers NAME[,NAME...]] bin/<tool>.py dist/<tool>.py
+                     (--plain: the library not compressed; --providers: the ddkit command's providers)
        standalone.py --show dist/<tool>.py
        standalone.py --installed DIR bin/<tool>.py ...   (the OpenWrt packages' files, under DIR)
 """
@@ -30,6 +35,8 @@ LIB = os.path.join(HERE, os.pardir, 'lib', 'ddkit')
 MARK = '# ddkit-path'
 WIDTH = 96       # characters of a line of compressed data: a line an editor or a terminal shows whole
 BUDGET = 160000  # bytes of a single file (BENCHMARKS.md): over it the build warns; nothing more is packed
+# bytes of the ddkit command's single file holding every provider of the registry (BUDGET: of one)
+ALL_PROVIDERS_BUDGET = 256000
 # The first line of a single file and of an installed stub: isolated (-I: no PYTHON* variables, no user
 # site) and site-less (-S: no site-packages scan, no .pth files) Python: nothing in the environment puts
 # a module before the standard library, and a quarter less start-up. The kernel passes one argument
@@ -201,7 +208,7 @@ except (OSError, TypeError):  # none: the loader (the #> lines below) unpacks on
     _boot = _code.split('\\n#> ', 1)[1].split('\\n# ', 1)[0]   # the #> lines, to the next part's title
     exec(compile(_boot.replace('\\n#> ', '\\n'), '<ddkit:loader>', 'exec', dont_inherit=True))
 sys.path.insert(0, _DIR)
-sys.exit(__import__(_MODULE).main())
+__import__('ddkit').exit_quickly(__import__(_MODULE).main())  # sys.exit(), without the tear-down
 '''
 DATA = '# --- the data of the single file: comments, which Python does not compile ---'
 END = '# --- the end of the single file ---'   # BOOT checks it: a copy cut short says so
@@ -211,12 +218,15 @@ def used_modules(source, seen=None, providers=True):
     """The ddkit submodules a source names, followed through the library itself; the registry
     imports its providers by name, so a source that uses it uses every provider. providers=False:
     the providers are neither counted nor followed (what the code needs beside them: the packages
-    ship each provider apart, tools/feed.py)."""
+    ship each provider apart, tools/feed.py); a list of provider modules: those are what the
+    registry reaches (--providers), and a module the code names itself is still followed."""
     seen = set() if seen is None else seen
     names = names_in(source)
     every = {PROVIDERS + name for name in registered()}
-    if providers:
+    if providers is True:
         names |= every if 'registry' in names else set()
+    elif providers:
+        names |= {PROVIDERS + name for name in providers} if 'registry' in names else set()
     else:
         names -= every
     for name in sorted(names):
@@ -277,6 +287,21 @@ def entries():
 
 
 _REGISTERED = {}
+
+
+def provider_modules(names):
+    """The provider modules that registry names run (a preset's: its protocol's), in registry order;
+    an unknown name or none exits with status 2, before anything is written."""
+    module = {name: protocol or name for name, protocol in entries()}
+    unknown = [name for name in names if name not in module]
+    if unknown or not names:
+        print('standalone: --providers: %s: give names of ddkit.registry\'s PROVIDERS, as `ddkit --providers` '
+              'lists them, separated by commas' % ('unknown provider%s %s' % (
+                  's' if len(unknown) > 1 else '', ', '.join(map(repr, unknown))) if unknown else 'no provider named'),
+              file=sys.stderr)
+        sys.exit(2)
+    order = registered()
+    return sorted({module[name] for name in names}, key=order.index)
 
 
 def import_order(sources):
@@ -403,29 +428,40 @@ def tool_code(tool_path):
     return name, head, code + strip(rest)
 
 
-def build(tool_path, packed=True):
+def build(tool_path, packed=True, providers=None):
+    """The single file's text; providers: the provider modules the registry reaches in it
+    (provider_modules), None: every one."""
     import hashlib
     name, head, code = tool_code(tool_path)
-    sources = {m: strip(read(module_file(m[6:])))
-               for m in ['ddkit'] + ['ddkit.' + m for m in sorted(used_modules(code))]}
+    every = 'registry' in used_modules(code, providers=False)   # the tool runs any provider
+    if providers is not None and not every:
+        print('standalone: --providers chooses the providers of a tool that runs any of them (bin/ddkit.py); '
+              '%s runs its own' % tool_path, file=sys.stderr)
+        sys.exit(2)
+    used = used_modules(code, providers=True if providers is None else providers)
+    sources = {m: strip(read(module_file(m[6:]))) for m in ['ddkit'] + ['ddkit.' + m for m in sorted(used)]}
     modules = import_order(sources)
     digest = hashlib.sha256(repr((code, sorted(sources.items()))).encode('utf-8')).hexdigest()[:16]
     version = re.search(r"VERSION = '([^']+)'", sources['ddkit']).group(1)
     doc = re.match(r'(#![^\n]*\n)?\s*("""[\s\S]*?""")', head)
-    text = assemble(name, version, digest, doc and doc.group(2), code, modules, sources, packed)
+    text = assemble(name, version, digest, doc and doc.group(2), code, modules, sources, packed, providers)
     size = len(text.encode('utf-8'))
-    if size > BUDGET:
-        print('standalone: warning: %s is %d bytes, over the %d-byte budget of a single file'
-              % (name, size, BUDGET), file=sys.stderr)
+    budget, whose = (ALL_PROVIDERS_BUDGET, ' holding every provider') if every and providers is None else (BUDGET, '')
+    if size > budget:
+        print('standalone: warning: %s is %d bytes, over the %d-byte budget of a single file%s'
+              % (name, size, budget, whose), file=sys.stderr)
     return text
 
 
-def assemble(name, version, digest, docstring, code, modules, sources, packed):
+def assemble(name, version, digest, docstring, code, modules, sources, packed, providers=None):
     """The single file's text: the tool's code as plain comment lines, the library packed or not."""
     about = ('\n\nSingle file: bin/%s.py and ddkit %s (build %s), by tools/standalone.py.\n'
              'The tool\'s code (#|), and the library (lib/ddkit/)%s, in comments at the end;\n'
              '`standalone.py --show` prints all.\n'
              % (name, version, digest, ', compressed' if packed else ''))
+    if providers is not None:   # what a user copying it must know: the others do not run from it
+        about += ('Its provider modules: %s (a preset runs its protocol\'s); the registry\'s others are\n'
+                  'not in it: `make standalone PROVIDERS=<name>,...` builds one with them.\n' % ', '.join(providers))
     docstring = docstring[:-3].rstrip() + about + '"""' if docstring else '"""%s"""' % about.strip()
     # the provider a tool is fixed to (updater_a's) is what it does: plain text a user reads, never
     # packed; the providers the ddkit command reaches through the registry are packed with the library
@@ -558,9 +594,17 @@ def main(argv):
         return None
     plain = '--plain' in argv
     argv = [a for a in argv if a != '--plain']
+    names = None
+    for i, arg in enumerate(argv):
+        if arg == '--providers' or arg.startswith('--providers='):
+            value = arg.partition('=')[2] if '=' in arg else (argv[i + 1] if i + 1 < len(argv) else '')
+            del argv[i:i + (1 if '=' in arg else 2)]
+            names = [n.strip() for n in value.split(',') if n.strip()]
+            break
     if len(argv) != 3:
         sys.exit(__doc__.strip().split('usage: ')[-1])
-    write(argv[2], build(argv[1], packed=not plain).encode('utf-8'), 0o755)
+    providers = None if names is None else provider_modules(names)
+    write(argv[2], build(argv[1], packed=not plain, providers=providers).encode('utf-8'), 0o755)
 
 
 def write(path, data, mode):

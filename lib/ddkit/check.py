@@ -162,8 +162,10 @@ class Report:
         if isinstance(failure, http.NoAnswer):
             return 'check %s (%s) and that this host reaches it' % (name, getattr(self.cfg, name))
         if isinstance(failure, http.NotJson) or unserved(failure):
-            return ('check %s: the service\'s base URL alone (the tool adds the API path), e.g. %s'
-                    % (name, [s.default for s in self.job.provider.SETTINGS if s.name == name][0]))
+            default = [s.default for s in self.job.provider.SETTINGS if s.name == name][0]
+            # a server of the user's own (PowerDNS) has no default to show: its scheme and host
+            return ('check %s: the service\'s base URL alone (the tool adds the API path), %s'
+                    % (name, 'e.g. %s' % default if default else 'its scheme, host and port'))
         return None
 
     def finish(self):

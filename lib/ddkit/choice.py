@@ -6,7 +6,7 @@ provider's settings alone. Only the ddkit command imports this module: a tool fi
 from ddkit import UsageError, registry, settings
 from ddkit.settings import Setting, Switch
 
-SUMMARY = 'Keep DNS records (A or AAAA) at any registered DNS provider equal to this host\'s public IP.'
+SUMMARY = 'Keep DNS records (A, AAAA) at any DNS provider equal to this host\'s public IP.'
 
 
 def check_provider(value):
@@ -35,8 +35,10 @@ def owners(name):
 PROVIDER = Setting('provider', help='the record\'s DNS provider: one ddkit --help lists',
                    check=check_provider, decides=owners, choices=registry.PROVIDERS, metavar='NAME')
 # the ddkit command's own switch: what this router can run, for a person or (with --json) a form
-SWITCHES = [Switch('providers', help='list the installed providers; with --json, with every setting: what the '
-                   'LuCI page builds its form from')]
+SWITCHES = [Switch('providers', help='list installed providers; --json: with their settings'),
+            # bin/ddkit.py runs ddkit.ddns_import when it is given, before any of this is read
+            Switch('import_ddns', help='[FILE]: the services of /etc/config/ddns as records'),
+            Switch('sample', help='with --provider NAME: its section for /etc/config/ddkit')]
 # the options of a UCI section that the service reads, not the record (ddkit.uci.SERVICE_OPTIONS); the
 # defaults are those of the init script: a section without enabled does not run
 SERVICE = [
@@ -277,4 +279,71 @@ def show_providers(common, as_json):
         say('not installed: %s (install the package ddkit-<provider>%s)' % (', '.join(missing), ''.join(
             '; %s come%s with ddkit-%s' % (', '.join(names), 's' if len(names) == 1 else '', module)
             for module, names in presets.items())))
+    return 0
+
+
+# a sample section's own options beside the provider's settings: the service's (SERVICE), then the record's
+SAMPLE_SERVICE = [('run at once when this logical interface comes up or changes address (hotplug)', 'interface',
+                   'wan'),
+                  ('and every interval seconds (the service runs all sections at the shortest; a provider\'s '
+                   'lookup: at most every 30 minutes)', 'interval', '1800')]
+SAMPLE_RECORD = [(None, 'zone_name', 'example.com'), (None, 'record_name', 'home.example.com'),
+                 (None, 'record_type', 'A'),
+                 ('\'url\' asks ip_lookup_url; \'iface:<device>\' (e.g. iface:pppoe-wan) reads it locally',
+                  'ip_source', 'url')]
+SAMPLE_WIDTH = 100   # of a comment line, as in the hand-written UCI files of the packages
+
+
+def sample(name):
+    """The lines of a disabled section of provider name for /etc/config/ddkit: its settings (those
+    without a default as empty options to fill in, the others commented out at their default), each
+    under its help, then the service's options and the record's. The section is named after the
+    provider (a UCI section name holds letters, digits and _ only: dy.fi's is dy_fi)."""
+    import re
+    import textwrap
+
+    def quoted(value):   # as `uci export` writes a value: a quote inside as '\''
+        return "'%s'" % str(value).replace("'", "'\\''")
+
+    def comment(text):
+        return ['\t# ' + line for line in textwrap.wrap(text, SAMPLE_WIDTH - 10, break_on_hyphens=False)]
+
+    provider = registry.provider(name)
+    about = 'provider %s (package ddkit-%s): %s' % (name, registry.module_name(name), provider.SUMMARY)
+    lines = ['# ' + line for line in textwrap.wrap(about, SAMPLE_WIDTH - 2, break_on_hyphens=False)]
+    lines += ["config ddkit '%s'" % re.sub(r'[^A-Za-z0-9_]', '_', name), "\toption enabled '0'",
+              '\toption provider %s' % quoted(name)]
+    for help, option, value in SAMPLE_SERVICE:
+        lines += comment(help) + ['\toption %s %s' % (option, quoted(value))]
+    for setting in provider.SETTINGS:
+        kind = 'list' if setting.repeat else 'option'
+        values = setting.default if isinstance(setting.default, (list, tuple)) else [setting.default]
+        lines += comment(setting.help)
+        lines += ['\t#%s %s %s' % (kind, setting.name, quoted(value)) for value in values] \
+            if setting.default not in (None, '', [], ()) else ["\t%s %s ''" % (kind, setting.name)]
+    for help, option, value in SAMPLE_RECORD:
+        lines += (comment(help) if help else []) + ['\toption %s %s' % (option, quoted(value))]
+    return lines
+
+
+def show_sample(names, tool, argv):
+    """--sample: the sample section of each provider named (--provider), for the UCI file; exit 2
+    without one, or for a name that is no provider installed here (what is wrong said as a record's
+    provider setting says it)."""
+    import sys
+    from ddkit.log import say
+    given = [word.partition('=')[2] for word in argv if word.startswith('--provider=')]
+    given += [value for word, value in zip(argv, argv[1:]) if word == '--provider']
+    for value in given:
+        try:
+            check_provider(value)
+        except (ValueError, UsageError) as e:
+            print('%s: --provider %s: %s' % (tool, value, e), file=sys.stderr)
+            return 2
+    if not names:
+        print('%s: --sample prints the section of a provider: name it, e.g. %s --provider %s --sample'
+              % (tool, tool, registry.PROVIDERS[0]), file=sys.stderr)
+        return 2
+    for at, name in enumerate(names):
+        say('\n'.join(([''] if at else []) + sample(name)))
     return 0

@@ -98,12 +98,11 @@ def usage(prog, summary, settings, switches, uci_name=None, words='[options]', a
             lines += option_lines(name, text)
         lines.append('')
     lines.append('options:')
-    lines += option_lines('--help', 'show this help and exit')
-    lines += option_lines('--version', 'show the version and exit')
+    lines += option_lines('--help, --version', 'show this help, or the version, and exit')
     if files:
         lines += option_lines('--config FILE', 'read setting_name=value lines from FILE')
-        text = 'read the options of SECTION (a name or @%s[0]) of /etc/config/%s (or of the UCI file ' \
-               'DDNS_UCI_FILE names); repeat it to run several records at once' % (uci_name, uci_name)
+        text = 'read SECTION (a name or @%s[0]) of /etc/config/%s or of DDNS_UCI_FILE; repeat it for ' \
+               'several records' % (uci_name, uci_name)
         lines += option_lines('--uci SECTION', text)
     lines += settings_lines(list(switches) + list(settings), files)
     for heading, body in sections:
@@ -117,10 +116,8 @@ def usage(prog, summary, settings, switches, uci_name=None, words='[options]', a
         else:
             lines += settings_lines(body, files)
     if epilog is None:
-        epilog = ('Every setting can also come from the environment as DDNS_<NAME> (e.g. DDNS_ZONE_NAME), '
-                  'from a UCI section (--uci) or from the --config file as name=value, several values with '
-                  'blanks between them (or a UCI list); a flag wins over the environment, which wins over '
-                  'the UCI section, which wins over the file. Exit status: 0 updated or nothing to do, '
+        epilog = ('A setting may also be a DDNS_<NAME> variable, a UCI option (--uci) or a line name=value of '
+                  '--config, winning in that order after a flag. Exit status: 0 updated or nothing to do, '
                   '1 failure, 2 bad input.')
     lines += [''] + wrap(epilog, WIDTH)
     return '\n'.join(lines)

@@ -143,7 +143,16 @@ def joined(address, prefixlen, iid):
     """join's address as an integer, or None."""
     if not 0 <= prefixlen <= 128 or iid >> (128 - prefixlen):
         return None
-    return _parse6(address) >> (128 - prefixlen) << (128 - prefixlen) | iid
+    number = _PREFIXES.get(address)
+    if number is None:   # the records of a run join their few interfaces' addresses: parsed once
+        if len(_PREFIXES) >= PREFIXES_KEPT:
+            _PREFIXES.clear()
+        number = _PREFIXES[address] = _parse6(address)
+    return number >> (128 - prefixlen) << (128 - prefixlen) | iid
+
+
+_PREFIXES = {}   # an interface address's text (as ddkit.iface gives it) -> the address as an integer
+PREFIXES_KEPT = 64
 
 
 def parse(text):
@@ -200,19 +209,17 @@ def address_text(version, number):
     """The canonical text: dotted quad, or RFC 5952 IPv6 (lower case, longest zero run as ::)."""
     if version == 4:
         return '.'.join(str(number >> shift & 255) for shift in (24, 16, 8, 0))
-    digits = number.to_bytes(16, 'big').hex()   # the bytes' own hex: no number formatting code
-    groups = [digits[i:i + 4].lstrip('0') or '0' for i in range(0, 32, 4)]
-    best, start = (1, None), None
-    for i, group in enumerate(groups + ['end']):
-        if group == '0':
-            start = i if start is None else start
-        elif start is not None:
-            if i - start > best[0]:
-                best = (i - start, start)
-            start = None
-    if best[1] is None:
-        return ':'.join(groups)
-    return ':'.join(groups[:best[1]]) + '::' + ':'.join(groups[best[1] + best[0]:])
+    # the bytes' own hex (no number formatting code) in groups between colons, each group's leading
+    # zeros dropped (three at most: a zero group stays '0'), each step one call for all eight groups
+    text = (':%s:' % number.to_bytes(16, 'big').hex(':', 2)).replace(':0', ':').replace(':0', ':').replace(':0', ':')
+    for run in ZERO_RUNS:   # the longest run of two zero groups or more, the first of those as long: '::'
+        at = text.find(run)
+        if at >= 0:
+            return text[1:at] + '::' + text[at + len(run):-1]
+    return text[1:-1]
+
+
+ZERO_RUNS = tuple(':' + '0:' * count for count in range(8, 1, -1))   # ':0:0:...:0:', longest first
 
 
 def _hex(value):
@@ -222,16 +229,36 @@ def _hex(value):
     return digits.lstrip('0') or '0'
 
 
-_NETWORKS = {}   # version -> [(the network's top bits, how many to shift, kind)]: parsed once a run
+_NETWORKS = {}   # version -> the special networks by their first byte or group (_networks): parsed once a run
 
 
 def _special(version, number):
     """The kind of a non-global address ('private', 'loopback', ...), or None when it is global."""
     if version not in _NETWORKS:   # a run of many records checks many addresses: parse the table once
-        bits = 32 if version == 4 else 128
-        _NETWORKS[version] = [(_parse(network)[1] >> (bits - length), bits - length, kind)
-                              for network, length, kind in (SPECIAL4 if version == 4 else SPECIAL6)]
-    for top, shift, kind in _NETWORKS[version]:
-        if number >> shift == top:
+        _NETWORKS[version] = _networks(version)
+    by_first, wider, shift = _NETWORKS[version]
+    for top, bits, kind in by_first.get(number >> shift, wider):
+        if number >> bits == top:
             return kind
     return None
+
+
+def _networks(version):
+    """SPECIAL4 or SPECIAL6 as (by_first, wider, shift): each network as (its top bits, how many bits
+    to shift an address to compare it with them, kind), in the table's order; `by_first`, for each
+    first byte (IPv4) or group (IPv6) a network of a prefix that long or longer is in, the networks
+    an address there may be in: those, and the ones of a shorter prefix (`wider`), which alone are
+    the networks of an address of any other first byte or group; shift: an address's bits after its
+    first byte or group. The first match is the table's, and an address is held against two to five
+    networks instead of twenty."""
+    bits, head = (32, 8) if version == 4 else (128, 16)
+    by_first, wider = {}, []
+    for network, length, kind in SPECIAL4 if version == 4 else SPECIAL6:
+        top = _parse(network)[1] >> (bits - length)
+        if length < head:   # in the list of every first byte or group, the ones to come too
+            wider.append((top, bits - length, kind))
+            for listed in by_first.values():
+                listed.append(wider[-1])
+        else:
+            by_first.setdefault(top >> (length - head), list(wider)).append((top, bits - length, kind))
+    return by_first, wider, bits - head

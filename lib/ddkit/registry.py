@@ -206,6 +206,28 @@ PROVIDERS = (
     'westcn',         # West.cn 西部数码 domain DNS (API v2, md5 token of the API password)
     'namesilo',       # NameSilo API (an API key in the query string)
     'porkbun',        # Porkbun API v3 (API key and secret in a JSON body)
+    'hetzner',        # Hetzner DNS (the Hetzner Cloud API's zones and RRsets, a project's API token)
+    'dnsimple',       # DNSimple API v2 (the account found from its access token)
+    'luadns',         # LuaDNS REST API v1 (the account's e-mail and an API key, HTTP Basic)
+    'scaleway',       # Scaleway Domains and DNS API v2beta1 (an API key's secret key)
+    'netcup',         # netcup CCP DNS API (JSON; a session from the customer number, API key and password)
+    'digitalocean',   # DigitalOcean Domains (API v2), a personal access token
+    'powerdns',       # PowerDNS Authoritative's HTTP API (PATCH of an RRset), X-API-Key
+    'dynadot',        # Dynadot API3 (an API key in the query; the domain's whole DNS set read and sent back)
+    'dnspodtoken',    # DNSPod's own API (dnsapi.cn, api.dnspod.com), a DNSPod Token: login_token=ID,Token
+    'dnscom',         # 51DNS (formerly DNS.COM), an API key and secret: each request's MD5 hash
+    'route53',        # Amazon Route 53 (API 2013-04-01, XML), AWS Signature Version 4
+    'ovh',            # OVHcloud API 1.0 (EU, CA, US endpoints), OVH's $1$ SHA-1 signature with the server's time
+    'googlecloud',    # Google Cloud DNS v1 (RRsets), a service account's JSON key: an RS256 JWT for an OAuth token
+    'godaddy',        # GoDaddy Domains API v1 (a name's records of a type PUT together), sso-key
+    'vercel',         # Vercel DNS records (REST API), a bearer token and the team's id
+    'ns1',            # NS1 / IBM NS1 Connect API v1 (a record's answers), X-NSONE-Key
+    'gandi',          # Gandi LiveDNS API v5 (RRsets), a personal access token
+    'rfc2136',        # DNS UPDATE (RFC 2136) to the zone's primary server, signed with a TSIG key
+    'eranet',         # Eranet's Todaynic DNS API (GET calls signed HMAC-SHA1 in Alibaba Cloud's RPC style)
+    # Now.cn 时代互联 serves the same Todaynic API, the same paths, at a host of its own
+    Preset('nowcn', 'eranet', 'Keep an A or AAAA record at Now.cn 时代互联 (Todaynic DNS API)',
+           base_url='https://api.now.cn'),
     Preset('noip', 'dyndns2', 'Tell No-IP this host\'s IP for one of its host names (dyndns2)',
            server='https://dynupdate.no-ip.com',
            FIXES={'badauth': 'the user name or password is wrong: check username (the account\'s e-mail or '

@@ -345,13 +345,14 @@ def find_rrset_record(job, zone_id, strict=False):
     return of_line(job, found)
 
 
-def read_rrset_record(job, zone_id, record_id, read=True):
+def read_rrset_record(job, zone_id, record_id, read=True, named=True):
     """read_record: the record the stored ids name. A line's id is its address (gone from the RRset:
     Stale); the record's own id, from before it had lines, is the default line's: the address of its
     operator, else the RRset's one address. A record without lines is read unless read is False (a
-    write that keeps what it does not send, and says when the RRset is gone)."""
+    write that keeps what it does not send, and says when the RRset is gone). named: a zone's id is
+    its name, so the ids of another zone_name are stale (an id that is no name says nothing of it)."""
     cfg = job.cfg
-    if zone_id != cfg.zone_name or job.line is None and record_id != cfg.record_name:
+    if named and zone_id != cfg.zone_name or job.line is None and record_id != cfg.record_name:
         raise Stale()   # ids of another zone_name or record: find ours again
     if job.line is None and not read:
         return Record(record_id)
@@ -427,10 +428,97 @@ def delete_rrset_record(job, zone_id, record):
     return None
 
 
-def zone_read(data, cfg, noun='zone'):
-    """[the zone's name] of a zone read by its name (zone_name); another name is a Failure."""
-    name = str(data.get('name') or cfg.zone_name).lower().rstrip('.')
+def zone_read(data, cfg, noun='zone', key='name'):
+    """[the zone's name] of a zone read by its name (zone_name; the answer's field key); another name is
+    a Failure."""
+    name = str(data.get(key) or cfg.zone_name).lower().rstrip('.')
     if name != cfg.zone_name:
         raise Failure.at('find zone', 'unexpected answer: the %s read is %s, not %s' % (noun, name[:80], cfg.zone_name),
                          kind='unexpected')
     return [name]
+
+
+# --- a record of a listing, where no call reads one record ----------------------------------------
+
+def first_named(job, listed, host, keys, id_of=safe_id, line=None, id_key='id'):
+    """The first of the listed records (objects) of this host and the record's type, on the job's line
+    (line(r): True when r is on it), or None. keys: the answer's names of a record's host, type and
+    value; id_of: a record id read from an answer (None: not one), under id_key."""
+    host_key, type_key, value_key = keys
+    for r in listed:
+        if id_of(r.get(id_key)) and str(r.get(host_key, '')).lower() == host \
+                and str(r.get(type_key, '')).upper() == job.cfg.record_type and (line is None or line(r)):
+            return Record(id_of(r[id_key]), [r.get(value_key)], r)
+    return None
+
+
+def stored_in_listing(job, zone_id, record_id, listing, first, id_of=safe_id, id_key='id', named=True):
+    """read_record of an API with no call that reads one record: the record of the stored id in its
+    name's listing (listing(): the records listed; first(records): the first of the name, type and
+    line among them); Stale when the ids are of another zone_name (named: a zone's id is its name), or
+    no such record is listed."""
+    if named and zone_id != job.cfg.zone_name:
+        raise Stale()   # ids of another domain (zone_name changed)
+    found = first([r for r in listing() if id_of(r.get(id_key)) == record_id])
+    if found is None:
+        raise Stale()   # gone, or another record's id: find ours again
+    return found
+
+
+# --- an RPC API's forms, and answers in UTF-8 or GBK ----------------------------------------------
+
+def form(params):
+    """A form body of these parameters, each name and value percent-encoded (their UTF-8)."""
+    from ddkit.urls import quote
+    return '&'.join('%s=%s' % (quote(k), quote(v)) for k, v in params.items()).encode('ascii')
+
+
+def gbk_text(body):
+    """The text of a GBK body as far as this tool needs it: every ASCII byte as itself, every other
+    character one U+FFFD. GBK's second byte may be an ASCII byte (0x5C, a backslash), so a character is
+    its lead byte (0x81-0xFE) and the byte after it, never read byte by byte; its Chinese is not
+    decoded: the CJK codecs are not in OpenWrt's python3-light, and what a run acts on (codes, ids,
+    hosts, addresses, lines) is ASCII."""
+    if body.isascii():
+        return body.decode('ascii')
+    out, at, size = [], 0, len(body)
+    while at < size:
+        run = at
+        while run < size and body[run] < 0x80:
+            run += 1
+        out.append(body[at:run].decode('ascii'))
+        if run < size:
+            out.append('\ufffd')
+            run += 2 if 0x81 <= body[run] <= 0xFE and run + 1 < size else 1
+        at = run
+    return ''.join(out)
+
+
+def undecoded(message):
+    """An API's message as a log line shows it: each run of its undecoded (GBK) characters one '…'
+    (the error code and its fix say what to do); None when there is none."""
+    if not isinstance(message, (str, int)) or isinstance(message, bool):
+        return None
+    out = []
+    for char in str(message)[:300]:
+        if char != '\ufffd':
+            out.append(char)
+        elif not out or out[-1] != '…':
+            out.append('…')
+    return ''.join(out) or None
+
+
+def any_json(answer, step, utf8=True):
+    """The answer's JSON read as UTF-8, or, where it is no UTF-8 (or utf8 is False: an API that
+    answers in GBK), as GBK (gbk_text: its Chinese undecoded); not JSON: a Failure naming the step."""
+    from ddkit import http, jsontext
+    try:
+        text = answer.body.decode('utf-8') if utf8 else gbk_text(answer.body)
+    except UnicodeDecodeError:
+        text = gbk_text(answer.body)
+    try:
+        return jsontext.loads(text)
+    except ValueError:
+        raise http.NotJson.at(step, '%s answered HTTP %d with no JSON: %s' % (
+            answer.where, answer.status, http.snippet(text)), url=answer.where, status=answer.status,
+            kind='server error' if answer.status >= 500 else 'not json')

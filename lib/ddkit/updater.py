@@ -79,10 +79,10 @@ SWITCHES = [
            'exit 0 when an update would succeed'),
     Switch('status', help='print the last outcome each record\'s runs kept ("never": no run yet); nothing is '
            'sent; exit 1 when one failed'),
-    Switch('notify_test', help='with --check: send one test message to each notify URL and report its answer'),
-    Switch('json', help='with --status: a JSON array, one object per record (keys: docs/status.md)'),
-    Switch('all', help='run every enabled record of the UCI file (or each [record] of the --config file); '
-           'exit status the worst of them'),
+    Switch('notify_test', help='with --check: send a test message to each notify URL'),
+    Switch('json', help='with --status: a JSON array (keys: docs/status.md)'),
+    Switch('all', help='run every enabled record of the UCI file (or each [record] of --config); exit '
+           'status the worst'),
 ]
 
 
@@ -115,6 +115,8 @@ def main(provider=None, argv=None, tool=None, choice=None):
         return about(tool, provider, table, switches, args, choice, names)
     if 'providers' in args.on:
         return choice.show_providers(COMMON, 'json' in args.on)
+    if 'sample' in args.on:
+        return choice.show_sample(names, tool, argv)
     if 'notify_test' in args.on and 'check' not in args.on:
         print('%s: --notify-test goes with --check; see --help' % tool, file=sys.stderr)
         return 2

@@ -16,7 +16,7 @@ import time
 
 from ddkit import Failure
 from ddkit.provider import (Exists, Record, Stale, Zone, account_zones as every_zone, alibaba_fixes, canonical_query,
-                            declaration, key_pair, listing, relative_name, safe_id, url_setting,
+                            declaration, key_pair, listing, relative_name, rpc_signature, safe_id, url_setting,
                             zone_by_name as choose_zone)
 from ddkit.settings import printable_ascii
 
@@ -208,18 +208,7 @@ def delete_record(job, zone_id, record):
 
 def signature(secret, method, params):
     """The RPC style's signature of these parameters (Signature itself not among them)."""
-    return sign(secret, method, canonical_query(params))
-
-
-def sign(secret, method, query):
-    """HMAC-SHA1, keyed by the secret and '&', of the method, the path '/' and the canonical query,
-    each encoded once more: in an encoded query only '%', '=' and '&' are not unreserved."""
-    import binascii
-    import hashlib
-    import hmac
-    text = '%s&%%2F&%s' % (method, query.replace('%', '%25').replace('=', '%3D').replace('&', '%26'))
-    digest = hmac.new((secret + '&').encode('utf-8'), text.encode('utf-8'), hashlib.sha1).digest()
-    return binascii.b2a_base64(digest, newline=False).decode('ascii')
+    return rpc_signature(secret, method, canonical_query(params))
 
 
 def signed_query(cfg, action, params):
@@ -230,7 +219,7 @@ def signed_query(cfg, action, params):
                                  AccessKeyId=cfg.access_key_id, SignatureMethod='HMAC-SHA1', SignatureVersion='1.0',
                                  SignatureNonce=os.urandom(16).hex(),
                                  Timestamp=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())))
-    return query + '&Signature=' + quote(sign(cfg.access_key_secret, METHOD, query))
+    return query + '&Signature=' + quote(rpc_signature(cfg.access_key_secret, METHOD, query))
 
 
 def call(job, action, params, step, stale=False, create=False, same=False, gone=()):

@@ -15,8 +15,8 @@ https://desec.readthedocs.io/en/latest/dns/domains.html, https://desec.readthedo
 https://desec.readthedocs.io/en/latest/auth/tokens.html
 """
 
-from ddkit import Failure
-from ddkit.provider import (ProviderSession, Zone, declaration, relative_name, token_settings,
+from ddkit import Failure, rrset
+from ddkit.provider import (ProviderSession, Zone, declaration, relative_name, token_account, token_settings,
                             zone_by_name as choose_zone)
 
 NAME = 'desec'
@@ -50,9 +50,7 @@ class Session(ProviderSession):
         self.read, self.rrset, self.domain = False, None, None
 
 
-def account(cfg):
-    """Whose domains and records a lookup sees: the key of what several records of a run share."""
-    return cfg.base_url, cfg.api_token
+account = token_account
 
 
 def login(job):
@@ -146,34 +144,8 @@ def minimum_ttl(job):
     return ttl if isinstance(ttl, int) and not isinstance(ttl, bool) and 0 < ttl <= MAX_TTL else DEFAULT_TTL
 
 
-def find_record(job, zone_id, strict=False):
-    """The record of this name and type (of a line: its address in the RRset), or None."""
-    from ddkit import rest
-    return rest.find_rrset_record(job, zone_id, strict)
-
-
-def read_record(job, zone_id, record_id, held=False):
-    """The record the stored ids name; a record without lines is not read unless asked (held)."""
-    from ddkit import rest
-    return rest.read_rrset_record(job, zone_id, record_id, read=held)
-
-
-def create_record(job, zone_id, ip):
-    """The RRset made holding ip, or ip added to it (a line's)."""
-    from ddkit import rest
-    return rest.create_rrset_record(job, zone_id, ip)
-
-
-def update_record(job, zone_id, record, ip):
-    """The RRset holding ip alone, or a line's address replaced in it."""
-    from ddkit import rest
-    return rest.update_rrset_record(job, zone_id, record, ip)
-
-
-def delete_record(job, zone_id, record):
-    """A line's address taken out of the RRset (the RRset deleted with its last one)."""
-    from ddkit import rest
-    return rest.delete_rrset_record(job, zone_id, record)
+# the record is an RRset: ddkit.rest finds, reads and writes it through the functions above
+find_record, read_record, create_record, update_record, delete_record = rrset.records(read=False)
 
 
 def call(job, method, path, step, data=None, stale=False, missing=False, zone=False, listed=False):

@@ -12,7 +12,7 @@ https://dynv6.com/docs/apis (HTTP tokens)
 """
 
 from ddkit import Failure
-from ddkit.provider import Record, Stale, Zone, declaration, relative_name, safe_id, token_settings
+from ddkit.provider import Record, Stale, Zone, declaration, relative_name, safe_id, token_account, token_settings
 
 NAME = 'dynv6'
 SUMMARY = 'Keep an A or AAAA record at dynv6 (REST API)'
@@ -36,9 +36,7 @@ FIXES = {   # what to do about the API's answers users meet, by HTTP status (doc
 }
 
 
-def account(cfg):
-    """Whose zones and records a lookup sees: the key of what several records of a run share."""
-    return cfg.base_url, cfg.api_token
+account = token_account
 
 
 def login(job):

@@ -13,8 +13,9 @@ API reference: https://gcore.com/docs/api-reference/dns/rrsets/create-rrset (and
 pages beside it), https://gcore.com/docs/account-settings/api-tokens (the token)
 """
 
-from ddkit import Failure
-from ddkit.provider import ProviderSession, declaration, listing, token_settings, zone_by_name as choose_zone
+from ddkit import Failure, rrset
+from ddkit.provider import (RRsetSession, declaration, listing, token_account, token_settings,
+                            zone_by_name as choose_zone)
 
 NAME = 'gcore'
 SUMMARY = 'Keep an A or AAAA record at Gcore DNS (API v2, RRsets)'
@@ -37,17 +38,10 @@ FIXES = {   # what to do about the API's HTTP statuses users meet (docs/provider
 }
 
 
-class Session(ProviderSession):
-    """The RRset this record's run read last (a line's create adds its address to it), and whether
-    one was read (None: the RRset does not exist)."""
-
-    def __init__(self):
-        self.read, self.rrset = False, None
+Session = RRsetSession
 
 
-def account(cfg):
-    """Whose zones and records a lookup sees: the key of what several records of a run share."""
-    return cfg.base_url, cfg.api_token
+account = token_account
 
 
 def login(job):
@@ -133,35 +127,8 @@ def write_rrset(job, zone_id, found, records, step):
     call(job, 'PUT', rrset_path(zone_id, job.cfg), step, sent, stale=True)
 
 
-def find_record(job, zone_id, strict=False):
-    """The record of this name and type (of a line: its address in the RRset), or None."""
-    from ddkit import rest
-    return rest.find_rrset_record(job, zone_id, strict)
-
-
-def read_record(job, zone_id, record_id, held=False):
-    """The record the stored ids name, read: an update sends back what the RRset holds."""
-    from ddkit import rest
-    return rest.read_rrset_record(job, zone_id, record_id)
-
-
-def create_record(job, zone_id, ip):
-    """The RRset made holding ip, or ip added to it (a line's)."""
-    from ddkit import rest
-    return rest.create_rrset_record(job, zone_id, ip)
-
-
-def update_record(job, zone_id, record, ip):
-    """The RRset holding ip alone (its first resource record's meta kept), or a line's address
-    replaced in its own resource record."""
-    from ddkit import rest
-    return rest.update_rrset_record(job, zone_id, record, ip)
-
-
-def delete_record(job, zone_id, record):
-    """A line's address taken out of the RRset (the RRset deleted with its last one)."""
-    from ddkit import rest
-    return rest.delete_rrset_record(job, zone_id, record)
+# the record is an RRset: ddkit.rest finds, reads and writes it through the functions above
+find_record, read_record, create_record, update_record, delete_record = rrset.records()
 
 
 def call(job, method, path, step, data=None, stale=False, missing=False, zone=False):

@@ -15,7 +15,7 @@ https://www.west.cn/CustomerCenter/doc/domain_v2.html (the domain DNS calls)
 import time
 
 from ddkit import Failure, decimal
-from ddkit.provider import (PAGES, Record, Stale, declaration, key_pair, number, relative_name,
+from ddkit.provider import (PAGES, declaration, key_pair, number, relative_name,
                             safe_id, url_setting, whole_zone, zone_by_name as choose_zone)
 from ddkit.settings import printable_ascii
 
@@ -193,25 +193,19 @@ def count_pages(data, shown):
 
 def first(listed, job):
     """The first listed record of this name and type on the job's line, or None."""
-    cfg, code = job.cfg, line_code(job)
-    name = host(cfg)
-    for r in listed:
-        if safe_id(r.get('id')) and str(r.get('item', '')).lower() == name \
-                and str(r.get('type', '')).upper() == cfg.record_type and on_line(code, r.get('line')):
-            return Record(safe_id(r['id']), [r.get('value')], r)
-    return None
+    from ddkit import rest
+    code = line_code(job)
+    return rest.first_named(job, listed, host(job.cfg), ('item', 'type', 'value'),
+                            line=lambda r: on_line(code, r.get('line')))
 
 
 def read_record(job, zone_id, record_id, held=False):
     """The record the stored ids name, as West.cn holds it now, from its name's listing (there is no
     call by id): an update sends back its TTL, priority and line; Stale when the listing has no
     record of that id on this name, type and line."""
-    if zone_id != job.cfg.zone_name:
-        raise Stale()   # ids of another domain (zone_name changed)
-    found = first([r for r in records(job, 'read record') if safe_id(r.get('id')) == record_id], job)
-    if found is None:
-        raise Stale()   # gone, or another record's id: find ours again
-    return found
+    from ddkit import rest
+    return rest.stored_in_listing(job, zone_id, record_id, lambda: records(job, 'read record'),
+                                  lambda found: first(found, job))
 
 
 def create_record(job, zone_id, ip):
@@ -253,59 +247,6 @@ def token(username, api_password, millis):
     return hashlib.md5((username + api_password + str(millis)).encode('utf-8')).hexdigest()
 
 
-def form(params):
-    """A form body of these parameters, each name and value percent-encoded."""
-    from ddkit.urls import quote
-    return '&'.join('%s=%s' % (quote(k), quote(v)) for k, v in params.items()).encode('ascii')
-
-
-def gbk_text(body):
-    """The text of a GBK body as far as this tool needs it: every ASCII byte as itself, every other
-    character one U+FFFD. GBK's second byte may be an ASCII byte (0x5C, a backslash), so a character is
-    its lead byte (0x81-0xFE) and the byte after it, never read byte by byte; its Chinese is not
-    decoded: the CJK codecs are not in OpenWrt's python3-light, and what a run acts on (codes, ids,
-    hosts, addresses, lines) is ASCII."""
-    if body.isascii():
-        return body.decode('ascii')
-    out, at, size = [], 0, len(body)
-    while at < size:
-        run = at
-        while run < size and body[run] < 0x80:
-            run += 1
-        out.append(body[at:run].decode('ascii'))
-        if run < size:
-            out.append('\ufffd')
-            run += 2 if 0x81 <= body[run] <= 0xFE and run + 1 < size else 1
-        at = run
-    return ''.join(out)
-
-
-def decoded(answer, step):
-    """The answer's JSON, read as GBK (how the API encodes it); not JSON: a Failure naming the step."""
-    from ddkit import http, jsontext
-    text = gbk_text(answer.body)
-    try:
-        return jsontext.loads(text)
-    except ValueError:
-        raise http.NotJson.at(step, '%s answered HTTP %d with no JSON: %s' % (
-            answer.where, answer.status, http.snippet(text)), url=answer.where, status=answer.status,
-            kind='server error' if answer.status >= 500 else 'not json')
-
-
-def shown(message):
-    """The API's message as a log line shows it: each run of its undecoded (Chinese) characters one
-    '…' (the error code and its fix say what to do); None when there is none."""
-    if not isinstance(message, (str, int)) or isinstance(message, bool):
-        return None
-    out = []
-    for char in str(message)[:300]:
-        if char != '\ufffd':
-            out.append(char)
-        elif not out or out[-1] != '…':
-            out.append('…')
-    return ''.join(out) or None
-
-
 def call(job, act, params, step, gone=(), exists=False, empty=()):
     """One call; its `data`, checked. An error whose code is in gone raises Stale (the record or the
     domain of the stored ids is gone), EXISTS with exists raises Exists, a code in empty (a listing
@@ -317,18 +258,18 @@ def call(job, act, params, step, gone=(), exists=False, empty=()):
     body = dict(params, username=cfg.username, time=str(millis), token=token(cfg.username, cfg.api_password, millis))
     # a read, or an update that sets what it sets, may be sent again; a create only when surely unsent
     answer = http.request('POST', '%s%s/domain/?act=%s' % (cfg.base_url, API_PATH, act), step,
-                          headers={'Content-Type': 'application/x-www-form-urlencoded'}, data=form(body),
+                          headers={'Content-Type': 'application/x-www-form-urlencoded'}, data=rest.form(body),
                           timeout=cfg.timeout, ca_file=cfg.ca_file, repeatable=act != 'adddnsrecord')
     answer.nonempty()
-    data = decoded(answer, step)
+    data = rest.any_json(answer, step, utf8=False)   # the API answers in GBK
     if not isinstance(data, dict) or 'result' not in data:
         raise Failure.at(step, 'unexpected answer (HTTP %d): %s' % (
-            answer.status, http.snippet(gbk_text(answer.body))), url=answer.where,
+            answer.status, http.snippet(rest.gbk_text(answer.body))), url=answer.where,
             status=answer.status, kind='server error' if answer.status >= 500 else 'unexpected')
     if number(data.get('result')) == OK and answer.status < 300:
         return data.get('data')
     code = number(data.get('errcode'))
-    message = shown(data.get('msg'))
+    message = rest.undecoded(data.get('msg'))
     if rest.expected(job, step, code, message, gone, empty, (EXISTS,) if exists else ()):
         return None
     log.error('%s: error %s: %s' % (step, code, message))

@@ -8,7 +8,9 @@ be a UCI name of an existing `config ddkit` section of /etc/config/ddkit, checke
 
 Methods: providers (ddkit --providers --json), status (ddkit --status --json --all, each record with
 its section), check {section} (ddkit --uci SECTION --check: its lines and exit status), update
-{section} (runs that record: its outcome, lines and exit status). A refusal is {"error": "..."}.
+{section} (runs that record: its outcome, lines and exit status), import {dry_run, force} (ddkit
+--import-ddns of ddns-scripts' file beside the UCI file, /etc/config/ddns: its service sections
+counted, its lines and exit status; a dry run unless dry_run is false). A refusal is {"error": "..."}.
 """
 
 import io
@@ -22,7 +24,8 @@ LIB = HERE if os.path.isfile(os.path.join(HERE, 'ddkit', '__init__.py')) else \
 if LIB not in sys.path:
     sys.path.insert(0, LIB)
 
-METHODS = {'providers': {}, 'status': {}, 'check': {'section': 'str'}, 'update': {'section': 'str'}}
+METHODS = {'providers': {}, 'status': {}, 'check': {'section': 'str'}, 'update': {'section': 'str'},
+           'import': {'dry_run': True, 'force': True}}   # rpcd takes a value's JSON type as the argument's
 INPUT_MAX = 4096     # bytes of a request read: a section name is all any method takes
 LINES_MAX = 400      # lines of a check or an update returned (a record with lines says a few dozen)
 LINE_MAX = 1000      # characters of each
@@ -63,6 +66,8 @@ def call(method, data):
             return choice.catalog(updater.COMMON)
         if method == 'status':
             return status()
+        if method == 'import':
+            return imported(request)
         section = checked_section(request)
     except UsageError as e:
         return {'error': str(e)}
@@ -74,6 +79,48 @@ def call(method, data):
     outcomes = [record.get('outcome') for record in shown if isinstance(record, dict)]
     outcome = min(outcomes, key=lambda o: WORST.index(o) if o in WORST else 0) if outcomes else None
     return {'exit_status': code, 'outcome': outcome, 'lines': lines}
+
+
+def imported(request):
+    """ddkit --import-ddns of ddns-scripts' file beside the UCI file: {services: how many service
+    sections it has (0: none, or no such file), exit_status, lines}; written only when dry_run is
+    false, sections of the same name replaced only when force is true."""
+    from ddkit import UsageError, needs_package, settings, uci
+    source = os.path.join(os.path.dirname(settings.uci_path(TOOL)), 'ddns')
+    if not os.path.lexists(source):
+        return {'services': 0, 'exit_status': 0, 'lines': []}
+    missing = needs_package('--import-ddns', 'ddns_import')   # ddkit-import, an optional package
+    if missing is not None:   # the page shows what to install (services: the file's sections)
+        try:
+            count = len(uci.read(source))
+        except UsageError as e:
+            return {'error': str(e)}
+        return {'services': count, 'exit_status': missing.exit_status, 'lines': [str(missing)]}
+    from ddkit import ddns_import
+    try:
+        count = sum(1 for kind, _, _ in uci.read(source) if kind == ddns_import.SERVICE)
+    except UsageError as e:
+        return {'error': str(e)}
+    argv = ['--import-ddns', source] + (['--dry-run'] if request.get('dry_run') is not False else []) + \
+        (['--force'] if request.get('force') is True else [])
+    code, lines = run(argv, main=ddns_import.main)
+    if '--dry-run' not in argv and code == 0 and any(line.startswith('Wrote ') for line in lines):
+        lines.append(reload_service())
+    return {'services': count, 'exit_status': code, 'lines': lines}
+
+
+def reload_service():
+    """Tell procd that ddkit's UCI file changed, as LuCI's Save & Apply does (the service's reload
+    trigger then runs the records enabled now); what became of it, as a line."""
+    from ddkit import proc
+    event = '{"type": "config.change", "data": {"package": "%s"}}' % TOOL
+    try:
+        code, _, err = proc.run(['ubus', 'call', 'service', 'event', event], timeout=10, limit=4096)
+    except (OSError, TimeoutError) as e:
+        code, err = None, str(e)
+    if code == 0:
+        return 'The ddkit service reloads its records now.'
+    return 'The ddkit service was not told (%s): /etc/init.d/%s reload' % ((err or 'exit %s' % code).strip()[:200], TOOL)
 
 
 def parsed(data):
@@ -139,16 +186,17 @@ def json_array(printed):
     return found if isinstance(found, list) else []
 
 
-def run(argv, both=True):
+def run(argv, both=True, main=None):
     """(exit status, lines) of the ddkit command run here with argv: what it printed on stdout and
-    stderr, in the order written; not both: (exit status, stdout's lines, stderr's lines)."""
+    stderr, in the order written; not both: (exit status, stdout's lines, stderr's lines). main: the
+    command's code that takes argv (ddkit.ddns_import's for --import-ddns), else the records' run."""
     from ddkit import choice, updater
     out = io.StringIO()
     err = out if both else io.StringIO()
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = out, err
     try:
-        code = updater.main(argv=argv, tool=TOOL, choice=choice)
+        code = main(argv, tool=TOOL) if main else updater.main(argv=argv, tool=TOOL, choice=choice)
     finally:
         sys.stdout, sys.stderr = saved
     if not both:   # a JSON answer is taken whole; the lines beside it, bounded

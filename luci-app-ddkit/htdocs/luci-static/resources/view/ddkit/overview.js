@@ -40,6 +40,15 @@ const callUpdate = rpc.declare({
 	reject: true
 });
 
+// ddkit --import-ddns of /etc/config/ddns: a dry run unless dry_run is false; its services counted
+const callImport = rpc.declare({
+	object: 'luci.ddkit',
+	method: 'import',
+	params: [ 'dry_run', 'force' ],
+	expect: { '': {} },
+	reject: true
+});
+
 // the common settings shown beside the provider's own; the others go to the Advanced tab
 const GENERAL = [ 'zone_name', 'record_name', 'record_type', 'ip_source' ];
 
@@ -92,7 +101,9 @@ return view.extend({
 			uci.load('ddkit'),
 			callProviders().catch(err => ({ error: errorText(err) })),
 			callStatus().catch(err => ({ error: errorText(err) })),
-			L.resolveDefault(uci.changes(), {})
+			L.resolveDefault(uci.changes(), {}),
+			// what ddns-scripts has to import: a user who may not write is not offered it
+			callImport(true, false).catch(() => null)
 		]);
 	},
 
@@ -227,6 +238,84 @@ return view.extend({
 			.then(() => this.refreshStatus());
 	},
 
+	// --- the import of ddns-scripts' services ---
+
+	// The import writes /etc/config/ddkit itself: this page's changes not applied yet would be
+	// applied over it, so they are saved or reverted first. Its dry run is shown, then it runs on
+	// confirmation; the page is loaded again afterwards, as the file changed under it.
+	handleImport(ev) {
+		const title = _('Import of ddns-scripts\' services');
+
+		return L.resolveDefault(uci.changes(), {}).then(changes => {
+			if (list(changes.ddkit).length)
+				return this.showLines(title, {
+					error: _('Save or revert the changes of this page first: the import writes /etc/config/ddkit itself.')
+				});
+
+			const force = E('input', { 'type': 'checkbox', 'id': 'ddkit-import-force' });
+			const preview = E('pre', { 'class': 'ddkit-lines' }, [ _('Loading…') ]);
+			const dryRun = () => callImport(true, force.checked)
+				.catch(err => ({ error: errorText(err) }))
+				.then(reply => dom.content(preview, reply.error ? reply.error : list(reply.lines).join('\n')));
+
+			force.addEventListener('change', dryRun);
+
+			ui.showModal(title, [
+				text('p', {}, _('What the import would write (nothing is written yet; secrets masked):')),
+				preview,
+				E('p', {}, [ force, ' ', E('label', { 'for': 'ddkit-import-force' },
+					_('Replace the sections of the same name'))]),
+				E('div', { 'class': 'right' }, [
+					E('button', { 'class': 'btn', 'click': ui.hideModal }, _('Cancel')), ' ',
+					E('button', {
+						'class': 'btn cbi-button cbi-button-action important',
+						'click': ui.createHandlerFn(this, 'runImport', force)
+					}, _('Import'))
+				])
+			]);
+
+			return dryRun();
+		});
+	},
+
+	runImport(force, ev) {
+		return callImport(false, force.checked)
+			.catch(err => ({ error: errorText(err) }))
+			.then(reply => {
+				const body = [];
+
+				if (reply.error)
+					body.push(text('div', { 'class': 'alert-message warning' }, reply.error));
+				if (Array.isArray(reply.lines))
+					body.push(E('pre', { 'class': 'ddkit-lines' }, [ reply.lines.join('\n') ]));
+				if (reply.exit_status != null)
+					body.push(text('p', {}, _('Exit status: %d').format(reply.exit_status)));
+
+				body.push(E('div', { 'class': 'right' }, [
+					E('button', { 'class': 'btn', 'click': () => window.location.reload() }, _('Reload the page'))
+				]));
+
+				ui.showModal(_('Import of ddns-scripts\' services'), body);
+			});
+	},
+
+	renderImport(ddns) {
+		const count = (ddns && !ddns.error) ? Number(ddns.services) || 0 : 0;
+
+		if (!count)
+			return '';
+
+		return E('div', { 'class': 'cbi-section' }, [
+			E('h3', {}, _('Coming from ddns-scripts')),
+			text('div', { 'class': 'cbi-section-descr' },
+				_('This router has %d services of ddns-scripts (/etc/config/ddns). The import carries each over as a record of ddkit, under its own name; one that cannot be carried whole is written disabled, saying why. Stop ddns-scripts once the records run: both would update the same names.').format(count)),
+			E('button', {
+				'class': 'btn cbi-button cbi-button-apply',
+				'click': ui.createHandlerFn(this, 'handleImport')
+			}, _('Import from ddns-scripts…'))
+		]);
+	},
+
 	// --- the form ---
 
 	// One form option for a setting of ddkit, under the setting's own UCI name, titled with its
@@ -324,7 +413,7 @@ return view.extend({
 		return o;
 	},
 
-	render([ , providers, status, changes ]) {
+	render([ , providers, status, changes, ddns ]) {
 		const view = this;
 		const data = {
 			common: list(providers.common),
@@ -497,6 +586,7 @@ return view.extend({
 				E('div', { 'class': 'cbi-section-descr' }, _('Refreshed every 30 seconds while this page is open.')),
 				this.statusNode
 			]),
+			this.renderImport(ddns),
 			mapEl
 		]));
 	}
