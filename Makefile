@@ -5,7 +5,7 @@ VENV   := $(if $(filter python3,$(PYTHON)),.venv,.venv-$(shell $(PYTHON) -c 'imp
 VPY    := $(VENV)/bin/python
 TOOLS  := ddkit updater_a updater_b egress6 egress6_win
 
-.PHONY: help test test-full demo docs standalone feed bench bench-peers check-py38 clean
+.PHONY: help test test-full demo docs standalone feed wheel bench bench-peers check-py38 clean
 # test workers: three a core, as most tests wait on a child process, a timeout or a retry's backoff
 JOBS   ?= 6
 .DEFAULT_GOAL := help
@@ -20,6 +20,8 @@ help:
 	@echo 'make standalone   dist/<tool>.py: each tool as one file to copy to a router'
 	@echo 'make feed         dist/feed/: the opkg feed (KEY=<usign secret key> signs it);'
 	@echo '                  dist/apk/: the apk feed (APK_KEY=<EC P-256 key PEM> signs it)'
+	@echo 'make wheel        dist/ddkit-<version>-py3-none-any.whl: the tools for pip or pipx on a PC,'
+	@echo '                  a NAS or a server (docs/linux.md); offline: WHEELS=<dir holding setuptools>'
 	@echo 'make bench        what one cron run costs (WRITE=1 also rewrites BENCHMARKS.md)'
 	@echo 'make bench-peers  as root: ddclient (apt) and NewFuture/DDNS (a venv in /var/tmp), the peers'
 	@echo '                  make bench runs beside ours (never needed to run or test the tools)'
@@ -87,6 +89,30 @@ feed:
 	$(if $(APK_KEY),$(PYTHON) tools/apkfeed.py --check --key $(APK_KEY))
 	$(PYTHON) tools/feed.py --out dist/feed $(if $(KEY),--key $(KEY))
 	$(PYTHON) tools/apkfeed.py --out dist/apk $(if $(APK_KEY),--key $(APK_KEY))
+
+# The tools as a Python package (pyproject.toml, setup.py): ddkit, updater_a, updater_b, egress6 and
+# egress6_win on PATH after `pip install dist/ddkit-*.whl`. $(PYTHON)'s own setuptools builds it when it
+# can (61.2+, with the package wheel before 70.1: Debian's python3-setuptools and python3-wheel), with
+# nothing downloaded; else pip gets setuptools for the build alone, from PyPI or WHEELS=<dir>. build/'s
+# copy goes first: setuptools packs whatever build/lib holds, a module since removed from lib/ included.
+# Its files are dated SOURCE_DATE_EPOCH, else the last commit's time, as the feed's: a rebuild by the same
+# setuptools gives the same bytes.
+CAN_BUILD_WHEEL = import setuptools, sys; v = tuple(map(int, setuptools.__version__.split(".")[:2])); \
+  v >= (70, 1) or __import__("wheel"); sys.exit(v < (61, 2))
+
+wheel:
+	@rm -rf build/lib build/bdist.* build/ddkit.egg-info dist/ddkit-*-py3-none-any.whl
+	@export SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null)}; \
+	  [ -n "$$SOURCE_DATE_EPOCH" ] || unset SOURCE_DATE_EPOCH; \
+	  if $(PYTHON) -c '$(CAN_BUILD_WHEEL)' 2>/dev/null; then isolation=--no-build-isolation; \
+	  echo "make wheel: with $(PYTHON)'s setuptools"; else isolation=; \
+	  echo "make wheel: $(PYTHON) has no setuptools 61.2+ that builds wheels: pip gets one for the build"; fi; \
+	  $(PYTHON) -m pip wheel --quiet --disable-pip-version-check --no-deps --wheel-dir dist $$isolation \
+	  $(if $(WHEELS),--no-index --find-links $(WHEELS)) . || { \
+	  echo 'make wheel: no build. Offline: apt-get install python3-setuptools python3-wheel, then' \
+	    'make wheel PYTHON=/usr/bin/python3; or "pip download -d wheels setuptools" on a machine with' \
+	    'internet, copy wheels/ here, then "make wheel WHEELS=wheels"' >&2; exit 1; }
+	@ls -l dist/ddkit-*-py3-none-any.whl
 
 # what one cron run of each tool costs beside its references (BENCHMARKS.md); not part of `make test`.
 # Run as root it builds a throw-away network namespace for the iface paths. It rebuilds the single

@@ -23,7 +23,18 @@ def main(argv=None):
             return missing.exit_status
         from ddkit import ddns_import   # only then: a run of the records loads none of it
         return ddns_import.main(argv, tool='ddkit')
+    if any(word in SERVICE_WORDS for word in argv):
+        try:
+            from ddkit import service   # only then: a run of the records loads none of it
+        except ImportError:   # a router's packages may leave it out: their procd service runs the records
+            print('ddkit: --install-service is for a PC, a NAS or a server; on OpenWrt the package\'s service '
+                  'runs the records (/etc/init.d/ddkit)', file=sys.stderr)
+            return 2
+        return service.main(argv, tool='ddkit', script=service.code_of(__file__, __spec__))
     return updater.main(argv=argv, tool='ddkit', choice=choice)
+
+
+SERVICE_WORDS = ('--install-service', '--uninstall-service')   # their options: ddkit.service
 
 
 if __name__ == '__main__':

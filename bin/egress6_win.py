@@ -43,7 +43,13 @@ SETTINGS = [
             check=check_trace_host, metavar='HOST'),
 ]
 SWITCHES = [Switch('persistent', help='delete with store=persistent, so the deletion survives a restart'),
-            Switch('dry_run', help='print the commands that would change something, change nothing')]
+            Switch('dry_run', help='print the commands that would change something, change nothing'),
+            Switch('install_task', help='make a Task Scheduler task that runs this selection (the operator and '
+                   'options given) as SYSTEM at each logon and whenever a network connects; run elevated'),
+            Switch('uninstall_task', help='remove that task'),
+            # a Setting in this table is a flag alone: no DDNS_ variable
+            Setting('platform', help='with --install-task --dry-run: the task as Windows would get it, shown on any '
+                    'system (windows)', metavar='NAME')]
 ARGUMENTS = [('ct|cu|cm', 'operator, by the first group of its addresses: ct = China Telecom (240e), '
               'cm = China Mobile (2409), cu = China Unicom (2408)'),
              ('y|n', 'renew the interface\'s IPv6 addresses first (ipconfig /renew6 <interface>)'),
@@ -66,6 +72,8 @@ class Address:
 
 
 def main(argv=None):
+    if sys.stdout is None or sys.stderr is None:   # pythonw.exe (the task): no console to write to
+        sys.stdout, sys.stderr = sys.stdout or open(os.devnull, 'w'), sys.stderr or open(os.devnull, 'w')
     for stream in (sys.stdout, sys.stderr):  # an interface name the console cannot show must not crash
         if hasattr(stream, 'reconfigure'):
             stream.reconfigure(errors='replace')
@@ -78,6 +86,10 @@ def main(argv=None):
                 name, SUMMARY % name, SETTINGS, SWITCHES, words='[ct|cu|cm] [y|n] [y|n] [options]',
                 arguments=ARGUMENTS, epilog=EPILOG))
             return 0
+        if opts.install_task or opts.uninstall_task:
+            from ddkit import service   # only then: a selection loads none of it
+            return service.task_main(TOOL, service.code_of(__file__, __spec__), task_words(opts), opts.install_task,
+                                     opts.dry_run, opts.platform)
         check_admin(opts.dry_run)
         code, renew, recheck = answers(opts.positional)
         return select(opts, code, renew == 'y', recheck == 'y')
@@ -123,10 +135,28 @@ def parse_command_line(argv):
     if len(args.positional) > 3:
         raise UsageError('at most three arguments: operator, renew, re-check (e.g. ct y y); see --help')
     opts = settings.load(args, SETTINGS, SWITCHES, by_flag=True)
-    opts.positional = args.positional
+    opts.positional, opts.flags, opts.platform = args.positional, args.values, args.values.get('platform')
+    if opts.install_task and opts.uninstall_task or opts.platform and not (opts.install_task or opts.uninstall_task):
+        raise UsageError('--platform goes with --install-task or --uninstall-task, and those two not together; '
+                         'see --help')
     opts.lookup_urls = opts.lookup_url or list(egress.LOOKUP_URLS)
     opts.trace_host = opts.trace_host or url_host(opts.lookup_urls[0])
     return opts
+
+
+def task_words(opts):
+    """The arguments of the task --install-task makes: the operator, n for the two questions not given
+    (a task asks nothing), the options given as flags (none from the environment, which the task has not)."""
+    if not opts.install_task:
+        return []
+    if not opts.positional:
+        raise UsageError('--install-task needs the operator: e.g. %s --install-task ct' % TOOL)
+    words = answers(opts.positional + ['n'] * (3 - len(opts.positional)))
+    for url in opts.flags.get('lookup_url', []):
+        words += ['--lookup-url', url]
+    if 'trace_host' in opts.flags:
+        words += ['--trace-host', opts.flags['trace_host']]
+    return words + (['--persistent'] if opts.persistent else [])
 
 
 def url_host(url):

@@ -372,6 +372,16 @@ DNSCOM = run_by_ddkit('dnscom', 'record', {'DDNS_API_KEY': 'example0dnscom0key',
                       # the domain's id read by its name (domain/getsingle), then its name's listing; no call
                       # reads one record: stored ids are checked in the name's listing
                       rest_calls(find=['get_zone', 'list_records'], read=['list_records'], by_name=False))
+DNSLA = run_by_ddkit('dnsla', 'record', {'DDNS_API_ID': 'example0dnsla0id', 'DDNS_API_SECRET': 'example-secret'},
+                     # the domain's id read by its name (GET /api/domain), then the name's listing of its type;
+                     # no call reads one record: stored ids are checked in that listing
+                     rest_calls(find=['get_zone', 'list_records'], read=['list_records']))
+RAINYUN = run_by_ddkit('rainyun', 'record', {'DDNS_API_KEY': 'example0rainyun0key'},
+                       # the domain's id by its name in the account's domains, then the domain's records (no
+                       # call reads one record: stored ids are checked there); a create's answer has no id,
+                       # so the domain is listed again to find it
+                       rest_calls(find=['list_zones', 'list_records'], read=['list_records'],
+                                  create=['create_record', 'list_records']))
 LUADNS = run_by_ddkit('luadns', 'record', {'DDNS_EMAIL': 'owner@example.com', 'DDNS_API_KEY': 'example-luadns-key'},
                       # the zone's id by its name in the account's zones, then the zone's records; an update
                       # replaces the whole record, so one of stored ids is read first (its TTL)
@@ -458,7 +468,7 @@ NETCUP = run_by_ddkit('netcup', 'record', {'DDNS_CUSTOMER_NUMBER': '123456', 'DD
 PROVIDERS = [A, B, DYNDNS2, DNSPOD, ALIDNS, WEBHOOK, NOIP, DYNU, HE, DUCKDNS, NAMECHEAP, VOLCENGINE, BAIDUCLOUD,
              NAMECOM, SPACESHIP, DYNV6, CLOUDNS, GCORE, DESEC, EDGEONE, ALIESA, WESTCN, NAMESILO, PORKBUN, HETZNER,
              DNSIMPLE, LUADNS, SCALEWAY, NETCUP, DIGITALOCEAN, DYNADOT, ERANET, NOWCN, POWERDNS, DNSPODTOKEN, DNSCOM,
-             ROUTE53, OVH, GOOGLECLOUD, GODADDY, VERCEL, NS1, GANDI, RFC2136] + [URL]
+             DNSLA, RAINYUN, ROUTE53, OVH, GOOGLECLOUD, GODADDY, VERCEL, NS1, GANDI, RFC2136] + [URL]
 
 
 class Form(Adapter):

@@ -7,6 +7,7 @@ usage: python3 tests/sandbox.py [demo|serve|--help]
 """
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -179,9 +180,10 @@ def demo_ddkit(box):
     box.doh.names[(name, 'A')] = ['81.2.69.1']   # a previous IP without a ping of a real host
     with tempfile.TemporaryDirectory() as state:
         config = os.path.join(state, 'ddkit.conf')
-        for provider, lacking in seeded(box, name, state, config):
-            if lacking:   # it would refuse every request of the run: said, and left out
-                print('(%s left out of the demo: %s)' % (provider, lacking))
+        for provider, why in seeded(box, name, state, config):
+            if why:   # it would refuse every request of the run: said, and left out
+                print('(%s left out of the demo: %s; or run the demo in make test\'s venv: %s)'
+                      % (provider, why, VENV))
         tool = os.path.join(ROOT, 'bin', 'ddkit.py')
         env = dict(os.environ)
         for title, args in (('a record at each provider, in one config file: first run', ['--all']),
@@ -192,6 +194,69 @@ def demo_ddkit(box):
             print('(exit status %d)' % status)
 
 
+class Missing(Exception):
+    """A test-only package a fake checks its requests with is not installed (tests/needs.py says so
+    to a test by pytest's skip: the sandbox, which runs in any Python, hears it so instead)."""
+
+
+def lacking(adapter):
+    """Why adapter's fake cannot play its provider in this Python, and the command that installs
+    what it lacks; or None. The demo and serve run outside the venv, perhaps without pytest: what
+    needs.missing would skip a test with is caught here, before it imports pytest."""
+    import needs
+    skip = needs.missing
+
+    def missing(reason):
+        raise Missing(reason)
+    needs.missing = missing
+    try:
+        adapter.needs()
+        return None
+    except Missing as e:
+        why = str(e).split(' (')[0]   # the packages; how the tests say to get them follows
+    finally:
+        needs.missing = skip
+    # the packages it names, as tests/requirements.txt pins them for this Python
+    packages = [pin for name, pin in pinned() if re.search(r'(^|[\s,])%s(?![\w.-])' % re.escape(name), why)]
+    return '%s; install: %s -m pip install %s' % (
+        why, python(), ' '.join(packages) or '-r ' + os.path.relpath(REQUIREMENTS))
+
+
+# what make test's venv is run as: it holds every package of tests/requirements.txt
+VENV = '.venv/bin/python tests/sandbox.py'
+
+
+REQUIREMENTS = os.path.join(HERE, 'requirements.txt')
+
+
+def pinned():
+    """[(package, its pin as pip takes it)] of tests/requirements.txt for this Python: a line's
+    python_version marker (the one kind it has) decides whether it is this Python's."""
+    found = []
+    with open(REQUIREMENTS) as f:
+        for line in f:
+            line, _, marker = line.split('#')[0].strip().partition(';')
+            if not line:
+                continue
+            wanted = re.match(r'\s*python_version\s*(>=|<|==|<=|>)\s*"(\d+)\.(\d+)"\s*$', marker)
+            if marker.strip() and not wanted:
+                continue   # a marker of another kind: not this file's today
+            if wanted:
+                version, bound = sys.version_info[:2], (int(wanted.group(2)), int(wanted.group(3)))
+                if not {'>=': version >= bound, '<': version < bound, '==': version == bound,
+                        '<=': version <= bound, '>': version > bound}[wanted.group(1)]:
+                    continue
+            found.append((re.split(r'[=<>!~ ]', line)[0], line.replace(' ', '')))
+    return found
+
+
+def python():
+    """How the user names this Python: python3 when that is the one on PATH, else its path."""
+    import shutil
+    here = shutil.which('python3')
+    return 'python3' if here and os.path.realpath(here) == os.path.realpath(sys.executable) else sys.executable
+
+
 def seeded(box, name, state, config):
     """The record `name` at each provider's fake, holding 81.2.69.1, and a ddkit config file (made
     with mode 600) with a [record] of it for each; [(provider, why its fake cannot play it in this
@@ -200,9 +265,9 @@ def seeded(box, name, state, config):
     lines = ['ip_lookup_url=%s' % box.lookup.url, 'doh_url=%s' % box.doh.url, 'state_dir=%s' % state]
     found = []
     for adapter in PROVIDERS:
-        lacking = adapter.lacking()
-        found.append((adapter.provider, lacking))
-        if lacking:
+        why = lacking(adapter)
+        found.append((adapter.provider, why))
+        if why:
             continue
         adapter.add(box, name, 'A', '81.2.69.1')
         lines += ['', '[%s]' % adapter.provider, 'provider=%s' % adapter.provider, 'record_name=%s' % name,
@@ -241,14 +306,14 @@ def serve():
                   'DDNS_IP_LOOKUP_URL': box.lookup.url, 'DDNS_STATE_DIR': state}
         for key, value in shared.items():
             print('export %s=%s' % (key, shlex.quote(value)))
-        owns = sorted(set(key for provider, lacking in found if not lacking
+        owns = sorted(set(key for provider, why in found if not why
                           for key in box.fakes[provider].settings()))
         print('# one provider at a time: this clears the last one\'s settings (what it leaves may mislead the next)')
         print('unset DDNS_PROVIDER %s' % ' '.join(owns))
-        for provider, lacking in found:
+        for provider, why in found:
             print('# provider %s%s' % (provider, ' (or %s)' % seeds[provider] if provider in seeds else ''))
-            if lacking:
-                print('#   not served in this Python: %s' % lacking)
+            if why:
+                print('#   not served in this Python: %s; or serve in make test\'s venv: %s serve' % (why, VENV))
                 continue
             own = dict(box.fakes[provider].settings(), DDNS_PROVIDER=provider)
             for key in ['DDNS_PROVIDER'] + sorted(k for k in own if k != 'DDNS_PROVIDER'):

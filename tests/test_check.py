@@ -62,8 +62,10 @@ def test_all_ok_exits_0_and_changes_nothing(ready, tmp_path, tool):
     state.mkdir()
     status, out = run_check(env_of(ready, tool, state), tmp_path, tool)
     assert status == 0, out
-    assert marks(out) == ['ok'] * 9
+    assert marks(out) == ['ok'] * 10
     assert 'current IP 81.2.69.10 (from %s)' % ready.lookup.url in out
+    # what a run without an ip file would log as the previous IP (the name is not published there)
+    assert line(out, 'ok', 'DoH %s: answered, DoH has no A answer for %s' % (ready.doh.url, RECORD))
     assert line(out, 'ok', 'ip file %s: none yet; next read of the record at the provider: the next run'
                 % (state / IP_FILE[tool]))
     assert line(out, 'ok', 'A %s %s found' % (of(tool).noun, RECORD))
@@ -71,7 +73,7 @@ def test_all_ok_exits_0_and_changes_nothing(ready, tmp_path, tool):
     assert out.rstrip().endswith('check: all ok; an update would succeed.')
     # read-only: only read calls (and B's token request), no state, lock, log or auth file
     assert provider(ready, tool).calls() == CALLS[tool]
-    assert ready.doh.calls() == []
+    assert ready.doh.calls() == ['resolve']   # a question, read-only
     assert os.listdir(str(state)) == []
     assert ready.provider_a.records[ready.rid]['content'] == '81.2.69.1'
     assert ready.provider_b.recordsets[ready.rid_b]['records'] == ['81.2.69.1']
@@ -449,5 +451,21 @@ def test_check_in_the_single_file_build(ready, tmp_path, tool):
     assert sorted(os.listdir(str(alone))) == [tool + '.py']
     status, out = run_check(env_of(ready, tool, tmp_path / 'state'), tmp_path, str(alone / (tool + '.py')))
     assert status == 0, out
-    assert marks(out) == ['ok'] * 9
+    assert marks(out) == ['ok'] * 10
     shutil.rmtree(str(alone))
+
+
+def test_a_tls_name_failure_of_a_built_in_url_does_not_ask_to_fix_its_host():
+    """Offline, something answers for a default URL (a captive portal): its FAIL must not send the user
+    to fix a host they never set. built_in names the URL setting whose default holds the URL, and no
+    setting the user gave (settings.origin)."""
+    from types import SimpleNamespace
+    from ddkit.check import Report
+    cfg = SimpleNamespace(ip_lookup_url=['https://lookup.example/ip'], doh_url='https://dns.example',
+                          base_url='https://api.example', sources={'base_url': 'environment'})
+    report = SimpleNamespace(cfg=cfg, job=SimpleNamespace(cfg=cfg, provider=SimpleNamespace(URLS=('base_url',))))
+    assert Report.built_in(report, 'https://lookup.example') == 'ip_lookup_url'
+    assert Report.built_in(report, 'https://dns.example') == 'doh_url'
+    assert Report.built_in(report, 'https://api.example') is None   # the user set it: its host is theirs to fix
+    cfg.sources = {}
+    assert Report.built_in(report, 'https://api.example') == 'base_url'

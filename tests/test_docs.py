@@ -18,7 +18,9 @@ ALL = DOCS + ['BENCHMARKS.md', os.path.join('windows', 'README.md')]
 TOP = ('bin/', 'lib/', 'tests/', 'tools/', 'docs/', 'openwrt/', 'windows/', '.ci/')
 TOOLS = ('ddkit', 'updater_a', 'updater_b', 'egress6', 'egress6_win')
 # flags of other programs the documents show (apk, ip6tables, winget) and of the build tools
-OTHER_FLAGS = {'--allow-untrusted', '--keys-dir', '--to-source', '--line-number', '--id'}
+# flags of the other programs the documents show (apk, ip6tables, winget, pip, docker)
+OTHER_FLAGS = {'--allow-untrusted', '--keys-dir', '--to-source', '--line-number', '--id',
+               '--no-build-isolation', '--init', '--name', '--network', '--restart', '--rm', '--user'}
 
 
 def read(name):
@@ -122,7 +124,7 @@ def test_the_settings_page_lists_every_option_of_every_tool(helps):
         for flag in long_flags(helps[tool]):
             setting = flag[2:].replace('-', '_')
             if flag not in ('--help', '--version', '--config', '--uci', '--force', '--dry-run', '--quiet',
-                            '--check', '--all', '--status', '--json', '--notify-test'):
+                            '--check', '--all', '--status', '--json', '--notify-test', '--every'):
                 assert '`%s`' % setting in text, setting
 
 

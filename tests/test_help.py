@@ -147,3 +147,63 @@ def test_usage_names_the_command_as_typed(tool, tmp_path):
     done = run_tool(str(link), ['--help'])
     assert done.returncode == 0 and done.stdout.startswith('usage: %s ' % tool), done.stdout + done.stderr
     assert run_tool(tool, ['--help']).stdout.startswith('usage: %s.py ' % tool)
+
+
+# --- a provider's help alone: what it requires, its settings marked, where to read first -----------
+
+def ddkit_help(call_tool, monkeypatch, capsys, *args):
+    """What ddkit prints for these arguments (in this process: --help makes no request)."""
+    status, out, err = call_tool('ddkit', list(args), {}, monkeypatch, capsys)
+    assert status == 0 and err == '', err
+    return out
+
+
+@pytest.mark.parametrize('name', ['porkbun', 'desec', 'edgeone', 'noip', 'cloudflare'])
+def test_a_providers_help_marks_its_settings_and_says_which_are_required(call_tool, monkeypatch, capsys, name):
+    """Each of the provider's own settings says whose it is and whether a record of it needs it; the
+    summary names the required settings; record_name (every provider's) is marked required."""
+    from ddkit.provider import required
+    needs = required(registry.provider(name))
+    text = ddkit_help(call_tool, monkeypatch, capsys, '--provider', name, '--help')
+    assert 'Provider %s requires %s' % (name, ', '.join(needs)) in ' '.join(text.split())
+    for setting in registry.provider(name).SETTINGS:
+        said = option_of(text, setting.flag)
+        mark = '(%s, required) ' % name if setting.name in needs else '(%s) ' % name
+        assert said.split(None, len(setting.flag.split()) + 1)[-1].startswith(mark) or mark in said, said
+        assert said.count('(%s' % name) == 1, said
+    assert '(required) the record to keep updated' in option_of(text, '--record-name')
+    assert ('(required)' in option_of(text, '--zone-name')) == ('zone_name' in needs)
+
+
+def pointed(text):
+    """The place of docs/providers.md a provider's --help sends the reader to: ('section', name) or
+    ('row', name)."""
+    words = ' '.join(text.split())
+    found = re.search(r'docs/providers\.md, the (section headed|row) `([^`]+)`', words)
+    assert found, words
+    return ('section' if found.group(1) == 'section headed' else 'row'), found.group(2)
+
+
+@pytest.mark.parametrize('name', [name for name in registry.PROVIDERS if name not in registry.services()] +
+                         sampled(registry.services(), 3))
+def test_a_providers_help_points_to_its_section_of_the_providers_page(call_tool, monkeypatch, capsys, name):
+    """What the account needs first (Porkbun's per-domain API access, EdgeOne's NS-mode site) is in
+    the provider's section of docs/providers.md: the help names a heading or a table row that is there."""
+    kind, named = pointed(ddkit_help(call_tool, monkeypatch, capsys, '--provider', name, '--help'))
+    assert named == name
+    with open(os.path.join(ROOT, 'docs', 'providers.md'), encoding='utf-8') as f:
+        page = f.read()
+    wanted = r'^## .*`%s`' % re.escape(name) if kind == 'section' else r'^\| `%s` \|' % re.escape(name)
+    assert re.search(wanted, page, re.M), (kind, name)
+
+
+def test_the_help_and_the_provider_list_call_the_two_first_providers_by_their_names(call_tool, monkeypatch,
+                                                                                    capsys):
+    """--help and --providers say Cloudflare and Huawei Cloud, not "DNS provider A" and "cloud provider
+    B" (the original service's words, which a user of the help alone cannot look up)."""
+    for args in (['--help'], ['--providers']):
+        text = ddkit_help(call_tool, monkeypatch, capsys, *args)
+        rows = {line.split()[0]: line for line in text.splitlines() if line.split()[:1] in (['cloudflare'],
+                                                                                          ['huaweicloud'])}
+        assert 'Cloudflare' in rows['cloudflare'] and 'Huawei Cloud' in rows['huaweicloud'], rows
+        assert 'provider A' not in text and 'provider B' not in text

@@ -445,3 +445,86 @@ def test_a_nas_behind_the_router_gets_a_record_per_line_from_the_neighbour_table
         assert home.requests == 0
     finally:
         home.stop()
+
+
+# --- where the lines go, said plainly (issue 52 item 3) ---------------------------------------------
+
+def providers_with_lines():
+    """The registered providers with operator lines, from their declarations (LINES), in registry order."""
+    from providers import registry
+    known = registry()
+    return [str(name) for name in known.PROVIDERS
+            if not isinstance(name, known.Preset) and getattr(known.provider(name), 'LINES', None)]
+
+
+@pytest.mark.parametrize('provider', sampled(ONE_ADDRESS))
+def test_lines_refused_at_a_provider_of_one_address_name_the_providers_with_lines(provider):
+    """The refusal names the providers with operator lines as its caller derives them from their
+    declarations (the ddkit command, which alone may load every provider: ddkit.choice), else the
+    document that lists them."""
+    import types
+    names = providers_with_lines()   # (the library on the path)
+    from ddkit import lines
+    cfg = types.SimpleNamespace(lines=['ct', 'cu'], default_line=None, ip_source='iface:lo',
+                                sources={'record_type': 'environment'})
+    module = ADAPTERS[provider].module()
+    problem = lines.refused(module, cfg, 'AAAA', providers_with_lines)
+    assert problem.exit_status == 2 and problem.setting == 'lines'
+    assert 'use a provider with operator lines (%s: docs/lines.md)' % ', '.join(names) in problem.fix
+    assert problem.fix in str(problem)
+    assert 'docs/lines.md lists them' in lines.refused(module, cfg, 'AAAA').fix
+
+
+@pytest.mark.parametrize('provider', sampled(ONE_ADDRESS))
+def test_the_ddkit_command_refusing_lines_names_the_providers_with_lines(
+        box, tmp_path, monkeypatch, capsys, call_tool, provider):
+    env = dict(ADAPTERS[provider].env(box, tmp_path), DDNS_PROVIDER=provider, DDNS_RECORD_TYPE='AAAA',
+               DDNS_IP_SOURCE='iface:lo', DDNS_LINES='ct cu')
+    status, out, err = call_tool('ddkit', ['--check'], env, monkeypatch, capsys)
+    assert status == 2, out + err
+    assert 'use a provider with operator lines (%s: docs/lines.md)' % ', '.join(providers_with_lines()) in err, err
+
+
+@pytest.mark.parametrize('home', SEVERAL + WITH_LINES, indirect=True)
+def test_a_provider_without_operator_lines_says_where_the_lines_records_go(home):
+    """No operator lines (several records of the name instead): --check says so once, on a note
+    line, and a run's line creating each record; a provider with lines says nothing of the kind."""
+    plainly = 'provider %s has no operator lines: ' % home.provider
+    names = '(docs/lines.md names the providers with operator lines)'
+    checked = ok(home.run('--check'))
+    notes = [text for text in checked.stdout.splitlines() if text.startswith('note  lines: ')]
+    created = [text for text in ok(home.run()).stdout.splitlines() if 'Created AAAA' in text]
+    assert len(created) == (3 if several(home.provider) else 4), created
+    if lines_of(home.provider):
+        assert notes == [] and not [text for text in created if plainly in text]
+        return
+    assert len(notes) == 1 and notes[0].startswith('note  lines: ' + plainly + "each line's record is one of the "
+                                                   "name's records") and notes[0].endswith(names), checked.stdout
+    assert notes[0] in parts(checked.stdout)['ct']   # said once, at the record's first line
+    assert all(plainly + "this line's record is one of the name's records" in text for text in created), created
+
+
+def test_lines_md_lists_each_provider_with_lines_and_what_the_others_do():
+    """docs/lines.md's table of the providers with operator lines holds each one's line values as its
+    LINES declares them; each other provider module is named where its kind of provider is."""
+    from providers import registry
+    known = registry()
+    with open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'docs', 'lines.md'),
+              encoding='utf-8') as f:
+        text = f.read()
+    section = text.split('## What each provider holds', 1)[1].split('\n## ', 1)[0]
+    rows = {cells[0].strip('`'): [cell.strip('`') for cell in cells[1:]]
+            for cells in ([cell.strip() for cell in row.strip().strip('|').split('|')]
+                          for row in section.splitlines() if row.startswith('| `'))}
+    declared = {name: [known.provider(name).LINES[code] for code in ('ct', 'cm', 'cu', 'default')]
+                for name in providers_with_lines()}
+    assert {name: cells[:4] for name, cells in rows.items()} == declared
+    several_ = section.split('**Several records of a name**', 1)[1].split('\n\n', 1)[0]
+    refused = section.split('**Refused**', 1)[1].split('\n\n', 1)[0]
+    told = section.split("**Told each line's address:**", 1)[1].split('\n\n', 1)[0]
+    for name in known.modules():
+        module = known.provider(name)
+        if getattr(module, 'LINES', None):
+            continue
+        where = refused if not getattr(module, 'SEVERAL', False) else told if hasattr(module, 'send_ip') else several_
+        assert '`%s`' % name in where, 'docs/lines.md does not name %s where it belongs' % name

@@ -220,3 +220,116 @@ def test_the_pages_own_words_call_a_setting_by_its_label_not_its_uci_name(catalo
     names = {st['name'] for st in settings if '_' in st['name']}   # the others are words: provider, lines
     assert len(own) > 40
     assert [(text, word) for text in own for word in re.findall(r'\w+', text) if word in names] == []
+
+
+# The status table and the Add record box, rendered by the view over stand-ins of the DOM it builds:
+# E() makes a node (a Node, as the view tests `instanceof Node`), its text what a user reads.
+STATUS_HARNESS = HARNESS.split('const E = ')[0] + r'''
+class Node {}
+const E = (tag, attrs, children) => {
+	const n = Object.assign(new Node(), { tag, attrs: attrs || {},
+		children: Array.isArray(children) ? children : (children == null ? [] : [ children ]) });
+	n.appendChild = c => n.children.push(c);
+	n.querySelector = sel => (n.attrs['class'] || '').split(' ').includes(sel.slice(1)) ? n :
+		n.children.map(c => (c instanceof Node) ? c.querySelector(sel) : null).find(c => c) || null;
+	return n;
+};
+const _ = (s) => Object.prototype.hasOwnProperty.call(input.translations, s) ? input.translations[s] : s;
+const text = n => (n instanceof Node) ? (n.tag == 'br' ? ' ' : n.children.map(text).join('')) : String(n ?? '');
+const sections = [];
+class Section {
+	constructor(map, type) { Object.assign(this, { type, children: [] }); sections.push(this); }
+	tab() {}
+	option(C, name) { const o = new C(); o.values = []; o.value = () => null; o.depends = () => null;
+		this.children.push(o); return o; }
+	taboption(tab, C, name) { return this.option(C, name); }
+}
+const widget = () => class { load() { return null; } remove() { return null; } };
+const form = {
+	Map: class { section(C, type) { return new C(this, type); } render() { return Promise.resolve(E('div')); } },
+	GridSection: class extends Section {
+		renderRowActions() { return E('td'); }
+		renderSectionAdd() { return E('div', { 'class': 'cbi-section-create' }, [
+			E('div', {}, [ E('input', { 'type': 'text', 'class': 'cbi-section-create-name' }) ]),
+			E('button', { 'class': 'cbi-button cbi-button-add' }) ]); }
+	},
+	TypedSection: class extends Section {},
+	Flag: widget(), Value: widget(), ListValue: widget(), DynamicList: widget(), DummyValue: widget()
+};
+const uci = { load: () => Promise.resolve(), changes: () => Promise.resolve({}), sections: () => [], get: () => null };
+const L = { resolveDefault: (p, d) => Promise.resolve(p).catch(() => d), hasViewPermission: () => true,
+	toArray: v => Array.isArray(v) ? v : [] };
+const stand = { view: { extend: o => o }, form, uci, L, E, _,
+	ui: { createHandlerFn: () => () => null, showModal() {}, hideModal() {} },
+	rpc: { declare: () => () => Promise.resolve({}) }, poll: { add() {} }, dom: { content() {} } };
+const names = Object.keys(stand);
+const page = new Function(...names, input.source)(...names.map(n => stand[n]));
+const rows = page.renderStatus({ records: input.records, problems: [] }).slice(-1)[0].children
+	.map(tr => tr.children.map(text));
+page.render([ null, input.catalog, { records: [], problems: [] }, {} ]).then(() => {
+	const added = sections.find(s => s.type == 'ddkit').renderSectionAdd();
+	const box = added.querySelector('.cbi-section-create-name');
+	console.log(JSON.stringify({ rows, placeholder: box.placeholder || null, title: box.title || null }));
+});
+'''
+
+# the words of the page this round added, as they are to be translated (the .po's, when it has them,
+# is what the page shows)
+NEW_WORDS = {'China Telecom': '电信', 'China Mobile': '移动', 'China Unicom': '联通', 'default': '默认',
+             'Section name, e.g. home': '名称，例如 home'}
+TITLE = ('A name for the new record\'s section: letters, digits and _ (e.g. home or nas_v6). The DNS name goes '
+         'in the form that opens next.')
+FIX = 'the RAM user may not change DNS records: grant it AliyunDNSFullAccess'
+# (line, outcome, message, fix, what the Failed: line shows): the fix ddkit's line ends with is taken
+# out of it, however it is joined on ("; ", "; fix: ", " -- fix: "); a line without it stays whole
+FAILURES = [
+    ('ct', 'unchanged', None, None, None),
+    ('cm', 'failed', 'update record: the provider refused the request (HTTP 403, code Forbidden.RAM); ' + FIX, FIX,
+     'update record: the provider refused the request (HTTP 403, code Forbidden.RAM)'),
+    ('cu', 'failed', 'find zone: no domain example.cn in this account (HTTP 404: gone); fix: set zone_name',
+     'set zone_name', 'find zone: no domain example.cn in this account (HTTP 404: gone)'),
+    ('default', 'failed', 'get current IP: no answer from https://ipv6.icanhazip.com -- fix: check connectivity',
+     'check connectivity', 'get current IP: no answer from https://ipv6.icanhazip.com'),
+    (None, 'failed', 'update record: HTTP 500; the next run tries again', 'wait',
+     'update record: HTTP 500; the next run tries again')]
+RECORDS = [{'name': 'nas.example.cn', 'type': 'AAAA', 'provider': 'alidns', 'line': line, 'outcome': outcome,
+            'ip': None, 'checked': None, 'changed': None, 'section': 'nas', 'message': message, 'fix': fix}
+           for line, outcome, message, fix, _ in FAILURES]
+
+
+def status_page(catalog, translations):
+    node = shutil.which('node') or shutil.which('nodejs')
+    if not node:
+        needs.missing('node is not installed (.ci/run installs nodejs)')
+    with open(VIEW, encoding='utf-8') as f:
+        source = f.read()
+    done = subprocess.run([node, '-e', STATUS_HARNESS], capture_output=True, text=True, timeout=60, input=json.dumps(
+        {'source': source, 'catalog': catalog, 'translations': translations, 'records': RECORDS, 'sections': []}))
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize('language', ['en', 'zh_Hans'])
+def test_the_status_table_says_each_line_by_its_operator_and_a_failures_fix_once(catalog, chinese, language):
+    words = dict(NEW_WORDS, **chinese) if language == 'zh_Hans' else {}
+    tr = lambda text: words.get(text, text)  # noqa: E731
+    page = status_page(catalog, words)
+    rows = page['rows'][1:]   # after the column heads
+    lines = [row[3] for row in rows if len(row) > 1]
+    assert lines == [tr('China Telecom'), tr('China Mobile'), tr('China Unicom'), tr('default'), '']
+    if language == 'zh_Hans':   # 电信, 移动, 联通, 默认: never ct, cm, cu, default
+        assert all(re.search('[\u4e00-\u9fff]', line) for line in lines[:4]), lines
+    failures = [row[0] for row in rows if len(row) == 1]
+    wanted = [(fix, shown) for _, outcome, _, fix, shown in FAILURES if outcome == 'failed']
+    assert len(failures) == len(wanted)
+    for text, (fix, shown) in zip(failures, wanted):
+        assert text == '%s %s%s %s' % (tr('Failed:'), shown, tr('Fix:'), fix), text
+
+
+@pytest.mark.parametrize('language', ['en', 'zh_Hans'])
+def test_the_add_record_box_says_what_to_type_in_it(catalog, chinese, language):
+    """The box beside Add record takes a section's name, not a DNS name: its hint says so."""
+    words = dict(NEW_WORDS, **chinese) if language == 'zh_Hans' else {}
+    page = status_page(catalog, words)
+    assert page['placeholder'] == words.get('Section name, e.g. home', 'Section name, e.g. home')
+    assert page['title'] == words.get(TITLE, TITLE) and 'letters, digits and _' in TITLE

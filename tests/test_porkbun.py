@@ -75,6 +75,26 @@ def test_a_refused_key_says_which_half_and_never_the_secrets(box, fake, state, c
         assert secret not in done.stdout + done.stderr + log + json.dumps(shown)
 
 
+@pytest.mark.parametrize('swap', [False, True], ids=['wrong key', 'swapped'])
+def test_the_prefixes_that_tell_the_key_from_its_secret_are_shown(box, fake, state, swap):
+    """pk1_ and sk1_ are no secret: the fix shows them (the log would mask "pk1_..." as the start of a
+    key that begins so); a key and secret given the wrong way round are said to be swapped."""
+    given = {'DDNS_API_KEY': fake.secret_api_key, 'DDNS_SECRET_API_KEY': fake.api_key} if swap else \
+        {'DDNS_API_KEY': 'pk1_' + '0a' * 32}
+    for args in ([], ['--check']):
+        done = run(box, state, *args, **given)
+        failed(done)
+        said = done.stdout + done.stderr
+        assert 'Invalid API key. (001)' in said and '***' not in said, said
+        if swap:
+            assert 'api_key and secret_api_key are swapped: api_key is the API key (it starts pk1_), ' \
+                'secret_api_key the secret API key (it starts sk1_)' in said
+        else:
+            assert 'api_key is not a Porkbun API key: copy the API key (it starts pk1_)' in said
+        for secret in list(given.values()) + [fake.secret_api_key]:
+            assert secret not in said
+
+
 def test_a_domain_not_opted_in_to_the_api_says_how_to_switch_it_on(box, fake, state):
     fake.domains[ZONE]['opted_in'] = False
     done = run(box, state)

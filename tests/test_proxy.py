@@ -557,7 +557,6 @@ def test_check_says_where_the_proxy_comes_from(tls_box, tmp_path, tinyproxy, env
 
 @pytest.mark.parametrize('value, said', [
     ('ftp://%s:%s@127.0.0.1:21' % (USER, PASSWORD), 'a proxy is http://, socks5:// or socks5h://, not ftp://'),
-    ('%s:%s@127.0.0.1:3128' % (USER, PASSWORD), 'must be off, or http://, socks5:// or socks5h://'),
     ('http://%s:%s@127.0.0.1:99999' % (USER, PASSWORD), 'the proxy\'s port must be 1-65535'),
     ('http://%s:%s@127.0.0.1:3128/path' % (USER, PASSWORD), 'with no path'),
     ('socks5://%s:%s@127.0.0.1:1080' % (USER, 'p' * 256), 'at most 255 bytes'),
@@ -566,6 +565,34 @@ def test_a_bad_proxy_setting_is_refused_without_showing_it(box, tmp_path, value,
     done = run_tool('updater_a', ['--proxy', value], env=env_of(box, tmp_path / 'state'))
     assert done.returncode == 2 and said in done.stderr, done.stderr
     assert PASSWORD not in done.stdout + done.stderr and 'p' * 256 not in done.stderr and box.provider_a.calls() == []
+
+
+def test_a_proxy_without_a_scheme_is_an_http_proxy_as_curl_takes_it(tls_box, tmp_path, guarded):
+    """host:port alone, as Clash and v2rayN show their port (and as http_proxy takes it), is an HTTP
+    proxy: used, and named http://host:port by --check; its credentials stay secret."""
+    bare = guarded.url(USER, PASSWORD).partition('://')[2]
+    env = tls_env(tls_box, tmp_path / 'state', DDNS_PROXY=bare)
+    done = run_tool('updater_a', ['--check'], env=env)
+    ok(done)
+    assert 'ok    proxy %s (from the proxy setting) connected to %s; the IP lookups and DoH go direct' % (
+        guarded.label, hostport(tls_box.provider_a)) in check_lines(done), done.stdout
+    assert set(guarded.connects()) == {hostport(tls_box.provider_a)}
+    assert PASSWORD not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize('where, said', [('defaults', 'UCI config defaults, read by section home'),
+                                         ('home', 'UCI section home')])
+def test_a_bad_proxy_in_a_uci_file_names_the_section_it_came_from(box, tmp_path, where, said):
+    """A value refused names where it was written: the record's section, or `config defaults`,
+    which the record's section read it from."""
+    uci = tmp_path / 'updater_a'
+    bad = "\toption proxy 'ftp://%s:%s@127.0.0.1:21'\n" % (USER, PASSWORD)
+    uci.write_text("config defaults\n%s\nconfig updater_a 'home'\n\toption enabled '1'\n%s"
+                   % (bad if where == 'defaults' else '', bad if where == 'home' else ''))
+    env = dict(env_of(box, tmp_path / 'state'), DDNS_UCI_FILE=str(uci))
+    done = run_tool('updater_a', ['--uci', 'home'], env=env)
+    assert done.returncode == 2 and 'bad value for proxy (%s): a proxy is http://' % said in done.stderr, done.stderr
+    assert PASSWORD not in done.stdout + done.stderr and box.provider_a.calls() == []
 
 
 def test_proxy_lookup_takes_yes_or_no(box, tmp_path):

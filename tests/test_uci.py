@@ -256,7 +256,7 @@ def test_precedence_flag_then_environment_then_uci_then_config_then_default(samp
     assert (cfg.record_name, cfg.sources['record_name']) == ('flag.example.com', 'flag')
     assert (cfg.record_type, cfg.sources['record_type']) == ('A', 'environment')
     assert (cfg.zone_name, cfg.sources['zone_name']) == ('example.com', 'uci section')
-    assert (cfg.doh_url, cfg.sources['doh_url']) == ('https://config.example', 'config file')
+    assert (cfg.doh_url, cfg.sources['doh_url']) == (['https://config.example'], 'config file')
     assert (cfg.timeout, cfg.sources['timeout']) == (10.0, 'default')
 
 

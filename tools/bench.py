@@ -59,13 +59,13 @@ MiB = 1024.0
 KB = 1000                            # size budgets in the stricter reading: 160 KB = 160,000 bytes
 # a single file (dist/<tool>.py: a fixed tool's, the ddkit command's of one provider, as a router
 # needs: make standalone PROVIDERS=<name>), an .ipk
-SINGLE_BUDGET, IPK_BUDGET = 160 * KB, 34 * KB
+SINGLE_BUDGET, IPK_BUDGET = 160 * KB, 36 * KB
 # the ddkit command's single file of every provider of the registry (make standalone): each provider
 # makes it larger, this bounds it (tools/standalone.py warns over either)
 ALL_PROVIDERS_BUDGET = 256 * KB
 # what a router with the command and one provider installs, every package together (not the optional
 # ddkit-notify and ddkit-proxy): 270.1 KB with the largest provider (BENCHMARKS.md says why not 255 KB)
-ROUTER_BUDGET = 285 * KB
+ROUTER_BUDGET = 300 * KB
 RECORDS = 10                         # the records of the --all rows
 MANY = 100                           # the records of the rows of how a run grows
 PAGE_RECORDS = 20                    # the records of the LuCI page's status rows

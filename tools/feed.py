@@ -205,9 +205,15 @@ class Recipe:
         if optional not in self._used:   # the same sources all along: a feed asks for every package
             left_out = set() if optional else set().union(*self.optional().values())
             left_out |= {standalone.PROVIDERS + name for name in standalone.registered()}
+            left_out |= self.off_router()
             self._used[optional] = {tool: standalone.used_modules(standalone.tool_code(path)[2]) - left_out
                                     for tool, path in self.tool_paths().items()}
         return {tool: set(modules) for tool, modules in self._used[optional].items()}
+
+    def off_router(self):
+        """The library modules no package ships (OFF_ROUTER_MODULES): what a PC needs alone, such as
+        the installer of a system's own service (ddkit.service; a router's service is its package's)."""
+        return set(self.variables.get('OFF_ROUTER_MODULES', '').split())
 
     def optional(self):
         """{package: [modules]} of the optional library packages as openwrt/Makefile states them
@@ -427,7 +433,8 @@ class Recipe:
             wanted = [(module_path(m),) + installed[module_path(m)] for m in modules]
         elif '/%s/ddkit' % standalone.LIB_DIR in install:
             elsewhere = {module_path(m) for modules in list(own.values()) + list(shared.values())
-                         + list(optional.values()) + [list(providers.values())] for m in modules}
+                         + list(optional.values()) + [list(providers.values())] + [self.off_router()]
+                         for m in modules}
             # LIB_DIR/ddkit/*.py: the providers' folder is theirs
             top = standalone.LIB_DIR + '/ddkit/'
             wanted = [(path, mode, data) for path, (mode, data) in sorted(installed.items())

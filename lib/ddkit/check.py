@@ -15,7 +15,7 @@ from ddkit import Failure
 from ddkit.log import Log
 from ddkit.provider import caused_by, told
 
-OK, FAIL, SKIP = 'ok', 'FAIL', 'skip'
+OK, FAIL, SKIP, NOTE = 'ok', 'FAIL', 'skip', 'note'
 CA_PACKAGE = 'opkg install ca-bundle (or ca-certificates)'
 
 
@@ -40,11 +40,17 @@ def run(job):
     report.state_dir_writable()
     urls = remote_urls(provider, cfg)
     report.proxy_reached(urls)
-    report.tls_working(urls + (cfg.ip_lookup_url if cfg.ip_source == 'url' else []))
+    report.tls_working(urls + (cfg.ip_lookup_url if cfg.ip_source == 'url' else []), notify_origins(cfg))
     current = report.current_ip()
+    report.doh()
     if told(provider):   # nothing to read there: what can be checked without sending the IP
         if hasattr(provider, 'login'):
             report.step('credentials accepted', lambda: provider.login(job), lambda said: 'credentials accepted' + said)
+        else:
+            report.unchecked('credentials accepted', 'the credentials, which the first update checks',
+                             'the provider is only told the IP, and has no '
+                             'request that checks them without sending it: the first update checks them')
+        report.hold()
         if not report.blocked:
             report.ok('the provider is only told the IP, never read: the next update sends it when the ip '
                       'file does not claim it')
@@ -53,10 +59,20 @@ def run(job):
     report.step('credentials accepted', lambda: logged_in(job), lambda said: 'credentials accepted' + said)
     zone = report.step('zone found', lambda: find_zone(job), describe_zone)
     record = report.step('record found', lambda: provider.find_record(job, zone.id, strict=True), report.record_found)
+    report.lines_plainly()
     report.compare(record is not None, ', '.join(map(str, record.content or ())) if record else None, current)
     report.verification()
     report.notify_targets()
     return report.finish()
+
+
+def notify_origins(cfg):
+    """The origins (scheme://host[:port]) the notify URLs send to: never their path or query, which
+    may hold a key; none when the notify package is not installed (a run refuses notify then)."""
+    if not cfg.notify or ddkit.not_installed('notices'):
+        return []
+    from ddkit.urls import notify_target, origin
+    return [origin(notify_target(url)[1]) for url in cfg.notify]
 
 
 def remote_urls(provider, cfg):
@@ -70,9 +86,16 @@ def remote_urls(provider, cfg):
 
 def logged_in(job):
     """The provider's login (what it says of the credentials), once the record's zone_name is known:
-    a login of some providers reads the zone, found first when not given (ddkit.update.zone_of)."""
-    from ddkit.update import zone_of
-    zone_of(job)
+    a login of some providers reads the zone, found first when not given (ddkit.update.zone_of). A
+    listing of the account's zones that was answered took the credentials: a name in none of them is
+    the next step's failure (zone found), not theirs."""
+    from ddkit import update
+    try:
+        update.zone_of(job)
+    except Failure:
+        if not update.zones_listed(job):
+            raise
+        return ' (the account\'s zones were listed)'
     return job.provider.login(job)
 
 
@@ -107,6 +130,8 @@ class Report:
         self.blocked = None       # the failed check the remote checks depend on
         self.line_without_ip = False   # the record's line has no address now (line_ip)
         self.tls_failed = set()
+        self.notice_problems = 0  # the FAIL lines of notify alone: a notice never changes an update
+        self.not_checked = []     # what no check could judge (the credentials of a provider only told the IP)
 
     # --- output ------------------------------------------------------------------------------
     def line(self, mark, text, fix=None):
@@ -122,14 +147,21 @@ class Report:
     def ok(self, text):
         self.line(OK, text)
 
-    def fail(self, text, fix=None, status=1, setting=()):
+    def fail(self, text, fix=None, status=1, setting=(), notice=False):
         """A FAIL line; setting: the names of the settings that caused it, each said with where its
-        value came from (settings.origin)."""
+        value came from (settings.origin); notice: a problem of notify alone, which no update depends on."""
         from ddkit.settings import origin
         said = [found for found in (origin(self.cfg, name) for name in setting) if found]
         self.line(FAIL, text + (' (%s)' % ', '.join(said) if said else ''), fix)
         self.problems += 1
+        self.notice_problems += notice
         self.status = max(self.status, status)
+
+    def unchecked(self, name, what, why):
+        """A skip line for a check that cannot be made (why), and what the closing line says was not
+        checked."""
+        self.line(SKIP, '%s: not checked: %s' % (name, why))
+        self.not_checked.append(what)
 
     def step(self, name, run, describe):
         """A remote check: describe(run()) on an ok line, or the Failure (with the provider's own
@@ -145,7 +177,8 @@ class Report:
             if isinstance(e, http.NoAnswer):   # nothing was judged: named for what failed
                 name = 'API reachable'
             said = ' [%s]' % '; '.join(self.log.errors) if self.log.errors else ''
-            self.fail('%s: %s%s%s' % (name, e, caused_by(self.job, e), said), self.url_fix(e))
+            own = e.fix if e.fix and e.fix not in str(e) else None   # said once
+            self.fail('%s: %s%s%s' % (name, e, caused_by(self.job, e), said), self.url_fix(e) or own)
             self.blocked = name
             return None
         self.ok(describe(result))
@@ -176,12 +209,17 @@ class Report:
             # config_get_bool in the init script: anything else, or no option at all, is off
             print("note  UCI section %s is disabled: the service will not run it; set option enabled '1', "
                   'then /etc/init.d/%s reload' % (uci['section'], self.job.tool))
+        # what the update needs and no check could judge: not "an update would succeed"
+        unknown = '; not checked: %s' % ', '.join(self.not_checked) if self.not_checked else ''
+        problems = '%d problem%s' % (self.problems, '' if self.problems == 1 else 's')
         if self.status == 0:
-            print('check: all ok; an update would succeed.')
+            print('check: all ok%s.' % (unknown or '; an update would succeed'))
+        elif self.problems == self.notice_problems:
+            print('check: %s, of notify alone: the notices would not arrive; a notice never changes an update%s.'
+                  % (problems, unknown or ', so an update would succeed'))
         else:
-            print('check: %d problem%s; an update would not succeed until %s fixed.'
-                  % (self.problems, '' if self.problems == 1 else 's',
-                     'it is' if self.problems == 1 else 'they are'))
+            print('check: %s; an update would not succeed until %s fixed%s.'
+                  % (problems, 'it is' if self.problems == 1 else 'they are', unknown))
         return self.status
 
     # --- the checks both updaters share ---------------------------------------------------------
@@ -273,10 +311,11 @@ class Report:
             via.label, via.origin, 'it' if via.absolute and scheme == 'http' else '%s:%d' % (host, port),
             'through it too (proxy_lookup)' if cfg.proxy_lookup else 'direct'))
 
-    def tls_working(self, urls):
-        """A verified TLS handshake (no request) with each https:// host the update talks to."""
+    def tls_working(self, urls, notify=()):
+        """A verified TLS handshake (no request) with each https:// host the update talks to, and each
+        the notices go to (notify: their origins; a failure there is notify's alone)."""
         seen, https = set(), []
-        for url in urls:
+        for url in list(urls) + list(notify):
             if url and url.startswith('https://') and url not in seen:
                 seen.add(url)
                 https.append(url)
@@ -291,19 +330,96 @@ class Report:
         store, missing = ca_store(self.cfg.ca_file)
         for url in https:
             lookup = url in self.cfg.ip_lookup_url
+            notice = url in notify and url not in urls
             if self.blocked == 'proxy reached' and not (lookup and not self.cfg.proxy_lookup):
                 self.line(SKIP, 'TLS with %s: not checked (needs: proxy reached)' % _host(url))
                 continue
             problem, fix, kind = handshake(url, self.cfg, tls, lookup)
             if problem is None:
-                self.ok('TLS with %s verified (CA: %s)' % (_host(url), store))
+                self.ok('TLS with %s verified (CA: %s)%s' % (_host(url), store, ' for notify' if notice else ''))
                 continue
             self.tls_failed.add(url)
             if missing and kind == 'untrusted':
                 problem, fix = 'certificate not trusted: %s' % missing, CA_PACKAGE + ', or set ca_file'
-            self.fail('TLS with %s: %s' % (_host(url), problem), fix)
-        if self.tls_failed - set(self.cfg.ip_lookup_url):
+            built_in = kind == 'name' and self.built_in(url)
+            if built_in:   # a host the user never set: what answers in its place is the problem
+                fix = ('%s is a built-in default, not a URL you set: something between here and it answers in its '
+                       'place (no internet yet, a captive portal, a firewall that intercepts TLS); check '
+                       'connectivity, or set %s' % (_host(url), built_in))
+            self.fail('TLS with %s%s: %s' % (_host(url), ' (notify)' if notice else '', problem), fix, notice=notice)
+        if self.tls_failed - set(self.cfg.ip_lookup_url) - (set(notify) - set(urls)):
             self.blocked = self.blocked or 'TLS working'
+
+    def built_in(self, url):
+        """The URL setting whose default value (none given: settings.origin) holds url, else None."""
+        from ddkit.settings import origin
+        for name in ('ip_lookup_url', 'doh_url') + tuple(self.job.provider.URLS):
+            value = getattr(self.cfg, name, None)
+            values = value if isinstance(value, (list, tuple)) else [value]
+            if any(isinstance(v, str) and v.startswith(url) for v in values) and origin(self.cfg, name) is None:
+                return name
+        return None
+
+    def hold(self):
+        """A hold on sends a provider only told the IP keeps after an answer (its held_back(job), which
+        raises while one stands: the update protocol's stop codes such as badauth, until a setting
+        changes; 911, for half an hour): a FAIL naming the answer, when it came, and what lifts it.
+        Nothing is removed: a --check job is a dry run."""
+        held_back = getattr(self.job.provider, 'held_back', None)
+        if held_back is None:
+            return
+        try:
+            held_back(self.job)
+            return
+        except Failure as e:
+            held = e
+        from ddkit import state
+        from ddkit.log import stamp
+        path = self.job.files.get('hold_file')
+        when = state.read_dated(path, private=True)[1] if path else None
+        since = 'at %s' % stamp(when) if when else 'to an earlier run'
+        self.blocked = self.blocked or 'sends held back'
+        if held.kind == 'refused':   # a stop code: the same settings are never sent again
+            return self.fail('sends held back: the service answered %s %s, and a run never sends the same '
+                             'settings again (the protocol\'s rule: the service blocks a client that repeats '
+                             'them)' % (held.code, since),
+                             '%s (a changed setting lifts the hold); or, to send the same settings once more, '
+                             'remove %s' % (held.fix, path))
+        self.fail('sends %s' % held.why, '%s; or, to send before then, remove %s' % (held.fix, path))
+
+    def doh(self):
+        """The DoH resolvers a run without an ip file asks what the record holds (the previous IP, for
+        its log alone), in order (ddkit.lookup.asked): the first that answers and what it says, and those
+        before it that did not. None answering is no failure (a run logs it and updates all the same):
+        a note line with the fix. A line's record: a run asks none (the name holds every line's)."""
+        from ddkit import lookup
+        cfg = self.cfg
+        if self.job.line is not None:
+            return
+        if self.blocked == 'proxy reached' and cfg.proxy_lookup:
+            return self.line(SKIP, 'DoH: not asked (needs: proxy reached)')
+        tried = lookup.asked(cfg, cfg.record_name, self.job.run.shared(('doh unanswered',), set))
+        ip, why, url, answered = tried[-1]
+        silent = '; '.join('%s: %s' % (u, w) for _, w, u, _ in tried[:-1 if answered else None])
+        if not answered:
+            return self.line(NOTE, 'DoH: no resolver answered (%s): a run without an ip file logs no previous IP, '
+                             'and updates all the same' % silent,
+                             'set doh_url to a DNS-over-HTTPS resolver this host reaches')
+        self.ok('DoH %s: %s%s' % (
+            url, '%s holds %s (a run without an ip file logs it as the previous IP)' % (cfg.record_name, ip)
+            if ip else 'answered, %s; a run without an ip file logs no previous IP' % why,
+            '; before it, no answer from %s' % silent if silent else ''))
+
+    def lines_plainly(self):
+        """At a provider without operator lines, what becomes of the lines' records (said once a
+        record, at its first line: ddkit.lines.without_lines)."""
+        from ddkit import lines
+        job = self.job
+        if job.line is None or job.line != lines.parsed(self.cfg.lines)[0][0]:
+            return
+        plain = lines.without_lines(job.provider, 'each line\'s')
+        if plain:
+            self.line(NOTE, 'lines: %s' % plain)
 
     def notify_targets(self):
         """Each notify URL by its kind and host, nothing sent; with --notify-test, one test message to
@@ -326,7 +442,7 @@ class Report:
             if failure is None:
                 self.ok('notify %s %s: the test message was delivered' % (kind, host))
             else:
-                self.fail('notify %s %s: %s' % (kind, host, failure.why or failure), failure.fix)
+                self.fail('notify %s %s: %s' % (kind, host, failure.why or failure), failure.fix, notice=True)
         if cfg.notify:
             from ddkit import NOTICES_FILE, state
             kept = state.read_lines(os.path.join(cfg.state_dir, NOTICES_FILE), limit=65536)

@@ -38,7 +38,10 @@ PROVIDER = Setting('provider', help='the record\'s DNS provider: one ddkit --hel
 SWITCHES = [Switch('providers', help='list installed providers; --json: with their settings'),
             # bin/ddkit.py runs ddkit.ddns_import when it is given, before any of this is read
             Switch('import_ddns', help='[FILE]: the services of /etc/config/ddns as records'),
-            Switch('sample', help='with --provider NAME: its section for /etc/config/ddkit')]
+            Switch('sample', help='with --provider NAME: its section for /etc/config/ddkit'),
+            # bin/ddkit.py runs ddkit.service for these, before any of this is read
+            Switch('install_service', help='run --all as a service (--install-service --help)'),
+            Switch('uninstall_service', help='remove it; the state and the config file stay')]
 # the options of a UCI section that the service reads, not the record (ddkit.uci.SERVICE_OPTIONS); the
 # defaults are those of the init script: a section without enabled does not run
 SERVICE = [
@@ -131,9 +134,9 @@ def uci_providers(path):
             if isinstance(options.get(PROVIDER.name), str)]
 
 
-# the settings every record sets: told in full by the overview, the others named (the LuCI page's
-# General tab holds the same)
-USUAL = ('zone_name', 'record_name', 'record_type', 'ip_source')
+# the settings every record sets: told in full by the overview, the others named (ip_source, which
+# the LuCI page's General tab holds too, among them: the overview is one screen)
+USUAL = ('zone_name', 'record_name', 'record_type')
 
 
 def overview(common):
@@ -150,25 +153,64 @@ def overview(common):
             rows.append((name, 'not installed here: install the package ddkit-%s' % registry.module_name(name)))
     rows.append((services[0], 'and %d more update URLs of ddns-scripts: ddkit --providers' % (len(services) - 1)))
     more = ', '.join(s.flag for s in common if s.name not in USUAL)
-    return SUMMARY, [('settings of a record:', [PROVIDER] + [s for s in common if s.name in USUAL]),
+    usual = [relabeled(s, s.help) for s in common if s.name in USUAL]
+    for s in usual:   # -h alone is refused saying that help is --help: the screen need not say it too
+        s.terse = True
+    return SUMMARY, [('settings of a record:', [PROVIDER] + usual),
                      ('more settings of every record (ddkit --provider NAME --help tells each):', more),
                      ('providers (ddkit --provider NAME --help shows the settings of one):', rows)]
 
 
 def provider_help(names, table, common):
-    """(summary, sections) of --help of the ddkit command naming providers: their own settings (table:
-    every_table's), then every record's."""
+    """(summary, sections) of --help of the ddkit command naming providers: what a record of each
+    requires and where its section of docs/providers.md is (what the account needs first), their own
+    settings (table: every_table's), each marked with its provider and whether it is required, then
+    every record's."""
+    from ddkit.provider import required
     own = [s for s in table if s is not PROVIDER and s not in common]
     missing = [name for name in names if not _installed(name)]
+    installed = [name for name in names if name not in missing]
+    needs = {name: required(registry.provider(name)) for name in installed}
     summary = SUMMARY
     if len(names) == 1 and not missing:
         summary = registry.provider(names[0]).SUMMARY
+        # one provider: its own settings marked here (every_table marks them only among several)
+        own = [relabeled(s, '(%s%s) %s' % (names[0], ', required' if s.name in needs[names[0]] else '', s.help))
+               for s in own]
+    summary += ''.join('\n\n' + before_first_run(name, needs[name]) for name in installed)
     sections = [('settings of provider%s %s:' % ('s' if len(names) > 1 else '', ', '.join(names)), own)] if own else []
     if missing:
         sections.append(('not installed here:', 'provider %s: install the package%s %s' % (
             ', '.join(missing), 's' if len(missing) > 1 else '',
             ', '.join(sorted({'ddkit-' + registry.module_name(name) for name in missing})))))
-    return summary, sections + [('settings of every record:', [PROVIDER] + common)]
+    everyone = set(name for name in USUAL if all(name in needs[each] for each in installed)) if installed else ()
+    return summary, sections + [('settings of every record:', [PROVIDER] + [
+        relabeled(s, '(required) ' + s.help) if s.name in everyone else s for s in common])]
+
+
+def before_first_run(name, needs):
+    """What --provider NAME --help says first of a provider: the settings a record of it requires,
+    and its section of docs/providers.md, where what the account needs first is (an API access to
+    turn on, the least privilege, the site mode) and what its error codes mean."""
+    if name in registry.services():   # ddns-scripts' update URLs: a row each of one table
+        where = 'the row `%s` of the update URLs of ddns-scripts' % name
+    else:
+        where = 'the section headed `%s`' % name
+    # credentials in several forms (missing_credentials says which is missing), or what a URL sends
+    credentials = '' if not hasattr(registry.provider(name), 'missing_credentials') else \
+        ', and the credentials its update URL sends' if registry.module_name(name) == registry.URL_PROTOCOL else \
+        ', and credentials in one of the forms below'
+    return 'Provider %s requires %s%s. Before the first run read docs/providers.md, %s: what the account ' \
+           'needs first, the least privilege and what its error codes mean.' % (name, ', '.join(needs), credentials,
+                                                                              where)
+
+
+def relabeled(setting, text):
+    """A copy of setting whose help is text: what --help shows of it, the setting itself unchanged."""
+    copy = Setting.__new__(Setting)
+    copy.__dict__.update(setting.__dict__)
+    copy.help = text
+    return copy
 
 
 def _installed(name):
@@ -347,3 +389,17 @@ def show_sample(names, tool, argv):
     for at, name in enumerate(names):
         say('\n'.join(([''] if at else []) + sample(name)))
     return 0
+
+
+def with_lines():
+    """The registered providers with operator lines (their LINES), in registry order: those installed
+    here. ddkit.lines names them when it refuses lines at a provider of one address a name."""
+    found = []
+    for name in registry.PROVIDERS:
+        try:
+            module = registry.provider(name)
+        except UsageError:   # its package is not installed
+            continue
+        if getattr(module, 'LINES', None):
+            found.append(str(name))
+    return found

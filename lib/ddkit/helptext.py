@@ -70,7 +70,7 @@ def option_text(item, files):
         text += ' (default: %s)' % (' '.join(default) if isinstance(default, list) else default)
     if getattr(item, 'repeat', False):
         text += '; several: repeat the flag%s' % (', or commas or blanks between them' if item.commas else '')
-    if item.short == '-h':
+    if item.short == '-h' and not getattr(item, 'terse', False):   # terse: the overview's one screen
         text += '; -h is this setting, as in the original script: help is --help'
     if getattr(item, 'secret', False):
         text += '; secret: any user of the host may read a flag (argv): prefer %s%s' % (
@@ -132,6 +132,15 @@ def settings_lines(items, files):
             flag = '%s, %s' % (item.short, flag)
         lines += option_lines(flag, option_text(item, files))
     return lines
+
+
+# the words of ddclient's configuration (ddclient.conf) a user coming from it brings, and the
+# setting each stands for here: the did-you-mean of a config file's or UCI section's unknown name
+# (password is the same word here)
+DDCLIENT = {'login': 'username', 'protocol': 'provider', 'server': 'provider', 'use': 'ip_source',
+            'usev4': 'ip_source', 'usev6': 'ip_source', 'if': 'ip_source', 'ifv4': 'ip_source',
+            'ifv6': 'ip_source', 'web': 'ip_lookup_url', 'webv4': 'ip_lookup_url', 'webv6': 'ip_lookup_url',
+            'cache': 'state_dir', 'postscript': 'on_change', 'zone': 'zone_name'}
 
 
 def did_you_mean(name, known, aliases=None, cutoff=0.6):

@@ -25,16 +25,21 @@ def parsed(items):
     return [(item.partition('=')[0], item.partition('=')[2] or None) for item in items]
 
 
-def refused(provider, cfg, family):
-    """Why this record's lines cannot be run (a UsageError: bad input, nothing sent), else None."""
+def refused(provider, cfg, family, with_lines=None):
+    """Why this record's lines cannot be run (a UsageError: bad input, nothing sent), else None.
+    with_lines: a function giving the names of the providers with operator lines, from their
+    declarations (the ddkit command's ddkit.choice.with_lines: only it may load every provider), asked
+    only to say them in a refusal; None: docs/lines.md is named instead."""
     if not cfg.lines:
         if cfg.default_line:
             return UsageError('default_line %s needs lines' % cfg.default_line)
         return None
     if not (getattr(provider, 'LINES', None) or getattr(provider, 'SEVERAL', False)):
-        return UsageError('lines: provider %s holds one address per name, so the lines cannot be '
-                          'published there; fix: remove lines, or use a provider with resolution lines or '
-                          'several records of a name (docs/lines.md)' % provider.NAME)
+        names = with_lines() if with_lines else None
+        fix = 'remove lines, or use a provider with operator lines (%s)' % (
+            '%s: docs/lines.md' % ', '.join(names) if names else 'docs/lines.md lists them')
+        why = 'lines: provider %s holds one address per name, so the lines cannot be published there' % provider.NAME
+        return UsageError('%s; fix: %s' % (why, fix), why=why, fix=fix, setting='lines')
     problem = getattr(provider, 'lines_problem', lambda cfg: None)(cfg)
     if problem:
         return UsageError(problem)
@@ -46,8 +51,7 @@ def refused(provider, cfg, family):
         return UsageError('default_line %s is not one of lines (%s)' % (cfg.default_line, ', '.join(codes)))
     for code, source in parsed(cfg.lines):
         if source is None and family != 'AAAA':
-            return UsageError('lines: %s alone is the IPv6 address of %s (%s::/16); for an A record give its '
-                              'IPv4 source: %s=iface:<interface>' % (code, OPERATOR_NAMES[code], OPERATORS[code], code))
+            return bare_code_on_a(cfg, code)
         if source is None and cfg.ip_source == 'url':
             return UsageError('lines: %s alone is picked from the addresses of ip_source, and url gives one '
                               'address; fix: ip_source iface:<wan interface> (or prefix:, eui64:, neigh: for a '
@@ -55,6 +59,28 @@ def refused(provider, cfg, family):
         if source is not None and source.partition(':')[0] in ('prefix', 'eui64', 'neigh') and family != 'AAAA':
             return UsageError('lines: %s=%s gives an IPv6 address: it needs record_type AAAA' % (code, source))
     return None
+
+
+def bare_code_on_a(cfg, code):
+    """The refusal of a bare code (an operator's IPv6 prefix) on an A record: with record_type left at
+    its default, record_type AAAA is the likely fix, said first; set to A, the line's IPv4 source."""
+    why = 'lines: %s alone is the IPv6 address of %s (%s::/16)' % (code, OPERATOR_NAMES[code], OPERATORS[code])
+    four = 'for an A record give its IPv4 source: %s=iface:<interface>' % code
+    if cfg.sources.get('record_type', 'default') == 'default':
+        fix = 'set record_type AAAA (unset, it is A); or, %s' % four
+    else:
+        fix = '%s; or set record_type AAAA' % four
+    return UsageError('%s; fix: %s' % (why, fix), why=why, fix=fix, setting='record_type')
+
+
+def without_lines(provider, whose='this line\'s'):
+    """What becomes of a line's record (whose: "this line's", "each line's") at a provider that has
+    no operator lines (SEVERAL, no LINES), said plainly; None where the provider puts it on its line."""
+    if getattr(provider, 'LINES', None) or not getattr(provider, 'SEVERAL', False):
+        return None
+    return ('provider %s has no operator lines: %s %s is one of the name\'s %ss, and every visitor gets '
+            'every line\'s address, not its own operator\'s (docs/lines.md names the providers with operator '
+            'lines)' % (provider.NAME, whose, provider.NOUN, provider.NOUN))
 
 
 def of_record(provider, cfg):

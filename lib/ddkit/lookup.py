@@ -5,10 +5,15 @@ instead of this host), unless proxy_lookup says otherwise."""
 from ddkit import Failure, Reason, ipcheck
 
 DOH_TYPES = {'A': 1, 'AAAA': 28}
+NXDOMAIN = 3   # a DoH answer's Status: the name does not exist
 # ip_lookup_url's default by record type, tried in order: a service by name, then one reached at an
 # IP address over HTTPS (its certificate names the address), so a broken resolver costs no update
 LOOKUP = {'A': ('https://ipv4.icanhazip.com', 'https://1.1.1.1/cdn-cgi/trace'),
           'AAAA': ('https://ipv6.icanhazip.com', 'https://[2606:4700:4700::1111]/cdn-cgi/trace')}
+# doh_url's default, tried in order: Google's JSON API (the spec's default), then DNSPod's public
+# resolver, which answers from mainland China, where dns.google does not (its JSON API is served at
+# /dns-query, as Cloudflare's is)
+DOH = ('https://dns.google', 'https://doh.pub/dns-query')
 
 
 def current_ip(cfg, operator=None):
@@ -136,27 +141,79 @@ def wrong_family(cfg, host, family):
                      kind='resolve', fix='set ip_lookup_url to a service reachable over IPv%d' % family)
 
 
-def resolve(cfg, name):
-    """Return (address, why-not) for name from the DoH resolver: a Status 0 answer of the record's type."""
+def doh_urls(cfg):
+    """The DoH resolvers of a record, in the order they are asked: doh_url as given (one URL, or a
+    list), else DOH."""
+    given = cfg.doh_url
+    if isinstance(given, str):
+        return [given] if given else list(DOH)
+    return list(given or DOH)
+
+
+def doh_query(base, name, record_type):
+    """The JSON API's URL of one question: a resolver given by its origin alone (https://dns.google)
+    is asked at /resolve, one given with a path (https://doh.pub/dns-query) at that path."""
+    rest = base.partition('://')[2].rstrip('/')
+    path = rest.partition('/')[2]
     # name passed settings.check_name: host-name characters only, nothing to escape
-    url = '%s/resolve?name=%s&type=%s' % (cfg.doh_url, name, cfg.record_type)
+    query = 'name=%s&type=%s' % (name, record_type)
+    if not path:
+        return '%s/resolve?%s' % (base.rstrip('/'), query)
+    return '%s%s%s' % (base, '&' if '?' in path else '?', query)
+
+
+def resolve(cfg, name, unanswered=None):
+    """Return (address, why-not) for name from the DoH resolvers: the first that answers (asked); when
+    none does, why each did not."""
+    tried = asked(cfg, name, unanswered)
+    ip, why, _, answered = tried[-1]
+    if answered or len(tried) == 1:
+        return ip, why
+    return None, 'no DoH resolver answered (%s)' % '; '.join('%s: %s' % (url, why) for _, why, url, _ in tried)
+
+
+def asked(cfg, name, unanswered=None):
+    """[(address, why-not, resolver, answered)] of the DoH resolvers asked for name, in order until one
+    answered (a DoH answer: Status 0 with or without an address of the record's type, or another
+    Status); each one before it gave none. Only the last is asked with retries: a resolver this host
+    cannot reach (dns.google from mainland China) costs one timeout, not three. unanswered: the
+    resolvers that gave no answer to an earlier record of the run (a set, added to), passed over while
+    another is left: that timeout once a run, not once a record."""
+    urls, tried = doh_urls(cfg), []
+    if unanswered:
+        urls = [url for url in urls if url not in unanswered] or urls
+    for number, url in enumerate(urls):
+        ip, why, answered = ask(cfg, url, name, retries=None if number == len(urls) - 1 else 0)
+        tried.append((ip, why, url, answered))
+        if answered:
+            break
+        if unanswered is not None:
+            unanswered.add(url)
+    return tried
+
+
+def ask(cfg, url, name, retries=None):
+    """(address, why-not, answered) of one DoH resolver: answered when it gave a DoH answer."""
     from ddkit import http
     try:
-        answer = http.request('GET', url, 'resolve previous IP over DoH', timeout=cfg.timeout,
-                              ca_file=cfg.ca_file, headers={'accept': 'application/dns-json'},
-                              direct=not cfg.proxy_lookup)
+        answer = http.request('GET', doh_query(url, name, cfg.record_type), 'resolve previous IP over DoH',
+                              timeout=cfg.timeout, ca_file=cfg.ca_file, headers={'accept': 'application/dns-json'},
+                              direct=not cfg.proxy_lookup, **({} if retries is None else {'retries': retries}))
         data = answer.json()
     except Failure as e:
-        return None, str(e)
-    if not isinstance(data, dict) or data.get('Status') != 0:
-        return None, 'DoH answered Status %s' % (data.get('Status') if isinstance(data, dict) else '?')
+        return None, str(e), False
+    status = data.get('Status') if isinstance(data, dict) else None
+    if status == NXDOMAIN:
+        return None, 'DoH has no %s answer for %s (no such name)' % (cfg.record_type, name), True
+    if status != 0:   # no DoH answer (None), or the resolver's trouble (2: SERVFAIL)
+        return None, 'DoH answered Status %s' % ('?' if status is None else status), status is not None
     answers = data.get('Answer')
     for entry in answers if isinstance(answers, list) else []:
         if isinstance(entry, dict) and entry.get('type') == DOH_TYPES[cfg.record_type]:
             ip, why = ipcheck.valid_ip(str(entry.get('data', '')), cfg.record_type)
             if ip:
-                return ip, None
-    return None, 'DoH has no %s answer for %s' % (cfg.record_type, name)
+                return ip, None, True
+    return None, 'DoH has no %s answer for %s' % (cfg.record_type, name), True
 
 
 def down(why):

@@ -216,6 +216,8 @@ PROVIDERS = (
     'dynadot',        # Dynadot API3 (an API key in the query; the domain's whole DNS set read and sent back)
     'dnspodtoken',    # DNSPod's own API (dnsapi.cn, api.dnspod.com), a DNSPod Token: login_token=ID,Token
     'dnscom',         # 51DNS (formerly DNS.COM), an API key and secret: each request's MD5 hash
+    'dnsla',          # DNS.LA API v2 (an API ID and secret, HTTP Basic)
+    'rainyun',        # Rainyun 雨云 domain DNS records (API v2, x-api-key)
     'route53',        # Amazon Route 53 (API 2013-04-01, XML), AWS Signature Version 4
     'ovh',            # OVHcloud API 1.0 (EU, CA, US endpoints), OVH's $1$ SHA-1 signature with the server's time
     'googlecloud',    # Google Cloud DNS v1 (RRsets), a service account's JSON key: an RS256 JWT for an OAuth token

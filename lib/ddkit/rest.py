@@ -522,3 +522,35 @@ def any_json(answer, step, utf8=True):
         raise http.NotJson.at(step, '%s answered HTTP %d with no JSON: %s' % (
             answer.where, answer.status, http.snippet(text)), url=answer.where, status=answer.status,
             kind='server error' if answer.status >= 500 else 'not json')
+
+
+def code_of(value):
+    """An answer's code as text (a number or a word, bounded), or None."""
+    text = str(value).strip()[:80] if isinstance(value, (str, int)) and not isinstance(value, bool) else ''
+    return text or None
+
+
+def coded_answer(job, answer, step, message_key, ok):
+    """(the answer's object, its code, its message) of an API whose body carries a code beside the
+    HTTP status, code None when it is ok with HTTP 200 (UTF-8 or GBK: any_json; the message as
+    undecoded shows it). An answer with no code of the API's is judged by its HTTP status (refused:
+    an HTTP 404 is a path the host does not serve); HTTP 200 without one is unexpected. Another code
+    is the caller's to map."""
+    from ddkit import http
+    found = None   # an error page, or none: its HTTP status says what failed
+    if answer.status == 200 or answer.body.strip():
+        try:
+            found = any_json(answer.nonempty(), step)
+        except http.NotJson:
+            if answer.status == 200:
+                raise
+    found = found if isinstance(found, dict) else {}
+    code, message = code_of(found.get('code')), undecoded(found.get(message_key))
+    if code == ok and answer.status == 200:
+        return found, None, message
+    if code in (None, ok):
+        if answer.status == 200:
+            raise Failure.at(step, 'unexpected answer (HTTP 200): %s' % http.snippet(answer.text), url=answer.where,
+                             status=answer.status, kind='unexpected')
+        refused(job, answer, step, message)
+    return found, code, message

@@ -96,14 +96,14 @@ def check_url(value):
 
 
 def check_proxy(value):
-    """proxy: off, or http://, socks5:// or socks5h:// [user:password@]host:port (ddkit.proxy)."""
+    """proxy: off, or http://, socks5:// or socks5h:// [user:password@]host:port (ddkit.proxy); a
+    host:port without a scheme (as Clash and v2rayN show their port) is an HTTP proxy, as curl takes
+    it, and is returned with http:// so that every message names the proxy as it is used."""
     if value.lower() == 'off':
         return 'off'
     from ddkit.urls import split_proxy
-    if '://' not in value:
-        raise ValueError('must be off, or http://, socks5:// or socks5h:// [user:password@]host:port')
-    split_proxy(value)
-    return value
+    split_proxy(value)   # its ValueError says what is wrong, never showing the value
+    return value if '://' in value else 'http://' + value
 
 
 def proxy_secrets(value):
@@ -220,7 +220,19 @@ def outside_zone(record, zone):
     looks_like_id = len(zone) >= 20 and '.' not in zone
     return ('record_name %s is not inside zone_name %s' % (record, zone),
             'zone_name is the root domain, e.g. example.com, not the zone id' if looks_like_id else
-            'set zone_name to the domain the record belongs to (record_name ends with it)')
+            full_name_fix(record, [zone]) or 'set zone_name to the domain the record belongs to (record_name ends '
+            'with it)')
+
+
+def full_name_fix(record, zones):
+    """The fix when record_name looks like the host part alone, as Chinese consoles show it (主机记录
+    'home'): no dot, or no label in common with the end of any zone (zones: names, none known: no dot
+    alone); else None."""
+    if '.' in record and (not zones or any(record.rpartition('.')[2] == zone.rpartition('.')[2] for zone in zones)):
+        return None
+    example = '%s.%s' % (record.partition('.')[0], zones[0]) if zones else 'home.example.com'
+    return 'record_name is the full name, e.g. %s%s' % (
+        example, ', or set zone_name to the domain %s is in' % record if '.' in record else '')
 
 
 def printable_ascii(why):
@@ -239,6 +251,23 @@ check_header = printable_ascii(' (it is sent in an HTTP header)')   # an e-mail,
 def check_path(value):
     """A file or directory path; ~ is the home directory."""
     return os.path.expanduser(check_text(value))
+
+
+def default_state_dir(tool, environ=None, openwrt=False):
+    """The state directory of a record that sets no state_dir. The ddkit command's on a PC: where a
+    user's programs keep their state, out of sight among the user's own files ($XDG_STATE_HOME/ddkit,
+    else ~/.local/state/ddkit, as the XDG base directories say; Windows: %LOCALAPPDATA%\\ddkit). On
+    OpenWrt (whose packages set state_dir), and for updater_a and updater_b, whose original scripts
+    kept their files in it, the home directory, as ever."""
+    environ = os.environ if environ is None else environ
+    home = os.path.expanduser('~')
+    if tool != 'ddkit' or openwrt:
+        return home
+    if os.name == 'nt':
+        return os.path.join(environ.get('LOCALAPPDATA') or home, 'ddkit')
+    base = environ.get('XDG_STATE_HOME', '')
+    # the spec: a relative path is invalid, and ignored
+    return os.path.join(base if os.path.isabs(base) else os.path.join(home, '.local', 'state'), 'ddkit')
 
 
 def check_ca(value):
@@ -463,6 +492,7 @@ def read_config(path, known, records=None):
         print('%s: warning: config file %s is readable by other users; run: chmod 600 %s'
               % (tool[:-3] if tool.endswith('.py') else tool, path, path), file=sys.stderr)
     values = shared = {}
+    wrong = []   # [(line number, what is wrong, the same in a few words)]: all said at once
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line or line.startswith('#'):
@@ -481,8 +511,10 @@ def read_config(path, known, records=None):
         name, eq, value = line.partition('=')
         name, value = name.strip(), value.strip()
         if not eq:
-            raise UsageError('config file %s line %d: expected setting_name=value, got %r'
-                             % (path, number, line[:60]))
+            alone = ddclient_host(line)
+            wrong.append((number, 'expected setting_name=value, got %r%s' % (line[:60], alone),
+                          '%r (not setting_name=value%s)' % (line[:60], alone)))
+            continue
         if name not in known:
             named = []
             for decider in deciders(known):   # e.g. a provider not installed here: said first
@@ -497,14 +529,56 @@ def read_config(path, known, records=None):
                 for chosen in named:
                     checked(decider, chosen, 'config file', decider.env, path, {})
             stray = strayed(name, known, named[0] if named else None)
-            from ddkit import helptext  # only on this error
-            raise UsageError('config file %s line %d: %s (see --help)' % (path, number, stray or (
-                '%r is not a setting of this tool%s' % (name[:60], helptext.did_you_mean(name, known)))))
+            near = '' if stray else suggestion(name, known)
+            wrong.append((number, stray or '%r is not a setting of this tool%s' % (name[:60], near),
+                          '%r (%s)' % (name[:60], stray[len(name) + 1:]) if stray else
+                          '%r%s' % (name[:60], ' (%s)' % near[2:] if near else '')))
+            continue
         if len(value) >= 2 and value[0] == value[-1] and value[0] in '"\'':
             value = value[1:-1]
         values[name] = value
         values['line:' + name] = number  # where it was, for a bad value's message
+    if len(wrong) == 1:
+        raise UsageError('config file %s line %d: %s (see --help)' % (path, wrong[0][0], wrong[0][1]))
+    if wrong:
+        raise UsageError('config file %s: %d lines this tool cannot take (see --help): %s' % (
+            path, len(wrong), ', '.join('line %d %s' % (number, short) for number, _, short in wrong)))
     return shared
+
+
+def suggestion(name, known):
+    """'; did you mean zone_name?' of a name no setting of known has: a near miss, or a word of
+    ddclient's (helptext.DDCLIENT) for a setting known has; else ''."""
+    from ddkit import helptext  # only on this error
+    word = name.lower()
+    if word in helptext.DDCLIENT and helptext.DDCLIENT[word] not in known:   # login without username: no log_file
+        return ''
+    return helptext.did_you_mean(name, known, {word: setting for word, setting in helptext.DDCLIENT.items()
+                                               if setting in known})
+
+
+def ddclient_host(line):
+    """What a line that is a host name alone means (ddclient.conf ends a host's settings so): the
+    setting to write it as; else ''."""
+    try:
+        return '; a host name alone, as ddclient writes it, is record_name=%s here' % check_name(line) \
+            if '.' in line and ' ' not in line else ''
+    except ValueError:
+        return ''
+
+
+def shows_every_record(args):
+    """True for --status of a --config file of several records ([record] lines) without --all or
+    --uci: it shows each record's outcome, as with --all (nothing is sent, so nothing to choose
+    among them), where a run of one record refuses the file."""
+    if 'status' not in args.on or 'all' in args.on or args.uci or not args.config:
+        return False
+    try:
+        with open(args.config, 'rb') as f:
+            text = f.read(256 * 1024).decode('utf-8', 'replace')
+    except OSError:
+        return False   # the run's own reading says why
+    return any(line.strip().startswith('[') and line.strip().endswith(']') for line in text.splitlines())
 
 
 def deciders(known):
@@ -538,7 +612,8 @@ def uci_settings(path, ref, options, known, own=()):
     for decider in deciders(known):
         if isinstance(options.get(decider.name), str):
             # first: a provider not installed here says so, not that its options are unknown
-            checked(decider, options[decider.name], 'uci section', decider.env, None, {})
+            checked(decider, options[decider.name], 'uci section', decider.env, None, {}, from_uci=values)
+    unknown = []   # all said at once
     for key, value in options.items():
         if key in uci.SERVICE_OPTIONS:
             values['uci:' + key] = value  # not settings: --check tells whether the service runs it
@@ -553,13 +628,20 @@ def uci_settings(path, ref, options, known, own=()):
             # own is refused when its record loads (ddkit.choice), as one of a config file's [record]
             continue
         if key not in known:
-            from ddkit.helptext import did_you_mean  # only on this error
-            raise UsageError('UCI section %s in %s: %r is not an option of this tool%s (see --help)'
-                             % (ref, path, key, did_you_mean(key, known)))
+            unknown.append(key)
+            continue
         if isinstance(value, list):   # `list` lines, or an option followed by a list of its name
             raise UsageError("UCI section %s in %s: %s is a list; give it once as option %s '...'"
                              % (ref, path, key, key))
         values[key] = value
+    if len(unknown) == 1:
+        raise UsageError('UCI section %s in %s: %r is not an option of this tool%s (see --help)'
+                         % (ref, path, unknown[0], suggestion(unknown[0], known)))
+    if unknown:
+        near = [suggestion(key, known) for key in unknown]
+        raise UsageError('UCI section %s in %s: %d options this tool does not have (see --help): %s' % (
+            ref, path, len(unknown), ', '.join('%r%s' % (key, ' (%s)' % said[2:] if said else '')
+                                               for key, said in zip(unknown, near))))
     return values
 
 
@@ -626,7 +708,7 @@ def load(args, settings, switches, environ=None, uci_values=None, file_values=No
         if s.repeat:
             value = listed(value, s.commas)
         if value is not None and s.check:
-            raw, value = value, checked(s, value, source, env, args.config, from_file, by_flag)
+            raw, value = value, checked(s, value, source, env, args.config, from_file, by_flag, from_uci)
             if s.check is check_name:
                 cfg.names.pop(name, None)
                 if value != raw.lower().rstrip('.'):
@@ -656,8 +738,10 @@ def listed(value, commas=False):
 CHECKED = {}   # (setting, value) -> checked value: the records of a run share most of their values
 
 
-def checked(s, value, source, env, config_path, from_file, by_flag=False):
-    """s.check(value) (each value of a repeated setting); a UsageError saying where a bad one came from."""
+def checked(s, value, source, env, config_path, from_file, by_flag=False, from_uci=None):
+    """s.check(value) (each value of a repeated setting); a UsageError saying where a bad one came from:
+    the flag, the variable, the config file's line, the UCI section (from_uci: its values, which say
+    which section, and whether the value is its own or of `config defaults`)."""
     key = (s.name, value if isinstance(value, str) else tuple(value))
     if key in CHECKED:
         return list(CHECKED[key]) if s.repeat else CHECKED[key]
@@ -674,12 +758,25 @@ def checked(s, value, source, env, config_path, from_file, by_flag=False):
     except ValueError as e:
         line = from_file.get('line:' + s.name)
         where = {'flag': s.flag, 'environment': env, 'default': 'default',
-                 'config file': 'config file %s line %s' % (config_path, line)}.get(source, source)
+                 'config file': 'config file %s line %s' % (config_path, line),
+                 'uci section': uci_where(s.name, from_uci or {})}.get(source, source)
         label = s.flag if by_flag and source == 'flag' else '%s (%s)' % (s.name, where)
         bad = bad if isinstance(bad, str) else ' '.join(bad)
         withheld = s.secret or isinstance(e, Withheld)   # a secret is never shown
         shown = '' if withheld else '; got %r' % bad[:80]
         raise UsageError('bad value for %s: %s%s%s' % (label, e, shown, '' if withheld else hint(bad)))
+
+
+def uci_where(name, from_uci):
+    """Where a UCI option of a record came from: 'UCI section home', or 'UCI config defaults, read by
+    section home' when the section does not give it itself (OWN)."""
+    section = from_uci.get('uci:section')
+    if section is None:
+        return 'UCI section'
+    own = from_uci.get(OWN)
+    if own is not None and name not in own:
+        return 'UCI config defaults, read by section %s' % section
+    return 'UCI section %s' % section
 
 
 # the DDNS_* variables the tools read or set that are no record's setting: the UCI file, egress6_win's

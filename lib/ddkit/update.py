@@ -128,7 +128,7 @@ def get_previous_ip(job):
     cfg, log = job.cfg, job.log
     if job.line is not None:   # the name resolves to every line's address: none of them is this line's
         return None
-    ip, why = lookup.resolve(cfg, cfg.record_name)
+    ip, why = lookup.resolve(cfg, cfg.record_name, job.run.shared(('doh unanswered',), set))
     fallback = getattr(job.provider, 'previous_ip', None)
     if ip is None and fallback:
         log.info('No previous IP from DoH (%s); trying a ping of %s.' % (why, cfg.record_name))
@@ -199,14 +199,26 @@ def zone_of(job, fresh=False):
         if kept and zone_holding(cfg.record_name, [Zone(None, kept[0])]):
             cfg.zone_name, job.zone_found = kept[0], True
             return
-    zones = job.shared(('account zones', provider.account(cfg)), lambda: provider.account_zones(job))
+    zones = job.shared(zones_key(job), lambda: provider.account_zones(job))
     zone = zone_holding(cfg.record_name, zones)
     if zone is None:
-        shown = ', '.join(sorted(z.name for z in zones)[:10]) or 'none'
-        raise Failure.at('find zone', 'no zone of this account holds %s (its zones: %s)' % (cfg.record_name, shown),
-                         kind='not found', fix='set zone_name to the zone the record is in, or use credentials '
-                         'that can see that zone')
+        from ddkit.settings import full_name_fix
+        names = sorted(z.name for z in zones if z.name)
+        fix = full_name_fix(cfg.record_name, names) or \
+            'set zone_name to the zone the record is in, or use credentials that can see that zone'
+        raise Failure.at('find zone', 'no zone of this account holds %s (its zones: %s); fix: %s' % (
+            cfg.record_name, ', '.join(names[:10]) or 'none', fix), kind='not found', fix=fix, setting='record_name')
     cfg.zone_name, job.zone_found = zone.name, True
+
+
+def zones_key(job):
+    """What the records of a run share the listing of an account's zones under (Run.shared)."""
+    return 'account zones', job.provider.account(job.cfg)
+
+
+def zones_listed(job):
+    """True when this run listed the account's zones (zone_of): the provider took the credentials."""
+    return job.run.recall(zones_key(job)) is not None
 
 
 def zone_holding(name, zones):
@@ -234,7 +246,11 @@ def create_record(job, zone_id, ip):
                              kind='unexpected')
         job.changed(UPDATED)
         return record_id
-    log.info('Created %s %s %s.' % (cfg.record_type, noun, job.name))
+    plain = None
+    if job.line:   # a line's record at a provider without lines: where it went, said plainly
+        from ddkit import lines
+        plain = lines.without_lines(job.provider)
+    log.info('Created %s %s %s%s.' % (cfg.record_type, noun, job.name, '; ' + plain if plain else ''))
     job.changed(CREATED)
     return record_id
 

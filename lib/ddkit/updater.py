@@ -7,7 +7,7 @@ import os
 import sys
 
 import ddkit
-from ddkit import UsageError, settings
+from ddkit import UsageError, decimal, settings
 from ddkit.ipcheck import OPERATORS
 from ddkit.settings import Setting, Switch
 from ddkit.urls import notify_secrets, proxy_uninstalled
@@ -23,8 +23,10 @@ COMMON = [
     Setting('ip_source', 'url', help='"url" asks ip_lookup_url; "iface:<name>" reads the interface; a LAN '
             'host (AAAA): "prefix:<iface>/<interface id>", "eui64:<iface>/<MAC>", "neigh:<iface>/<MAC>"',
             check=settings.check_ip_source),
-    Setting('doh_url', 'https://dns.google', help='DNS-over-HTTPS resolver (/resolve is appended)',
-            check=settings.check_url),
+    Setting('doh_url', help='DNS-over-HTTPS resolvers (JSON API), tried in order until one answers: one given '
+            'without a path is asked at /resolve, one with a path at that path. Default: https://dns.google '
+            'https://doh.pub/dns-query (the second answers from mainland China too)', check=settings.check_url,
+            repeat=True, metavar='URL'),
     Setting('ip_lookup_url', help='public IP lookup services, tried in order until one answers with an '
             'address. Default for A: '
             'https://ipv4.icanhazip.com https://1.1.1.1/cdn-cgi/trace; for AAAA: https://ipv6.icanhazip.com '
@@ -41,7 +43,8 @@ COMMON = [
     Setting('line_gone', 'remove', help='a line with no address: remove its record (created again when the '
             'address comes back), or keep it', check=settings.check_line_gone, choices=settings.LINE_GONE,
             label='A line without an address'),
-    Setting('state_dir', help='directory of the state files (default: your home directory)',
+    Setting('state_dir', help='directory of the state files (default: your home directory; the ddkit command\'s '
+            'on a PC: ~/.local/state/ddkit, or $XDG_STATE_HOME/ddkit)',
             check=settings.check_path, label='State directory'),
     Setting('log_file', help='log file (default: <state_dir>/<tool>_<record_name>.log)',
             check=settings.check_path),
@@ -49,7 +52,8 @@ COMMON = [
             'system\'s hashed directory when it has one, else its bundle)', check=settings.check_ca),
     Setting('timeout', '10', help='seconds per request', check=settings.check_timeout),
     Setting('proxy', help='the proxy of the provider, the notifications and the health-check ping: '
-            'http://[user:password@]host:port, socks5://... (names resolved here), socks5h://... (by the proxy), or '
+            'http://[user:password@]host:port (host:port alone is http://), socks5://... (names resolved here), '
+            'socks5h://... (by the proxy), or '
             'off; unset: https_proxy, all_proxy, no_proxy of the environment, as curl reads them',
             secret=settings.proxy_secrets, check=settings.check_proxy),
     Setting('proxy_lookup', '0', help='1: the IP lookups and DoH go through the proxy too (0: direct)',
@@ -83,13 +87,17 @@ SWITCHES = [
     Switch('json', help='with --status: a JSON array (keys: docs/status.md)'),
     Switch('all', help='run every enabled record of the UCI file (or each [record] of --config); exit '
            'status the worst'),
+    # a value that is the process's, no record's: a Setting in this table is no DDNS_ variable, no file line
+    Setting('every', help='with --all: run again every SECONDS (at least 60)', metavar='SECONDS'),
 ]
+EVERY = 60, 7 * 86400   # seconds: no faster than the OpenWrt service, and a run a week at least
 
 
-def main(provider=None, argv=None, tool=None, choice=None):
+def main(provider=None, argv=None, tool=None, choice=None, looping=False):
     """Run the records the command line names through the provider; the exit status. tool: the
     command's name (a seed tool is one provider fixed), for messages, --help and its UCI file.
-    choice instead of a provider (the ddkit command, ddkit.choice): each record names its own."""
+    choice instead of a provider (the ddkit command, ddkit.choice): each record names its own.
+    looping: a run of --every (every())."""
     from ddkit.provider import Run
     argv = sys.argv[1:] if argv is None else argv
     if choice is not None:   # the providers the run names, else every one (their settings' names)
@@ -113,6 +121,8 @@ def main(provider=None, argv=None, tool=None, choice=None):
         return e.exit_status
     if args is None or 'version' in args.on:
         return about(tool, provider, table, switches, args, choice, names)
+    if 'every' in args.values and not looping:
+        return every(provider, argv, tool, choice, args)
     if 'providers' in args.on:
         return choice.show_providers(COMMON, 'json' in args.on)
     if 'sample' in args.on:
@@ -139,7 +149,7 @@ def main(provider=None, argv=None, tool=None, choice=None):
             chosen_table = table if provider else choice.table_of(chosen, COMMON)
             base = shared_base(bases, chosen, args, chosen_table, environ, shared)
             cfg = settings.load(args, chosen_table, SWITCHES, environ=environ, base=base, **own)
-            usable(chosen, cfg, label, reading='status' in args.on)
+            usable(chosen, cfg, label, reading='status' in args.on, choice=choice)
         except UsageError as e:
             print('%s: %s%s' % (tool, 'record %s: ' % label if label else '', e), file=sys.stderr)
             outcomes.append((label, e.exit_status, None))
@@ -174,6 +184,8 @@ def plan(argv, tool, table, switches):
     """(args, whether it runs several records, [(label, values)] of the records to run, the values
     they share or None) of a command line; args None: --help."""
     args = settings.parse_args(argv, table, switches, files=True)
+    if args is not None and settings.shows_every_record(args):
+        args.on.add('all')   # --status of a file of several records: each one's
     several = args is not None and 'providers' not in args.on and ('all' in args.on or len(args.uci) > 1)
     if several:
         from ddkit import records
@@ -181,6 +193,77 @@ def plan(argv, tool, table, switches):
     if args is not None and not args.on & {'version', 'providers'}:
         return args, several, [(None, lambda: settings.named_section(args, tool, table))], None
     return args, several, [], None
+
+
+class Stopped(BaseException):
+    """SIGTERM or SIGINT (its number: args[0]) while --every runs. A BaseException, so no `except
+    Exception` of a run takes it, while each `finally` and `except BaseException` on its way out does
+    its part: a temporary file removed, a lock released."""
+
+
+def every(provider, argv, tool, choice, args):
+    """--every SECONDS: the command line run, then again SECONDS after each run ended, in this process,
+    as the OpenWrt service's loop runs it. SIGTERM or SIGINT between runs: exit 0; during a run: the run
+    ends where it stands, as a kill of it would (each state file is written whole or not at all, and the
+    ip file claims only what the provider took), exit 128 + the signal's number, as a shell reports a
+    killed run. A failed run, even one that raised, does not end the loop; each run reads the settings
+    anew, so an edited config file holds from the next run."""
+    seconds = decimal(args.values['every'][:8])
+    if not EVERY[0] <= (seconds or 0) <= EVERY[1] or 'all' not in args.on or args.on & {'check', 'status'}:
+        print('%s: --every takes whole seconds from 60 to 604800, and goes with --all, not with --check or '
+              '--status; see --help' % tool, file=sys.stderr)
+        return 2
+    import signal
+    ours = [getattr(signal, name) for name in ('SIGTERM', 'SIGINT', 'SIGBREAK') if hasattr(signal, name)]
+    before = {s: signal.signal(s, stop) for s in ours}
+    try:
+        while True:
+            try:
+                main(provider, argv, tool, choice, looping=True)
+            except Stopped as e:
+                print('%s: stopped by signal %d during a run' % (tool, e.args[0]), file=sys.stderr)
+                return 128 + e.args[0]
+            except Exception:   # a bug: said, and the next run tries again, as the service's next run would
+                import traceback
+                traceback.print_exc()
+            fresh()
+            wait(seconds)
+    except Stopped:   # between runs
+        return 0
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+
+def stop(signum, frame):
+    raise Stopped(signum)
+
+
+def wait(seconds):
+    """The pause between two runs of --every."""
+    import time
+    time.sleep(seconds)
+
+
+# What a run keeps in module globals for its records ("once a run": an interface's prefixes, a CA
+# bundle's text, checked values), cleared between runs of --every, as a process of its own would start:
+# the next run reads them again (a new prefix, an updated CA bundle) and nothing piles up run after run.
+# A module not loaded kept nothing. tests/test_every.py checks that every module-level cache is here or
+# said to hold only what the code itself or the host's kind decides.
+PER_RUN = (('ddkit.lan', 'DUMPS'), ('ddkit.lan', 'PREFIXES'), ('ddkit.ipcheck', '_IIDS'),
+           ('ddkit.settings', 'CHECKED'), ('ddkit.http', '_ANCHORS'), ('ddkit.wire', 'CONTEXTS'),
+           ('ddkit.wire', 'LOCATIONS'))
+
+
+def fresh():
+    """Forget what the last run of --every kept (PER_RUN, the directory it kept its state in, its
+    proxy, the connections it left open)."""
+    for module, name in PER_RUN:
+        if module in sys.modules:
+            getattr(sys.modules[module], name).clear()
+    ddkit.KEEP_DIR[0] = ddkit.PROXY[0] = None
+    if 'ddkit.wire' in sys.modules:
+        sys.modules['ddkit.wire'].close_all()
 
 
 def shared_base(bases, provider, args, table, environ, shared):
@@ -222,7 +305,7 @@ def about(tool, provider, table, switches, args, choice=None, names=None):
     return 0
 
 
-def usable(provider, cfg, label, reading=False):
+def usable(provider, cfg, label, reading=False, choice=None):
     """A UsageError when the record cannot be run: settings missing (all named at once), the record
     outside its zone (--check reports these two as FAIL lines instead), a LAN source on an A record,
     lines the provider cannot publish, a record type it cannot hold.
@@ -236,7 +319,7 @@ def usable(provider, cfg, label, reading=False):
     if cfg.lines or cfg.default_line:   # --check refuses them too: no line could be checked
         from ddkit import lines
         for family in cfg.record_type.split():
-            problem = lines.refused(provider, cfg, family)
+            problem = lines.refused(provider, cfg, family, choice and choice.with_lines)
             if problem:
                 raise problem
     held = getattr(provider, 'FAMILIES', ('A', 'AAAA'))   # the record types the provider can hold
@@ -283,7 +366,7 @@ def make_job(provider, cfg, family, run, tool, line=None):
     own.record_type = family
     own.dry_run = cfg.dry_run or cfg.check  # belt and braces: --check writes no file, as a dry run
     own.ip_lookup_url = cfg.ip_lookup_url or list(LOOKUP[family])
-    own.state_dir = cfg.state_dir or os.path.expanduser('~')
+    own.state_dir = cfg.state_dir or settings.default_state_dir(tool, openwrt=openwrt())
     key = '%s_AAAA' % cfg.record_name if family == 'AAAA' else cfg.record_name
     # the seed tools' log names, whichever command runs the record
     own.log_file = cfg.log_file or os.path.join(own.state_dir, '%s_%s.log' % (provider.STEM, key))

@@ -102,7 +102,8 @@ PATH_WORDS = frozenset(('cgi-bin', 'webhook', 'send', 'robot', 'open-apis', 'bot
 
 def notify_target(url):
     """(kind, the URL without its KIND+ prefix, host) of a `notify` URL; ValueError when it names no
-    kind (the message names the host, never a secret part)."""
+    kind, or its host is a near miss of a service's (near_miss: the key would go to a misspelt, maybe
+    squatted, domain). The message names the host, never a secret part."""
     named, plus, _ = url.partition('://')[0].partition('+')
     kind, bare = (named.lower(), url[len(named) + 1:]) if plus else (None, url)
     try:
@@ -110,16 +111,57 @@ def notify_target(url):
     except ValueError:
         host = ''
     host = host.lower()
-    if kind is None:
-        kind = next((name for name, hosts in NOTIFY_HOSTS.items() for known in hosts
-                     if host == known or known[0] == '.' and host.endswith(known)), None)
-        if kind is None:
-            raise ValueError('the host %s is none of the notification services\'; for a self-hosted server '
-                             'or another host, name the kind before the scheme: KIND+https://...; the kinds: %s'
-                             % (host or '(none)', ', '.join(NOTIFY_HOSTS)))
-    elif kind not in NOTIFY_HOSTS:
+    if kind is not None and kind not in NOTIFY_HOSTS:
         raise ValueError('%s+ names no notification service; the kinds: %s' % (kind[:20], ', '.join(NOTIFY_HOSTS)))
+    found = next((name for name, hosts in NOTIFY_HOSTS.items() for known in hosts
+                  if host == known or known[0] == '.' and host.endswith(known)), None)
+    if found is None:
+        near = near_miss(host)
+        if near:
+            raise ValueError('the host %s is %s from %s, %s\'s: did you mean %s? (a misspelt host would get the '
+                             'URL\'s key)' % (host, near[2], near[1], near[0], near[1]))
+    kind = kind or found
+    if kind is None:
+        raise ValueError('the host %s is none of the notification services\'; for a self-hosted server '
+                         'or another host, name the kind before the scheme: KIND+https://...; the kinds: %s'
+                         % (host or '(none)', ', '.join(NOTIFY_HOSTS)))
     return kind, bare, host
+
+
+def near_miss(host):
+    """(kind, the host meant, 'one letter' or 'two letters') when host is a typo of a service's
+    host: one or two letters changed, added or left out (one only, for a host under 10 letters, which
+    two would mistake for another name); else None. A host under a service's domain (.push.ft07.com)
+    is compared by as many labels as that domain has."""
+    for kind, hosts in NOTIFY_HOSTS.items():
+        for known in hosts:
+            given = host
+            if known[0] == '.':
+                known = known[1:]
+                given = '.'.join(host.split('.')[-(known.count('.') + 1):])
+            if given == known:
+                continue
+            most = 1 if len(known) < 10 else 2
+            apart = edits(given, known, most)
+            if apart <= most:
+                meant = host[:len(host) - len(given)] + known
+                return kind, meant, 'one letter' if apart == 1 else 'two letters'
+    return None
+
+
+def edits(a, b, most):
+    """The edit distance of a and b (letters changed, added or left out), or most + 1 once it is
+    more than most (a row's least value only grows)."""
+    if abs(len(a) - len(b)) > most:
+        return most + 1
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        last, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            last, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, last + (x != y))
+        if min(row) > most:
+            return most + 1
+    return row[-1]
 
 
 def notify_secrets(urls):

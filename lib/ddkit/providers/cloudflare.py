@@ -13,7 +13,7 @@ from ddkit.settings import Setting, check_header
 
 NAME = 'cloudflare'
 STEM = 'updater_a'                       # its lock and log files' prefix: the seed tool's name
-SUMMARY = 'Keep an A or AAAA record at DNS provider A (API v4)'
+SUMMARY = 'Keep an A or AAAA record at Cloudflare (API v4)'
 API_PATH = '/client/v4'
 SETTINGS = [
     Setting('auth_email', help='account e-mail (with auth_key)', short='-u', check=check_header,

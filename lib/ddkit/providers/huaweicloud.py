@@ -21,7 +21,7 @@ from ddkit.settings import Setting, check_header, check_text
 
 NAME = 'huaweicloud'
 STEM = 'updater_b'                       # its lock and log files' prefix: the seed tool's name
-SUMMARY = 'Keep an A or AAAA recordset at cloud provider B (DNS v2)'
+SUMMARY = 'Keep an A or AAAA recordset at Huawei Cloud DNS (DNS v2)'
 SETTINGS = [
     Setting('username', help='account user name (also the user\'s domain name)', check=check_text),
     secret_setting('password', 'account password', check=check_text),

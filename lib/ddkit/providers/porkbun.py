@@ -35,11 +35,14 @@ NOT_OPTED_IN = 'Domain is not opted in to API access.'
 CREDENTIALS = ('Invalid API key. (001)', 'Invalid API key. (002)', 'All API requests require an API key.')
 OPT_IN = ('switch on API ACCESS for the domain at Porkbun (Domain Management, the domain\'s Details), '
           'or opt in all domains under Account, API Access')
+# the prefixes that tell the key from its secret: no secret, so never written as pk1_... in a message,
+# which the log would mask as the start of the secret it begins (ddkit.log: an excerpt cut in a secret)
+KEY_PREFIX, SECRET_PREFIX = 'pk1_', 'sk1_'
 FIXES = {   # what to do about the API's messages users meet (it sends no codes; docs/providers.md)
-    'Invalid API key. (001)': 'api_key is not a Porkbun API key: copy it (pk1_...) from Account, API Access, or '
-                              'create a new key there',
-    'Invalid API key. (002)': 'secret_api_key is not the secret of api_key: copy the secret (sk1_...) shown '
-                              'with that key, or create a new key',
+    'Invalid API key. (001)': 'api_key is not a Porkbun API key: copy the API key (it starts %s) from Account, '
+                              'API Access, or create a new key there' % KEY_PREFIX,
+    'Invalid API key. (002)': 'secret_api_key is not the secret of api_key: copy the secret API key shown with '
+                              'that key (it starts %s), or create a new key' % SECRET_PREFIX,
     'All API requests require an API key.': 'set api_key and secret_api_key',
     INVALID_DOMAIN: 'zone_name must be a domain of this Porkbun account (the registered domain, e.g. example.com, '
                     'not a subdomain)',
@@ -178,6 +181,15 @@ def delete_record(job, zone_id, record):
 
 
 
+def swapped(cfg):
+    """The fix when api_key and secret_api_key are given the wrong way round (told by the prefixes
+    their values start with), else None."""
+    if (cfg.api_key or '').startswith(SECRET_PREFIX) or (cfg.secret_api_key or '').startswith(KEY_PREFIX):
+        return ('api_key and secret_api_key are swapped: api_key is the API key (it starts %s), secret_api_key '
+                'the secret API key (it starts %s)' % (KEY_PREFIX, SECRET_PREFIX))
+    return None
+
+
 def call(job, path, step, body=None, stale=False, repeatable=True):
     """One call: POST path with the credentials in the JSON body; its answer, checked. stale: an error
     answer (but one about the credentials) raises Stale, so the loop looks the ids up again. A domain
@@ -203,7 +215,8 @@ def call(job, path, step, body=None, stale=False, repeatable=True):
         log.info('%s: %s' % (step, message))
         raise Stale()
     log.error('%s: error: %s' % (step, message))
-    fix = FIXES.get(message)
+    fix = swapped(cfg) if message in CREDENTIALS else None
+    fix = fix or FIXES.get(message)
     # the key's two halves are told apart by the number the message ends with: its only code
     code = message[-4:-1] if message and message.endswith(')') and decimal(message[-4:-1]) is not None else None
     if message in (INVALID_DOMAIN, NOT_OPTED_IN):

@@ -172,6 +172,8 @@ def account_zones(job):
 def soa_zone(job, name):
     """The zone the server holds name in (the owner of the SOA of its authoritative answer), or None."""
     answer = ask(job, name, SOA, 'find zone', judged=False)
+    if answer.rcode == 'SERVFAIL':   # the server failing says nothing of its zones: a server error
+        refused(job, 'find zone', answer.rcode, True)
     if answer.rcode not in ('NOERROR', 'NXDOMAIN') or not answer.authoritative:
         job.log.info('find zone: the server answers the SOA of %s with %s%s.' % (
             name, answer.rcode, '' if answer.authoritative else ', not as its authority'))

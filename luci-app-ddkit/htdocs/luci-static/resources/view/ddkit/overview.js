@@ -65,6 +65,14 @@ const OUTCOMES = {
 	'never': [ _('never'), null ]
 };
 
+// a line's name in the status table (ddkit's status says ct, cm, cu or default)
+const LINES = {
+	'ct': _('China Telecom'),
+	'cm': _('China Mobile'),
+	'cu': _('China Unicom'),
+	'default': _('default')
+};
+
 // E() sets a lone string as innerHTML: whatever ddkit or a provider said goes in as a text node
 function text(tag, attrs, value) {
 	return E(tag, attrs || {}, [ (value == null) ? '' : String(value) ]);
@@ -83,6 +91,28 @@ function localTime(epoch) {
 // LuCI appends its stack trace to an error's message: the first line says what failed
 function errorText(err) {
 	return String((err && err.message) ? err.message : err).split('\n')[0];
+}
+
+// A failure's line often ends with its fix ("...; fix: ..." or "...; <the fix>"), which the Fix:
+// line under it says whole: the fix is taken out of the line, said once.
+function withoutFix(message, fix) {
+	if (!message || !fix)
+		return message;
+
+	const at = message.lastIndexOf(fix);
+
+	if (at > 0) {
+		const before = message.slice(0, at).match(/^(.*?)\s*(?:;|--)\s*(?:fix:\s*)?$/s);
+
+		if (before)
+			return before[1] + message.slice(at + fix.length);
+	}
+
+	// the line's last part may be the fix's start: a shorter wording of it
+	const cut = message.lastIndexOf('; ');
+	const tail = message.slice(cut + 2).replace(/^fix:\s*/, '');
+
+	return (cut > 0 && tail.length >= 12 && fix.startsWith(tail)) ? message.slice(0, cut) : message;
 }
 
 function list(value) {
@@ -139,7 +169,7 @@ return view.extend({
 			const cells = [
 				E('span', {}, [ String(r.name ?? ''), r.section ? E('br') : '',
 					r.section ? text('small', {}, _('section %s').format(r.section)) : '' ]),
-				r.type, r.provider, r.line ?? '',
+				r.type, r.provider, (r.line != null) ? (LINES[r.line] || r.line) : '',
 				outcome[1] ? text('span', { 'class': outcome[1], 'title': r.outcome }, outcome[0]) : outcome[0],
 				r.ip ?? '', localTime(r.checked), localTime(r.changed)
 			];
@@ -153,7 +183,8 @@ return view.extend({
 			if (r.outcome == 'failed' && (r.message || r.fix))
 				table.appendChild(E('tr', { 'class': 'tr ddkit-failure' }, [
 					E('td', { 'class': 'td', 'colspan': titles.length }, [
-						r.message ? E('div', {}, [ E('strong', {}, _('Failed:')), ' ', String(r.message) ]) : '',
+						r.message ? E('div', {}, [ E('strong', {}, _('Failed:')), ' ',
+							String(withoutFix(String(r.message), r.fix ? String(r.fix) : null)) ]) : '',
 						r.fix ? E('div', {}, [ E('strong', {}, _('Fix:')), ' ', String(r.fix) ]) : ''
 					])
 				]));
@@ -478,6 +509,18 @@ return view.extend({
 		s.anonymous = false;
 		s.nodescriptions = true;   // the help is in the Edit dialog, not over the grid
 		s.addbtntitle = _('Add record');
+		// the box beside Add record takes the new section's name, not the DNS name: say so in it
+		s.renderSectionAdd = function(extra_class) {
+			const el = form.GridSection.prototype.renderSectionAdd.apply(this, arguments);
+			const name = el.querySelector('.cbi-section-create-name');
+
+			if (name) {
+				name.placeholder = _('Section name, e.g. home');
+				name.title = _('A name for the new record\'s section: letters, digits and _ (e.g. home or nas_v6). The DNS name goes in the form that opens next.');
+			}
+
+			return el;
+		};
 		s.modaltitle = section_id => _('Record %s').format(section_id);
 		s.tab('general', _('General'));
 		if (advanced)
