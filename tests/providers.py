@@ -371,7 +371,7 @@ DNSCOM = run_by_ddkit('dnscom', 'record', {'DDNS_API_KEY': 'example0dnscom0key',
                                            'DDNS_API_SECRET': 'example-secret'},
                       # the domain's id read by its name (domain/getsingle), then its name's listing; no call
                       # reads one record: stored ids are checked in the name's listing
-                      rest_calls(find=['get_zone', 'list_records'], read=['list_records'], by_name=False))
+                      rest_calls(find=['get_zone', 'list_records'], read=['list_records']))
 DNSLA = run_by_ddkit('dnsla', 'record', {'DDNS_API_ID': 'example0dnsla0id', 'DDNS_API_SECRET': 'example-secret'},
                      # the domain's id read by its name (GET /api/domain), then the name's listing of its type;
                      # no call reads one record: stored ids are checked in that listing

@@ -17,7 +17,9 @@ import pytest
 from conftest import ROOT, ZONE, run_tool, tool_path
 
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
-from ddkit import updater  # noqa: E402
+from ddkit import registry, updater  # noqa: E402
+
+PROVIDER = registry.PROVIDERS[0]   # provider A
 
 NAMES = ('a.example.com', 'b.example.com')
 OLD, NEW, NEWER = '81.2.69.1', '81.2.69.10', '81.2.69.20'
@@ -25,11 +27,11 @@ OLD, NEW, NEWER = '81.2.69.1', '81.2.69.10', '81.2.69.20'
 
 def config(box, state, tmp_path, *more):
     """A config file of two records at provider A's fake (mode 600): its path."""
-    fake = box.fakes['cloudflare']
+    fake = box.fakes[PROVIDER]
     for name in NAMES:
-        fake.add_record(box.zones['cloudflare'], name, 'A', OLD)
+        fake.add_record(box.zones[PROVIDER], name, 'A', OLD)
         box.doh.names[(name, 'A')] = [OLD]
-    lines = ['provider=cloudflare', 'zone_name=%s' % ZONE, 'ip_lookup_url=%s' % box.lookup.url,
+    lines = ['provider=%s' % PROVIDER, 'zone_name=%s' % ZONE, 'ip_lookup_url=%s' % box.lookup.url,
              'doh_url=%s' % box.doh.url, 'state_dir=%s' % state] + list(more)
     lines += ['%s=%s' % (k[5:].lower(), v) for k, v in fake.settings().items()]
     for name in NAMES:
@@ -41,7 +43,7 @@ def config(box, state, tmp_path, *more):
 
 
 def held(box):
-    return [box.fakes['cloudflare'].find(name)[0]['content'] for name in NAMES]
+    return [box.fakes[PROVIDER].find(name)[0]['content'] for name in NAMES]
 
 
 class Runs:
@@ -78,8 +80,8 @@ def test_runs_again_after_each_pause_and_sigterm_between_runs_exits_0(box, tmp_p
 
 def test_a_failed_run_does_not_end_the_loop(box, tmp_path, monkeypatch, capsys, call_tool):
     conf = config(box, tmp_path, tmp_path)
-    box.fakes['cloudflare'].fail('status', route='list_zones', times=10, status=500)
-    runs = Runs(monkeypatch, 2, then=lambda n: box.fakes['cloudflare'].faults.clear())
+    box.fakes[PROVIDER].fail('status', route='list_zones', times=10, status=500)
+    runs = Runs(monkeypatch, 2, then=lambda n: box.fakes[PROVIDER].faults.clear())
     status, out, err = call_tool('ddkit', ['--all', '--config', conf, '--every', '60'], {}, monkeypatch, capsys)
     assert status == 0 and runs.count == 2
     assert '2 of 2 records failed' in out + err   # the first run
@@ -200,7 +202,7 @@ def test_memory_does_not_grow_run_to_run(box, tmp_path):
     assert done.returncode == 0, done.stderr
     before, after = map(int, re.search(r'blocks (\d+) (\d+)', done.stderr).groups())
     print('memory blocks held after run 100: %d, after run %d: %d' % (before, last, after))
-    assert box.fakes['cloudflare'].calls().count('update_record') >= 2 * 30   # updates all along
+    assert box.fakes[PROVIDER].calls().count('update_record') >= 2 * 30   # updates all along
     assert after - before < 100, 'ddkit holds %d more memory blocks after %d more runs' % (after - before, last - 100)
 
 
@@ -215,7 +217,7 @@ def test_bad_every_exits_2_before_any_run(box, tmp_path, monkeypatch, capsys, ca
     status, out, err = call_tool('ddkit', ['--config', conf] + args, {}, monkeypatch, capsys)
     assert status == 2 and err == ('ddkit: --every takes whole seconds from 60 to 604800, and goes with --all, not '
                                    'with --check or --status; see --help\n'), err
-    assert box.fakes['cloudflare'].calls() == [] and out == ''
+    assert box.fakes[PROVIDER].calls() == [] and out == ''
 
 
 def started(conf, tmp_path):
@@ -252,7 +254,7 @@ def test_a_signal_between_runs_ends_the_process_with_exit_0(box, tmp_path, sent)
 
 def test_sigterm_during_a_run_ends_it_as_a_kill_does_nothing_half_written(box, tmp_path):
     conf = config(box, tmp_path, tmp_path)
-    fake = box.fakes['cloudflare']
+    fake = box.fakes[PROVIDER]
     hanging = threading.Event()
     fake.fail('hang', route='update_record', until=hanging, seconds=20)
     process = started(conf, tmp_path)

@@ -292,7 +292,12 @@ FAILURES = [
      'check connectivity', 'get current IP: no answer from https://ipv6.icanhazip.com'),
     (None, 'failed', 'update record: HTTP 500; the next run tries again', 'wait',
      'update record: HTTP 500; the next run tries again')]
-RECORDS = [{'name': 'nas.example.cn', 'type': 'AAAA', 'provider': 'alidns', 'line': line, 'outcome': outcome,
+sys.path.insert(0, os.path.join(ROOT, 'lib'))
+from ddkit import registry  # noqa: E402
+
+# a provider with operator lines, whose records the page shows line by line
+LINED = next(name for name in registry.PROVIDERS if getattr(registry.provider(name), 'LINES', None))
+RECORDS = [{'name': 'nas.example.cn', 'type': 'AAAA', 'provider': LINED, 'line': line, 'outcome': outcome,
             'ip': None, 'checked': None, 'changed': None, 'section': 'nas', 'message': message, 'fix': fix}
            for line, outcome, message, fix, _ in FAILURES]
 

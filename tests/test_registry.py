@@ -38,6 +38,10 @@ ALLOWED = {
     'tests/test_import_ddns.py': 'ddns-scripts\' services by their names, and the records the import makes of them',
     'lib/ddkit/providers/dnspodtoken.py': "DNSPod's own API, whose hosts and documents are at the domain the "
                                           "dnspod provider (Tencent Cloud's API for DNSPod) is named after",
+    'tests/test_help.py': "the providers whose help issue 52 named (Porkbun's per-domain API access, EdgeOne's "
+                          "NS-mode sites, deSEC, the No-IP preset) and what --help calls Cloudflare and Huawei Cloud",
+    'tests/test_new_user_four_b.py': "a ddclient config as its users write it (protocol=noip), and the presets "
+                                     "and protocol they move to",
     'tests/requirements.txt': "the providers' official SDKs, test-only: their fakes check each signature "
                               "with the SDK's own signer",
     # the word of the notification services' own URLs (WeCom's /cgi-bin/webhook/send), no provider

@@ -20,7 +20,9 @@ from conftest import ROOT, run_tool, tool_path
 import needs
 
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
-from ddkit import service  # noqa: E402
+from ddkit import registry, service  # noqa: E402
+
+PROVIDER = registry.PROVIDERS[0]   # provider A
 
 STANDINS = os.path.join(ROOT, 'tests', 'service', 'bin')
 SECRET = 'k3y-that-must-stay-in-the-config-file'
@@ -49,8 +51,9 @@ def system(tmp_path, monkeypatch):
     made = System()
     made.root.mkdir()
     made.conf.parent.mkdir()
-    made.conf.write_text('provider=cloudflare\nauth_email=me@example.com\nauth_key=%s\nzone_name=example.com\n'
-                         '[home]\nrecord_name=home.example.com\n[nas]\nrecord_name=nas.example.com\n' % SECRET)
+    made.conf.write_text('provider=%s\nauth_email=me@example.com\nauth_key=%s\nzone_name=example.com\n'
+                         '[home]\nrecord_name=home.example.com\n[nas]\nrecord_name=nas.example.com\n'
+                         % (PROVIDER, SECRET))
     made.conf.chmod(0o600)
     monkeypatch.setenv('PATH', STANDINS + os.pathsep + os.environ['PATH'])
     for name, value in (('SERVICE_CALL_LOG', made.log), ('SERVICE_STATE', made.state), ('SERVICE_ROOT', made.root),
@@ -292,7 +295,7 @@ def test_the_command_dispatches_the_switches_and_its_normal_run_loads_none_of_it
     assert 'launchctl bootstrap gui/%d %s/Library/LaunchAgents/ddkit.plist' % (os.geteuid(), os.path.expanduser('~')) \
         in done.stdout and '<integer>600</integer>' in done.stdout
     assert run_tool('ddkit', ['--install-service', '--help']).stdout.startswith('usage: ')
-    env = dict(box.env_of('cloudflare', str(tmp_path)), DDNS_PROVIDER='cloudflare')
+    env = dict(box.env_of(PROVIDER, str(tmp_path)), DDNS_PROVIDER=PROVIDER)
     done = run_tool('ddkit', env=env, flags=['-X', 'importtime'])
     assert done.returncode == 0, done.stderr
     assert 'ddkit.service' not in done.stderr and 'ddkit.updater' in done.stderr
@@ -338,7 +341,7 @@ def test_without_config_the_uci_file_else_a_refusal(system, capsys, monkeypatch,
 
 
 def test_a_config_of_one_record_runs_without_all(system, capsys):
-    system.conf.write_text('provider=cloudflare\nrecord_name=home.example.com\n')
+    system.conf.write_text('provider=%s\nrecord_name=home.example.com\n' % PROVIDER)
     status, out, err = install(system, capsys, '--install-service', '--dry-run', '--config', str(system.conf))
     assert status == 0, err
     assert 'ddkit.py --config %s --state-dir' % system.conf in out

@@ -77,12 +77,12 @@ def test_a_failure_is_kept_as_fields_and_the_next_good_run_replaces_it(box, tmp_
     box.lookup.answer = NEW
     env = adapter.env(box, tmp_path)
     # a setting secret as a whole (a URL's secret is its key alone: tests/test_webhook.py); none given
-    # by the environment where a file holds it (googlecloud's key_file)
+    # by the environment where a file holds it (a service account's key file)
     secret = ([env[s.env] for s in adapter.module().SETTINGS if s.secret is True and s.env in env] + [None])[0]
     adapter.fake(box).fail('status', times=10, status=500, text='upstream down, key %s' % secret)
     assert update(adapter, box, tmp_path).returncode == 1
     code, (values,) = status(adapter, box, tmp_path)
-    # a DNS server's SERVFAIL (rfc2136) is no HTTP status
+    # a DNS server's SERVFAIL (DNS UPDATE's provider) is no HTTP status
     http = adapter.fake(box).url.startswith('http')
     assert code == 1 and values['outcome'] == 'failed' and values['http_status'] == (500 if http else None)
     # the first request of its run: a told provider's is the update itself

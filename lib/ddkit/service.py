@@ -474,8 +474,12 @@ def carry_out(steps, dry_run, runner, tool, install, target, task=False):
             print(step[1])
         elif kind == 'chmod':
             print('chmod %o %s' % (step[2], step[1]))
-            if not dry_run:
-                os.chmod(step[1], step[2])
+            if not dry_run:   # the file read and checked, never a link put in its place since
+                fd = os.open(step[1], os.O_RDONLY | getattr(os, 'O_NOFOLLOW', 0))
+                try:
+                    os.fchmod(fd, step[2]) if hasattr(os, 'fchmod') else os.chmod(step[1], step[2])
+                finally:
+                    os.close(fd)
         elif kind == 'write':
             _, path, text, mode = step
             print('write %s (mode %04o)%s' % (path, mode, ':' if dry_run else ''))
