@@ -131,7 +131,8 @@ def test_each_kind_refusing_is_logged_kept_and_told_by_the_next_run(box, service
     queue = tmp_path / NOTICES_FILE
     assert stat.S_IMODE(os.stat(str(queue)).st_mode) == 0o600
     (line,) = queue.read_text().splitlines()
-    assert line.split(' ', 3)[2:] == ['updated', '%s A (%s) updated: %s -> %s' % (RECORD, PROVIDER, OLD, NEW)]
+    # what it tells is said once, in its text (queue_line)
+    assert line.split(' ', 2)[2:] == ['%s A (%s) updated: %s -> %s' % (RECORD, PROVIDER, OLD, NEW)]
     assert [part for part in secret_parts(fake) if part in everything_shown(done, tmp_path)] == []
 
     fake.key = fake.KEY   # fixed: the next run, with nothing changed, tells what was kept
@@ -469,3 +470,21 @@ def test_a_robot_over_its_rate_keeps_the_notice(services, tmp_path):
     assert 'answered HTTP 200, code 130101: send too fast' in (tmp_path / 'run.log').read_text()
     (line,) = (tmp_path / NOTICES_FILE).read_text().splitlines()
     assert line.endswith(' updated home A updated: 1 -> 2')
+
+
+def test_a_kept_record_notice_says_what_it_tells_once_and_reads_back_the_same(tmp_path):
+    """A record's notice says what it tells after its subject; its queue line does not say it again.
+    A text that does not say it (and a line of an older build, which said it first) keeps the word."""
+    now = int(time.time())
+    told = 'home.example.com AAAA line ct (westcn) created: 240e::1'
+    back = 'home.example.com A (cloudflare) recovered, updated: 81.2.69.1 -> 81.2.69.10 (failing since x)'
+    lines = [notices.queue_line('0123456789abcdef', now, 'created', told),
+             notices.queue_line('0123456789abcdef', now, 'recovered', back),
+             notices.queue_line('0123456789abcdef', now, 'failed', 'no subject here'),
+             '0123456789abcdef %d created %s' % (now, told)]
+    assert lines[0] == '0123456789abcdef %d %s' % (now, told) and lines[0].count('created') == 1
+    path = tmp_path / NOTICES_FILE
+    path.write_text('\n'.join(lines) + '\n')
+    path.chmod(0o600)
+    assert [parts[1:3] for _, parts in notices.queued(str(path))] == [
+        ('created', told), ('recovered', back), ('failed', 'no subject here'), ('created', told)]

@@ -390,8 +390,20 @@ def footer():
 
 
 def queue_line(to, at, what, text):
-    """A kept notice as its line of the queue file: the URL's digest, when, what, the text."""
-    return '%s %d %s %s' % (to, at, what, cut(' '.join(text.split()), PART_MAX))
+    """A kept notice as its line of the queue file: the URL's digest, when, the text; what it tells
+    too (before the text) only where the text does not say it as a record's notice does (after its
+    subject: 'home.example.com A (cloudflare) created: ...'), so a line does not say it twice."""
+    text = cut(' '.join(text.split()), PART_MAX)
+    return '%s %d %s' % (to, at, text) if told_in(text) == what else '%s %d %s %s' % (to, at, what, text)
+
+
+def told_in(text):
+    """What a record's notice tells, as its text says it after its subject '(provider) ', or None."""
+    import re
+    found = re.search(r'\) (?:recovered, )?(%s)\b' % '|'.join(WHATS), text)
+    if found is None:
+        return None
+    return 'recovered' if text[found.start() + 2:].startswith('recovered') else found.group(1)
 
 
 def queued(path):
@@ -399,7 +411,11 @@ def queued(path):
     from ddkit import decimal, state
     found = []
     for line in state.read_lines(path, limit=QUEUE_MAX * (PART_MAX * 4 + 64), private=True):
-        to, at, what, text = (line.split(' ', 3) + ['', '', ''])[:4]
+        to, at, text = (line.split(' ', 2) + ['', ''])[:3]
+        what, _, rest = text.partition(' ')
+        if what not in WHATS:   # the text alone, saying what it tells (queue_line); no word of WHATS is a name
+            what, rest = told_in(text), text
+        text = rest
         number = decimal(at) if len(at) <= 12 else None
         if len(to) == 16 and not to.strip('0123456789abcdef') and number is not None and what in WHATS and text:
             found.append((line, (number, what, text, to)))
