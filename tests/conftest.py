@@ -23,6 +23,12 @@ from sandbox import RECORD, ZONE, Sandbox  # noqa: E402
 FULL = os.environ.get('DDKIT_TESTS') == 'full'
 
 
+# a test of the build as a whole that make test-full runs (CI) and make test leaves to it: each costs
+# half a minute of CPU on 2 cores, repeating what a test of the same part in make test shows at the
+# scale of one build (issue 47: the default tier fast by design)
+full_only = pytest.mark.skipif(not FULL, reason='a whole build again: make test-full runs it (DDKIT_TESTS=full)')
+
+
 def sampled(rows, keep=2):
     """The rows of a slow table: all of them under `make test-full`; else `keep` of them spread
     evenly, the first and the last among them (the same ones every run; keep 1: the first)."""

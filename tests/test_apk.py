@@ -18,7 +18,7 @@ import pytest
 import needs
 from apk_reader import Adb, Refused, key_id, read_index, read_package
 from apk_root import Router, tree
-from conftest import RECORD, ROOT, ZONE, run_tool, sampled
+from conftest import RECORD, ROOT, ZONE, full_only, run_tool, sampled
 from openwrt_env import (COMMAND, COMMAND_PACKAGE, DDNS_LIBRARY, EPOCH, LIBRARY, OPTIONAL_PACKAGES,  # noqa: F401
                          PACKAGES, REGISTERED, SAMPLED_PACKAGES, SERVICES, feed, ipk_path, libraries, members,
                          package_of,
@@ -278,6 +278,7 @@ def same_files(a, b):
             assert f.read() == g.read(), name
 
 
+@full_only
 def test_unsigned_feed_is_the_same_bytes_on_a_second_build(apk_unsigned, tmp_path):
     same_files(apk_unsigned[0], build_apk(tmp_path / 'again')[0])
 
@@ -295,7 +296,8 @@ def ipk_unsigned(tmp_path_factory):
     return build_ipk(tmp_path_factory.mktemp('ipk') / 'unsigned')
 
 
-# make test: the oldest, which differed in both ways; make test-full: every one
+# make test-full: every one (the oldest differed in both ways)
+@full_only
 @pytest.mark.parametrize('python', sampled(pythons(), 1) or ['none'])
 def test_both_feeds_are_the_same_bytes_under_every_python(apk_unsigned, ipk_unsigned, tmp_path, python):
     """Python 3.8 to 3.13 build the same unsigned .apk files and the same .ipk files (3.8 used to

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import FULL, ROOT, run_tool, sampled
+from conftest import FULL, ROOT, full_only, run_tool, sampled
 from providers import TOOLS  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
@@ -203,7 +203,7 @@ def tree_with_single_files(tmp_path):
 # (conftest.sampled: the same ones each run, whatever rows the bench gains), measured by bench's own
 # parts as bench.py --smoke measures every row, inside its network namespace; make test-full runs the
 # whole round of every provider
-SAMPLE = 12
+SAMPLE = 6
 SAMPLE_DRIVER = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
@@ -449,6 +449,7 @@ def test_the_ddkit_command_of_every_provider_fits_its_own_budget(tmp_path):
     assert standalone.ALL_PROVIDERS_BUDGET == bench.ALL_PROVIDERS_BUDGET > bench.SINGLE_BUDGET
 
 
+@full_only
 def test_the_size_rows_hold_each_ddkit_command_to_its_budget(tmp_path):
     """bench's size rows: dist/ddkit.py of every provider against its budget, or of the providers it
     was built with against a single file's; and the file of the largest provider alone, as the build

@@ -17,7 +17,8 @@ import sys
 import pytest
 
 import needs
-from conftest import FULL, GUARD_DIR, GUARD_MARK, RECORD, ROOT, ZONE, import_guard, package_depends, run_tool, sampled
+from conftest import (FULL, GUARD_DIR, GUARD_MARK, RECORD, ROOT, ZONE, full_only, import_guard, package_depends,
+                      run_tool, sampled)
 from openwrt_env import (COMMAND, COMMAND_PACKAGE, DDNS_LIBRARY, EPOCH, LIBRARY, LUCI_PACKAGES,  # noqa: F401
                          OPTIONAL_MODULES, OPTIONAL_PACKAGES, PACKAGES, SAMPLED_PACKAGES, SAMPLED_PROVIDER_PACKAGES,
                          PROVIDER_PACKAGES, REGISTERED, ROUTER_TOOLS, SERVICES, build_feed, feed, install,
@@ -1051,6 +1052,7 @@ def test_the_commands_sample_section_of_each_provider_runs(router, box, tmp_path
     assert adapter.held(box, RECORD) == adapter.content('81.2.69.10')
 
 
+@full_only
 def test_a_provider_added_to_the_registry_is_a_package_with_the_recipe_unchanged(tmp_path):
     """A copy of the repository with a third provider registered (tests/memory_provider.py as
     lib/ddkit/providers/memory.py) and nothing else changed: both builds (tools/feed.py, and the SDK's
@@ -1231,6 +1233,7 @@ def test_pkg_release_moves_whenever_the_package_contents_do():
     assert {release: len(kinds) for release, kinds in seen.items()} == {release: 1 for release in seen}
 
 
+@full_only
 def test_package_contents_change_with_a_file_or_a_field_but_not_with_the_release(tmp_path):
     """What PKG_CONTENTS hashes: a script, a field, a file's bytes; not the release itself. Each
     change is a hash of every package (0.7 s): make test tries the release and a file's bytes,
