@@ -33,6 +33,8 @@ ALLOWED = {
     'tests/fakes/cloudflare-dns-openapi-subset.json': "provider A's published schema",
     'tests/test_fakes.py': "the name of provider A's published schema in the shared spec",
     'tests/url_services.py': 'what each update-URL service of ddns-scripts\' list is sent, by its name',
+    'lib/ddkit/providers/updateurl.py': 'the update URLs of ddns-scripts\' services by their names (SERVICES: '
+                                        'dynv6.com, ovh.com, ...), which the registry names alone',
     'lib/ddkit/ddns_import.py': 'ddns-scripts\' update-script services by their names (cloudflare.com-v4, ...) and '
                                 'how each script reads its options (the provider is registry.SCRIPT_SERVICES\')',
     'tests/test_import_ddns.py': 'ddns-scripts\' services by their names, and the records the import makes of them',
@@ -116,21 +118,22 @@ def test_a_preset_is_its_protocols_module_with_the_changes_it_names(name):
     assert entry.protocol in registry.modules() and name not in registry.modules()
     assert not os.path.exists(os.path.join(ROOT, 'lib', 'ddkit', 'providers', name + '.py'))
     assert registry.provider(name) is preset   # one object a name: what records share is keyed by it
-    assert (preset.NAME, preset.SUMMARY) == (name, entry.summary) and preset.SUMMARY != module.SUMMARY
+    summary, changes = entry.made(module)   # its own, or its protocol module's row (updateurl.SERVICES)
+    assert (preset.NAME, preset.SUMMARY) == (name, summary) and preset.SUMMARY != module.SUMMARY
     calls = [call for call in TOLD + READ if hasattr(module, call)]   # a protocol's, or a REST API's
     assert calls and all(getattr(preset, call) is getattr(module, call) for call in calls) and \
         preset.__doc__ == module.__doc__
     settings = {s.name: s for s in preset.SETTINGS}
     assert [s.name for s in preset.SETTINGS] == [s.name for s in module.SETTINGS]
-    for key, value in entry.changes.items():
+    for key, value in changes.items():
         if key.isupper():   # a constant of the module: a mapping laid over the module's
             mine = getattr(module, key)
             assert getattr(preset, key) == (dict(mine, **value) if isinstance(mine, dict) else value)
         else:               # a setting's default, the rest of the setting the module's
             assert key in settings and settings[key].default == value
             assert settings[key].help == [s for s in module.SETTINGS if s.name == key][0].help
-    assert [s.default for s in module.SETTINGS if s.name not in entry.changes] == \
-        [s.default for s in preset.SETTINGS if s.name not in entry.changes]
+    assert [s.default for s in module.SETTINGS if s.name not in changes] == \
+        [s.default for s in preset.SETTINGS if s.name not in changes]
     # its lock, log, status and state files are named after it, none the protocol's
     assert preset.STEM != module.STEM and set(preset.FILES) == set(module.FILES)
     assert not set(preset.FILES.values()) & set(module.FILES.values())

@@ -43,9 +43,10 @@ def basic(user, password):
 
 
 def test_the_tests_list_and_the_registrys_table_name_the_same_services():
-    """The entries written out here are the registry's presets of updateurl, one each."""
+    """The entries written out here are the registry's presets of updateurl, one each, and the rows
+    of the module's table (updateurl.SERVICES), which the registry names alone."""
     assert sorted(row[0] for row in SERVICES) == sorted(registry().services()) == \
-        sorted(name for name, *_ in registry().URL_SERVICES)
+        sorted(registry().URL_SERVICES) == sorted(registry().provider('updateurl').SERVICES)
 
 
 @pytest.mark.parametrize('row', FOUR, ids=[row[0] for row in FOUR])
@@ -176,7 +177,7 @@ def test_check_verifies_tls_with_the_services_own_host(box, tmp_path):
     """The update URL is a template (user:password@ before its host): --check takes the host it
     fills to, the service's own without base_url (unreachable here: a FAIL naming it)."""
     name = [row[0] for row in SERVICES if row[2] and row[4]][0]   # Basic auth, both families
-    url = [four for entry, _, four, _ in registry().URL_SERVICES if entry == name][0]
+    url = registry().provider('updateurl').SERVICES[name][1]
     host = url.split('@', 1)[1].split('/', 1)[0]
     assert url.startswith('https://'), url
     done = harness(name).run(box, tmp_path, '--check', DDNS_BASE_URL='')

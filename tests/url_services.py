@@ -1,6 +1,6 @@
 """What each update-URL service of ddns-scripts' list (openwrt/packages net/ddns-scripts,
 /usr/share/ddns/default/*.json of package 2.8.4) must be sent, written out from that list as its
-updater fills a URL, apart from the registry's table (ddkit.registry.URL_SERVICES) that the tool
+updater fills a URL, apart from the table (ddkit.providers.updateurl.SERVICES) that the tool
 runs: for the user USER, the password PASSWORD and the record RECORD, each entry's (name, the answer
 its success holds or None, the HTTP Basic user and password or None, (path, query pairs) of its
 IPv4 request, that of its IPv6 request or None). Paths and values are as the server decodes them;

@@ -264,8 +264,7 @@ def registered():
 def entries():
     """[(name, None for a module or the protocol of a preset)] of ddkit.registry's PROVIDERS, in its
     order: a string is a module's name, a Preset(name, protocol, ...) call a preset; then the presets
-    PROVIDERS makes of the rows of a table (tuple(Preset(name, protocol, ...) for name, ... in TABLE)),
-    each row's first item its name."""
+    PROVIDERS makes of a table of names (tuple(Preset(name, protocol, ...) for name in TABLE))."""
     import ast
     source = read(os.path.join(LIB, 'registry.py'))
     if source not in _REGISTERED:   # a feed asks for every module it follows
@@ -275,10 +274,10 @@ def entries():
         value, made = assigned['PROVIDERS'], []
         if isinstance(value, ast.BinOp):   # the literal entries + those made from a table
             generator = value.right.args[0]
-            rows = assigned[generator.generators[0].iter.id].elts
+            names = ast.literal_eval(assigned[generator.generators[0].iter.id])
             protocol = generator.elt.args[1]   # a string, or the name of one
             protocol = ast.literal_eval(assigned[protocol.id] if isinstance(protocol, ast.Name) else protocol)
-            made = [(ast.literal_eval(row.elts[0]), protocol) for row in rows]
+            made = [(name, protocol) for name in names]
             value = value.left
         _REGISTERED[source] = tuple((ast.literal_eval(item), None) if isinstance(item, ast.Constant) else
                                     (ast.literal_eval(item.args[0]), ast.literal_eval(item.args[1]))

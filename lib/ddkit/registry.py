@@ -14,176 +14,39 @@ class Preset(str):
     """A registered name that runs its protocol's module at one service: the name itself (so that
     PROVIDERS stays a tuple of names), the protocol (the module's name), its one-line summary there,
     and what it changes: a setting's default by the setting's name (server=...), a constant of the
-    module by its upper-case name (a mapping is laid over the module's). The protocol's package
-    brings it."""
+    module by its upper-case name (a mapping is laid over the module's). A summary of None leaves
+    both to the module (its preset(name): a table its package brings). The protocol's package brings
+    it."""
 
     def __new__(cls, name, protocol, summary, **changes):
         self = str.__new__(cls, name)
         self.protocol, self.summary, self.changes = protocol, summary, changes
         return self
 
+    def made(self, module):
+        """(summary, changes) of this preset over its protocol's module: its own, or the module's
+        preset(name) where it names no summary (read only when its provider is built)."""
+        return (self.summary, self.changes) if self.summary is not None else module.preset(str(self))
+
 
 URL_PROTOCOL = 'updateurl'   # the module that runs a service of URL_SERVICES
-SERVICE_SUMMARY = 'Tell this service this host\'s %s (ddns-scripts\' update URL)'   # IP or IPv4: one for all
-SAME = 'the IPv4 URL'   # a service of URL_SERVICES whose IPv4 URL takes IPv6 addresses too
 
 # The services of OpenWrt's ddns-scripts that are an update URL (openwrt/packages,
 # net/ddns-scripts/files/usr/share/ddns/default/*.json of package 2.8.4), each a preset of the updateurl
-# protocol under the name its service_name gives it: (name, the answer a success holds or None for
-# any 2xx, its IPv4 URL, its IPv6 URL: SAME, or None where the list has none). As the list has them,
-# the odd ones too (a URL without [IP], a literal DYNAMIC_IP, a doubled user:pass@ prefix).
+# protocol under the name its service_name gives it. Their URLs and answers are that module's
+# (updateurl.SERVICES), which its package brings: a router that runs none carries their names alone.
 URL_SERVICES = (
-    ('3322.org', None,
-     'http://[USERNAME]:[PASSWORD]@members.3322.org/dyndns/update?system=dyndns&hostname=[DOMAIN]&myip=[IP]', None),
-    ('afraid.org-basicauth', None,
-     'https://[USERNAME]:[PASSWORD]@freedns.afraid.org/nic/update?hostname=[DOMAIN]&myip=[IP]', SAME),
-    ('afraid.org-keyauth', None, 'https://freedns.afraid.org/dynamic/update.php?[PASSWORD]&address=[IP]', SAME),
-    ('afraid.org-v2-basic', None, 'https://[USERNAME]:[PASSWORD]@sync.afraid.org/u/?h=[DOMAIN]&ip=[IP]',
-     'https://[USERNAME]:[PASSWORD]@v6.sync.afraid.org/u/?h=[DOMAIN]&ip=[IP]'),
-    ('afraid.org-v2-token', None, 'https://sync.afraid.org/u/[PASSWORD]/?address=[IP]',
-     'https://v6.sync.afraid.org/u/[PASSWORD]/?address=[IP]'),
-    ('all-inkl.com', None, 'http://[USERNAME]:[PASSWORD]@dyndns.kasserver.com/?myip=[IP]', SAME),
-    ('apertodns.com-token', 'good|nochg',
-     'https://[PASSWORD]:[PASSWORD]@api.apertodns.com/nic/update?hostname=[DOMAIN]&myip=[IP]', SAME),
-    ('apertodns.com', 'good|nochg',
-     'https://[USERNAME]:[PASSWORD]@api.apertodns.com/nic/update?hostname=[DOMAIN]&myip=[IP]', SAME),
-    ('changeip.com', 'Successful',
-     'http://[USERNAME]:[PASSWORD]@nic.changeip.com/nic/update?u=[USERNAME]&p=[PASSWORD]&cmd=update'
-     '&hostname=[DOMAIN]&ip=[IP]',
-     None),
-    ('core-networks.de', 'good',
-     'http://[USERNAME]:[PASSWORD]@dyndns.core-networks.de/?hostname=[DOMAIN]&myip=[IP]&keepipv6=1',
-     'http://[USERNAME]:[PASSWORD]@dyndns.core-networks.de/?hostname=[DOMAIN]&myip=[IP]&keepipv4=1'),
-    ('ddnss.de', 'Updated|No change',
-     'http://ip4.ddnss.de/upd.php?user=[USERNAME]&pwd=[PASSWORD]&host=[DOMAIN]&ip=[IP]', None),
-    ('ddo.jp', None, 'http://free.ddo.jp/dnsupdate.php?dn=[DOMAIN]&pw=[PASSWORD]&ip=[IP]', None),
-    ('desec.io', 'good|nochg',
-     'https://update.dedyn.io/update?username=[USERNAME]&password=[PASSWORD]&hostname=[DOMAIN]&myipv4=[IP]'
-     '&myipv6=preserve',
-     'https://update.dedyn.io/update?username=[USERNAME]&password=[PASSWORD]&hostname=[DOMAIN]&myipv6=[IP]'
-     '&myipv4=preserve'),
-    ('dhis.org', None, 'http://[USERNAME]:[PASSWORD]@is.dhis.org/', SAME),
-    ('dnsdynamic.org', 'good|nochg',
-     'http://[USERNAME]:[PASSWORD]@www.dnsdynamic.org/api/?hostname=[DOMAIN]&myip=[IP]', None),
-    ('dnsever.com', None, 'http://[USERNAME]:[PASSWORD]@dyna.dnsever.com/update.php?host[[DOMAIN]]', None),
-    ('dnsexit.com', None,
-     'http://update.dnsexit.com/RemoteUpdate.sv?login=[USERNAME]&password=[PASSWORD]&host=[DOMAIN]&myip=[IP]', None),
-    ('dnshome.de', None, 'http://[USERNAME]:[PASSWORD]@www.dnshome.de/dyndns.php?hostname=[DOMAIN]&ip=[IP]',
-     'http://[USERNAME]:[PASSWORD]@www.dnshome.de/dyndns.php?hostname=[DOMAIN]&ip6=[IP]'),
-    ('dnsmadeeasy.com', 'success|ip-same',
-     'http://cp.dnsmadeeasy.com/servlet/updateip?username=[USERNAME]&password=[PASSWORD]&id=[DOMAIN]&ip=[IP]', None),
-    ('dnsmax.com', None,
-     'http://update.dnsmax.com/update/?username=[USERNAME]&password=[PASSWORD]&resellerid=1&clientname=openwrt'
-     '&clientversion=8.09&protocolversion=2.0&updatehostname=[DOMAIN]&ip=[IP]',
-     None),
-    ('dnsomatic.com', 'good|nochg',
-     'http://[USERNAME]:[PASSWORD]@updates.dnsomatic.com/nic/update?hostname=[DOMAIN]&myip=[IP]', None),
-    ('dnspark.com', 'ok|nochange',
-     'http://[USERNAME]:[PASSWORD]@control.dnspark.com/api/dynamic/update.php?hostname=[DOMAIN]&ip=[IP]', None),
-    ('do.de', 'good|nochg', 'http://ddns.do.de/?myip=[IP]&hostname=[DOMAIN]&username=[USERNAME]&password=[PASSWORD]',
-     SAME),
-    ('domopoli.de', 'good|nochg',
-     'http://[USERNAME]:[PASSWORD]@http://dyndns.domopoli.de/nic/update?hostname=[DOMAIN]&myip=[IP]', None),
-    ('dondominio.com', 'OK',
-     'http://dondns.dondominio.com/plain/?user=[USERNAME]&password=[PASSWORD]&host=[DOMAIN]&ip=[IP]', None),
-    ('duckdns.org', 'OK', 'http://www.duckdns.org/update?domains=[DOMAIN]&token=[PASSWORD]&ip=[IP]',
-     'http://www.duckdns.org/update?domains=[DOMAIN]&token=[PASSWORD]&ipv6=[IP]'),
-    ('duiadns.net', None, 'http://ip.duiadns.net/dynamic.duia?host=[DOMAIN]&password=[PASSWORD]&ip4=[IP]',
-     'http://ip.duiadns.net/dynamic.duia?host=[DOMAIN]&password=[PASSWORD]&ip6=[IP]'),
-    ('dy.fi', 'good|nochg', 'http://[USERNAME]:[PASSWORD]@www.dy.fi/nic/update?hostname=[DOMAIN]', None),
-    ('dyn.com', 'good|nochg', 'http://[USERNAME]:[PASSWORD]@members.dyndns.org/v3/update?hostname=[DOMAIN]&myip=[IP]',
-     SAME),
-    ('dyndns.it', 'good|nochg',
-     'http://[USERNAME]:[PASSWORD]@update.dyndns.it/nic/update?system=dyndns&hostname=[DOMAIN]&myip=[IP]', None),
-    ('dyndns.org', 'good|nochg',
-     'http://[USERNAME]:[PASSWORD]@members.dyndns.org/v3/update?hostname=[DOMAIN]&myip=[IP]', SAME),
-    ('dynu.com', None,
-     'http://api.dynu.com/nic/update?hostname=[DOMAIN]&myip=[IP]&username=[USERNAME]&password=[PASSWORD]',
-     'http://api.dynu.com/nic/update?hostname=[DOMAIN]&myip=no&myipv6=[IP]&username=[USERNAME]&password=[PASSWORD]'),
-    ('dynv6.com', 'updated|unchanged', 'http://dynv6.com/api/update?hostname=[DOMAIN]&token=[PASSWORD]&ipv4=[IP]',
-     'http://dynv6.com/api/update?hostname=[DOMAIN]&token=[PASSWORD]&ipv6=[IP]'),
-    ('easydns.com', 'OK|NOERROR',
-     'http://[USERNAME]:[PASSWORD]@api.cp.easydns.com/dyn/generic.php?hostname=[DOMAIN]&myip=[IP]', SAME),
-    ('eurodns.com', 'good|nochg',
-     'https://[USERNAME]:[PASSWORD]@update.eurodyndns.org/update/?hostname=[DOMAIN]&myip=[IP]', SAME),
-    ('goip.de', None, 'http://www.goip.de/setip?username=[USERNAME]&password=[PASSWORD]&subdomain=[DOMAIN]&ip=[IP]',
-     'http://www.goip.de/setip?username=[USERNAME]&password=[PASSWORD]&subdomain=[DOMAIN]&ip6=[IP]'),
-    ('google.com', 'good|nochg',
-     'https://[USERNAME]:[PASSWORD]@domains.google.com/nic/update?hostname=[DOMAIN]&myip=[IP]', SAME),
-    ('he.net', 'good|nochg', 'https://dyn.dns.he.net/nic/update?hostname=[DOMAIN]&password=[PASSWORD]&myip=[IP]',
-     SAME),
-    ('hosting.de', 'good|nochg',
-     'https://[USERNAME]:[PASSWORD]@ddns.hosting.de/nic/update?hostname=[DOMAIN]&myip=[IP]', SAME),
-    ('infomaniak.com', 'good|nochg',
-     'https://[USERNAME]:[PASSWORD]@infomaniak.com/nic/update?hostname=[DOMAIN]&myip=[IP]', SAME),
-    ('inwx.de', 'good|nochg', 'http://[USERNAME]:[PASSWORD]@dyndns.inwx.com/nic/update?myip=[IP]',
-     'http://[USERNAME]:[PASSWORD]@dyndns.inwx.com/nic/update?myipv6=[IP]'),
-    ('ipnodns.ru', 'ok', 'https://ipnodns.ru/cgi-bin/dyndns.cgi?login=[USERNAME]&secret=[PASSWORD]', None),
-    ('ipv64.net', 'good|nochg', 'http://ipv64.net/nic/update?domain=[DOMAIN]&key=[PASSWORD]&ip=[IP]',
-     'http://ipv64.net/nic/update?domain=[DOMAIN]&key=[PASSWORD]&ipv6=[IP]'),
-    ('joker.com', 'good|nochg',
-     'http://svc.joker.com/nic/update?username=[USERNAME]&password=[PASSWORD]&myip=[IP]&hostname=[DOMAIN]', SAME),
-    ('loopia.se', 'good|nochg',
-     'http://[USERNAME]:[PASSWORD]@dns.loopia.se/XDynDNSServer/XDynDNS.php?system=custom&hostname=[DOMAIN]&myip=[IP]',
-     SAME),
-    ('moniker.com', 'success',
-     'https://dynamicdns.key-systems.net/update.php?hostname=[DOMAIN]&password=[PASSWORD]&ip=[IP]', None),
-    ('mydns.jp', None, 'http://www.mydns.jp/directip.html?MID=[USERNAME]&PWD=[PASSWORD]&IPV4ADDR=[IP]',
-     'http://www.mydns.jp/directip.html?MID=[USERNAME]&PWD=[PASSWORD]&IPV6ADDR=[IP]'),
-    ('myonlineportal.net', 'good|nochg',
-     'http://myonlineportal.net/updateddns?hostname=[DOMAIN]&ip=[IP]&username=[USERNAME]&password=[PASSWORD]',
-     'http://myonlineportal.net/updateddns?hostname=[DOMAIN]&ip6=[IP]&username=[USERNAME]&password=[PASSWORD]'),
-    ('mythic-beasts.com-v2', None, 'https://[USERNAME]:[PASSWORD]@ipv4.api.mythic-beasts.com/dns/v2/dynamic/[DOMAIN]',
-     'https://[USERNAME]:[PASSWORD]@ipv6.api.mythic-beasts.com/dns/v2/dynamic/[DOMAIN]'),
-    ('mythic-beasts.com', None,
-     'http://dnsapi4.mythic-beasts.com/?domain=[USERNAME]&password=[PASSWORD]'
-     '&command=REPLACE%20[DOMAIN]%2060%20A%20DYNAMIC_IP&origin=.',
-     'http://dnsapi6.mythic-beasts.com/?domain=[USERNAME]&password=[PASSWORD]'
-     '&command=REPLACE%20[DOMAIN]%2060%20AAAA%20DYNAMIC_IP&origin=.'),
-    ('namecheap.com', None,
-     'http://dynamicdns.park-your-domain.com/update?host=[USERNAME]&domain=[DOMAIN]&password=[PASSWORD]&ip=[IP]',
-     None),
-    ('njal.la', None, 'https://njal.la/update/?h=[DOMAIN]&k=[PASSWORD]&a=[IP]',
-     'https://njal.la/update/?h=[DOMAIN]&k=[PASSWORD]&aaaa=[IP]'),
-    ('no-ip.pl', None, 'http://[USERNAME]:[PASSWORD]@update.no-ip.pl/?hostname=[DOMAIN]', SAME),
-    ('now-dns.com', 'good|nochg', 'https://[USERNAME]:[PASSWORD]@now-dns.com/update?hostname=[DOMAIN]', SAME),
-    ('nsupdate.info', 'good|nochg',
-     'http://[USERNAME]:[PASSWORD]@ipv4.nsupdate.info/nic/update?hostname=[DOMAIN]&myip=[IP]',
-     'http://[USERNAME]:[PASSWORD]@ipv6.nsupdate.info/nic/update?hostname=[DOMAIN]&myip=[IP]'),
-    ('opendns.com', 'good|nochg',
-     'http://[USERNAME]:[PASSWORD]@updates.opendns.com/nic/update?hostname=[DOMAIN]&myip=[IP]', None),
-    ('oray.com', None, 'http://[USERNAME]:[PASSWORD]@ddns.oray.com/ph/update?hostname=[DOMAIN]&myip=[IP]', None),
-    ('ovh.com', 'good|nochg',
-     'https://[USERNAME]:[PASSWORD]@dns.eu.ovhapis.com/nic/update?system=dyndns&hostname=[DOMAIN]&myip=[IP]', SAME),
-    ('regfish.de', 'success|100|101',
-     'http://dyndns.regfish.de/?fqdn=[DOMAIN]&forcehost=1&authtype=secure&token=[PASSWORD]&ipv4=[IP]',
-     'http://dyndns.regfish.de/?fqdn=[DOMAIN]&forcehost=1&authtype=secure&token=[PASSWORD]&ipv6=[IP]'),
-    ('schokokeks.org', 'good|nochg', 'http://[USERNAME]:[PASSWORD]@dyndns.schokokeks.org/nic/update?myip=[IP]', None),
-    ('selfhost.de', 'good|nochg|200|204',
-     'http://carol.selfhost.de/update?username=[USERNAME]&password=[PASSWORD]&myip=[IP]&hostname=1', None),
-    ('simply.com', 'good|nochg', 'https://[USERNAME]:[PASSWORD]@api.simply.com/2/ddns/?hostname=[DOMAIN]&myip=[IP]',
-     SAME),
-    ('sitelutions.com', 'success',
-     'https://dnsup.sitelutions.com/dnsup?user=[USERNAME]&pass=[PASSWORD]&id=[DOMAIN]&ip=[IP]', None),
-    ('spdyn.de', 'good|nochg',
-     'https://update.spdyn.de/nic/update?hostname=[DOMAIN]&myip=[IP]&user=[USERNAME]&pass=[PASSWORD]', SAME),
-    ('strato.com', 'good|nochg',
-     'http://[USERNAME]:[PASSWORD]@dyndns.strato.com/nic/update?hostname=[DOMAIN]&myip=[IP]', SAME),
-    ('system-ns.com', '0',
-     'http://system-ns.com/api?type=dynamic&command=set&domain=[DOMAIN]&token=[PASSWORD]&ip=[IP]', None),
-    ('thatip.com', None,
-     'http://update.dnsmax.com/update/?username=[USERNAME]&password=[PASSWORD]&resellerid=2&clientname=openwrt'
-     '&clientversion=8.09&protocolversion=2.0&updatehostname=[DOMAIN]&ip=[IP]',
-     None),
-    ('twodns.de', None, 'http://[USERNAME]:[PASSWORD]@update.twodns.de/update?hostname=[DOMAIN]&ip=[IP]', None),
-    ('udmedia.de', None, 'http://[USERNAME]:[PASSWORD]@www.udmedia.de/nic/update?myip=[IP]', SAME),
-    ('variomedia.de', 'good|nochg',
-     'http://[USERNAME]:[PASSWORD]@dyndns.variomedia.de/nic/update?hostname=[DOMAIN]&myip=[IP]', SAME),
-    ('xlhost.de', 'good|nochg',
-     'http://[USERNAME]:[PASSWORD]@nsupdate.xlhost.de/nic/update?hostname=[DOMAIN]&myip=[IP]', None),
-    ('ydns.io', 'good|nochg', 'https://[USERNAME]:[PASSWORD]@ydns.io/api/v1/update/?host=[DOMAIN]&ip=[IP]', SAME),
-    ('zoneedit.com', None,
-     'http://[USERNAME]:[PASSWORD]@dynamic.zoneedit.com/auth/dynamic.html?host=[DOMAIN]&dnsto=[IP]', None),
+    '3322.org', 'afraid.org-basicauth', 'afraid.org-keyauth', 'afraid.org-v2-basic', 'afraid.org-v2-token',
+    'all-inkl.com', 'apertodns.com-token', 'apertodns.com', 'changeip.com', 'core-networks.de', 'ddnss.de',
+    'ddo.jp', 'desec.io', 'dhis.org', 'dnsdynamic.org', 'dnsever.com', 'dnsexit.com', 'dnshome.de',
+    'dnsmadeeasy.com', 'dnsmax.com', 'dnsomatic.com', 'dnspark.com', 'do.de', 'domopoli.de', 'dondominio.com',
+    'duckdns.org', 'duiadns.net', 'dy.fi', 'dyn.com', 'dyndns.it', 'dyndns.org', 'dynu.com', 'dynv6.com',
+    'easydns.com', 'eurodns.com', 'goip.de', 'google.com', 'he.net', 'hosting.de', 'infomaniak.com', 'inwx.de',
+    'ipnodns.ru', 'ipv64.net', 'joker.com', 'loopia.se', 'moniker.com', 'mydns.jp', 'myonlineportal.net',
+    'mythic-beasts.com-v2', 'mythic-beasts.com', 'namecheap.com', 'njal.la', 'no-ip.pl', 'now-dns.com',
+    'nsupdate.info', 'opendns.com', 'oray.com', 'ovh.com', 'regfish.de', 'schokokeks.org', 'selfhost.de',
+    'simply.com', 'sitelutions.com', 'spdyn.de', 'strato.com', 'system-ns.com', 'thatip.com', 'twodns.de',
+    'udmedia.de', 'variomedia.de', 'xlhost.de', 'ydns.io', 'zoneedit.com',
 )
 
 PROVIDERS = (
@@ -250,10 +113,7 @@ PROVIDERS = (
     'duckdns',        # DuckDNS's update URL, told the IP (the account's token in the query string)
     'namecheap',      # Namecheap's Dynamic DNS update URL, told the IPv4 address (its password in the query)
     'updateurl',      # a service's update URL, filled in as ddns-scripts fills it
-) + tuple(Preset(name, URL_PROTOCOL, SERVICE_SUMMARY % ('IPv4' if six is None else 'IP'),
-                 update_url=four, update_url6=None if six is SAME else six, answer=answer,
-                 FAMILIES=('A',) if six is None else ('A', 'AAAA'))
-          for name, answer, four, six in URL_SERVICES)
+) + tuple(Preset(name, URL_PROTOCOL, None) for name in URL_SERVICES)
 
 
 # The services of ddns-scripts' list that name an update script (update_*.sh), by the provider here
@@ -359,14 +219,15 @@ class PresetProvider:
 
     def __init__(self, module, preset):
         from ddkit.settings import Setting
+        summary, changes = preset.made(module)
         self.module, self.__doc__ = module, module.__doc__
-        self.NAME, self.SUMMARY = str(preset), preset.summary
+        self.NAME, self.SUMMARY = str(preset), summary
         self.STEM = module.STEM.replace(module.NAME, self.NAME)
         self.FILES = {role: pattern.replace(module.NAME, self.NAME) for role, pattern in module.FILES.items()}
-        self.SETTINGS = [s if s.name not in preset.changes else
-                         Setting(s.name, preset.changes[s.name], s.help, s.secret, s.short, s.check, s.repeat,
+        self.SETTINGS = [s if s.name not in changes else
+                         Setting(s.name, changes[s.name], s.help, s.secret, s.short, s.check, s.repeat,
                                  s.metavar, s.decides, s.choices, s.commas, s.label) for s in module.SETTINGS]
-        for key, value in preset.changes.items():
+        for key, value in changes.items():
             if key.isupper():
                 mine = getattr(module, key)
                 setattr(self, key, dict(mine, **value) if isinstance(mine, dict) else value)

@@ -4,8 +4,9 @@ A provider module of the shared update loop (ddkit.reconcile; the contract: docs
 registered as `updateurl`: one GET of an update URL in which ddns-scripts' placeholders are filled in as
 its updater fills them: [USERNAME], [PASSWORD] and [PARAMENC] percent-encoded, [PARAMOPT] as given,
 [DOMAIN] the record's name, [IP] the address. The registry's presets of this module are the services
-of ddns-scripts' list that are an update URL (ddkit.registry.URL_SERVICES), each with its URL for
-IPv4, its URL for IPv6 where the list has one, and the answer its success must hold. A user:password@
+of ddns-scripts' list that are an update URL (ddkit.registry.URL_SERVICES names them; SERVICES here
+holds each one's URL for IPv4, its URL for IPv6 where the list has one, and the answer its success
+must hold). A user:password@
 before the host goes as HTTP Basic authentication, never in the URL; only the URL's origin is ever
 shown (its path and query may hold a key). Success is a 2xx answer whose body holds `answer` (a
 regular expression in any letter case, as ddns-scripts greps it; none: any 2xx answer). A URL
@@ -80,6 +81,178 @@ SETTINGS = [
 ]
 STEM, FILES, REQUIRED, URLS, NOUN = declaration(NAME, SETTINGS, noun='host', required=(), ids=False)
 FAMILIES = ('A', 'AAAA')   # a preset whose service has no IPv6 URL holds A records only
+
+SERVICE_SUMMARY = 'Tell this service this host\'s %s (ddns-scripts\' update URL)'   # IP or IPv4: one for all
+SAME = 'the IPv4 URL'   # a service whose IPv4 URL takes IPv6 addresses too
+
+# The services of OpenWrt's ddns-scripts that are an update URL (openwrt/packages,
+# net/ddns-scripts/files/usr/share/ddns/default/*.json of package 2.8.4), the registry's presets of this
+# module (ddkit.registry.URL_SERVICES names them): by the name its service_name gives each, (the answer
+# a success holds or None for any 2xx, its IPv4 URL, its IPv6 URL: SAME, or None where the list has
+# none). As the list has them, the odd ones too (a URL without [IP], a literal DYNAMIC_IP, a doubled
+# user:pass@ prefix). Here, not in the registry: only a router with this package carries them.
+SERVICES = {
+    '3322.org': (None,
+     'http://[USERNAME]:[PASSWORD]@members.3322.org/dyndns/update?system=dyndns&hostname=[DOMAIN]&myip=[IP]', None),
+    'afraid.org-basicauth': (None,
+     'https://[USERNAME]:[PASSWORD]@freedns.afraid.org/nic/update?hostname=[DOMAIN]&myip=[IP]', SAME),
+    'afraid.org-keyauth': (None, 'https://freedns.afraid.org/dynamic/update.php?[PASSWORD]&address=[IP]', SAME),
+    'afraid.org-v2-basic': (None, 'https://[USERNAME]:[PASSWORD]@sync.afraid.org/u/?h=[DOMAIN]&ip=[IP]',
+     'https://[USERNAME]:[PASSWORD]@v6.sync.afraid.org/u/?h=[DOMAIN]&ip=[IP]'),
+    'afraid.org-v2-token': (None, 'https://sync.afraid.org/u/[PASSWORD]/?address=[IP]',
+     'https://v6.sync.afraid.org/u/[PASSWORD]/?address=[IP]'),
+    'all-inkl.com': (None, 'http://[USERNAME]:[PASSWORD]@dyndns.kasserver.com/?myip=[IP]', SAME),
+    'apertodns.com-token': ('good|nochg',
+     'https://[PASSWORD]:[PASSWORD]@api.apertodns.com/nic/update?hostname=[DOMAIN]&myip=[IP]', SAME),
+    'apertodns.com': ('good|nochg',
+     'https://[USERNAME]:[PASSWORD]@api.apertodns.com/nic/update?hostname=[DOMAIN]&myip=[IP]', SAME),
+    'changeip.com': ('Successful',
+     'http://[USERNAME]:[PASSWORD]@nic.changeip.com/nic/update?u=[USERNAME]&p=[PASSWORD]&cmd=update'
+     '&hostname=[DOMAIN]&ip=[IP]',
+     None),
+    'core-networks.de': ('good',
+     'http://[USERNAME]:[PASSWORD]@dyndns.core-networks.de/?hostname=[DOMAIN]&myip=[IP]&keepipv6=1',
+     'http://[USERNAME]:[PASSWORD]@dyndns.core-networks.de/?hostname=[DOMAIN]&myip=[IP]&keepipv4=1'),
+    'ddnss.de': ('Updated|No change',
+     'http://ip4.ddnss.de/upd.php?user=[USERNAME]&pwd=[PASSWORD]&host=[DOMAIN]&ip=[IP]', None),
+    'ddo.jp': (None, 'http://free.ddo.jp/dnsupdate.php?dn=[DOMAIN]&pw=[PASSWORD]&ip=[IP]', None),
+    'desec.io': ('good|nochg',
+     'https://update.dedyn.io/update?username=[USERNAME]&password=[PASSWORD]&hostname=[DOMAIN]&myipv4=[IP]'
+     '&myipv6=preserve',
+     'https://update.dedyn.io/update?username=[USERNAME]&password=[PASSWORD]&hostname=[DOMAIN]&myipv6=[IP]'
+     '&myipv4=preserve'),
+    'dhis.org': (None, 'http://[USERNAME]:[PASSWORD]@is.dhis.org/', SAME),
+    'dnsdynamic.org': ('good|nochg',
+     'http://[USERNAME]:[PASSWORD]@www.dnsdynamic.org/api/?hostname=[DOMAIN]&myip=[IP]', None),
+    'dnsever.com': (None, 'http://[USERNAME]:[PASSWORD]@dyna.dnsever.com/update.php?host[[DOMAIN]]', None),
+    'dnsexit.com': (None,
+     'http://update.dnsexit.com/RemoteUpdate.sv?login=[USERNAME]&password=[PASSWORD]&host=[DOMAIN]&myip=[IP]', None),
+    'dnshome.de': (None, 'http://[USERNAME]:[PASSWORD]@www.dnshome.de/dyndns.php?hostname=[DOMAIN]&ip=[IP]',
+     'http://[USERNAME]:[PASSWORD]@www.dnshome.de/dyndns.php?hostname=[DOMAIN]&ip6=[IP]'),
+    'dnsmadeeasy.com': ('success|ip-same',
+     'http://cp.dnsmadeeasy.com/servlet/updateip?username=[USERNAME]&password=[PASSWORD]&id=[DOMAIN]&ip=[IP]', None),
+    'dnsmax.com': (None,
+     'http://update.dnsmax.com/update/?username=[USERNAME]&password=[PASSWORD]&resellerid=1&clientname=openwrt'
+     '&clientversion=8.09&protocolversion=2.0&updatehostname=[DOMAIN]&ip=[IP]',
+     None),
+    'dnsomatic.com': ('good|nochg',
+     'http://[USERNAME]:[PASSWORD]@updates.dnsomatic.com/nic/update?hostname=[DOMAIN]&myip=[IP]', None),
+    'dnspark.com': ('ok|nochange',
+     'http://[USERNAME]:[PASSWORD]@control.dnspark.com/api/dynamic/update.php?hostname=[DOMAIN]&ip=[IP]', None),
+    'do.de': ('good|nochg', 'http://ddns.do.de/?myip=[IP]&hostname=[DOMAIN]&username=[USERNAME]&password=[PASSWORD]',
+     SAME),
+    'domopoli.de': ('good|nochg',
+     'http://[USERNAME]:[PASSWORD]@http://dyndns.domopoli.de/nic/update?hostname=[DOMAIN]&myip=[IP]', None),
+    'dondominio.com': ('OK',
+     'http://dondns.dondominio.com/plain/?user=[USERNAME]&password=[PASSWORD]&host=[DOMAIN]&ip=[IP]', None),
+    'duckdns.org': ('OK', 'http://www.duckdns.org/update?domains=[DOMAIN]&token=[PASSWORD]&ip=[IP]',
+     'http://www.duckdns.org/update?domains=[DOMAIN]&token=[PASSWORD]&ipv6=[IP]'),
+    'duiadns.net': (None, 'http://ip.duiadns.net/dynamic.duia?host=[DOMAIN]&password=[PASSWORD]&ip4=[IP]',
+     'http://ip.duiadns.net/dynamic.duia?host=[DOMAIN]&password=[PASSWORD]&ip6=[IP]'),
+    'dy.fi': ('good|nochg', 'http://[USERNAME]:[PASSWORD]@www.dy.fi/nic/update?hostname=[DOMAIN]', None),
+    'dyn.com': ('good|nochg', 'http://[USERNAME]:[PASSWORD]@members.dyndns.org/v3/update?hostname=[DOMAIN]&myip=[IP]',
+     SAME),
+    'dyndns.it': ('good|nochg',
+     'http://[USERNAME]:[PASSWORD]@update.dyndns.it/nic/update?system=dyndns&hostname=[DOMAIN]&myip=[IP]', None),
+    'dyndns.org': ('good|nochg',
+     'http://[USERNAME]:[PASSWORD]@members.dyndns.org/v3/update?hostname=[DOMAIN]&myip=[IP]', SAME),
+    'dynu.com': (None,
+     'http://api.dynu.com/nic/update?hostname=[DOMAIN]&myip=[IP]&username=[USERNAME]&password=[PASSWORD]',
+     'http://api.dynu.com/nic/update?hostname=[DOMAIN]&myip=no&myipv6=[IP]&username=[USERNAME]&password=[PASSWORD]'),
+    'dynv6.com': ('updated|unchanged', 'http://dynv6.com/api/update?hostname=[DOMAIN]&token=[PASSWORD]&ipv4=[IP]',
+     'http://dynv6.com/api/update?hostname=[DOMAIN]&token=[PASSWORD]&ipv6=[IP]'),
+    'easydns.com': ('OK|NOERROR',
+     'http://[USERNAME]:[PASSWORD]@api.cp.easydns.com/dyn/generic.php?hostname=[DOMAIN]&myip=[IP]', SAME),
+    'eurodns.com': ('good|nochg',
+     'https://[USERNAME]:[PASSWORD]@update.eurodyndns.org/update/?hostname=[DOMAIN]&myip=[IP]', SAME),
+    'goip.de': (None, 'http://www.goip.de/setip?username=[USERNAME]&password=[PASSWORD]&subdomain=[DOMAIN]&ip=[IP]',
+     'http://www.goip.de/setip?username=[USERNAME]&password=[PASSWORD]&subdomain=[DOMAIN]&ip6=[IP]'),
+    'google.com': ('good|nochg',
+     'https://[USERNAME]:[PASSWORD]@domains.google.com/nic/update?hostname=[DOMAIN]&myip=[IP]', SAME),
+    'he.net': ('good|nochg', 'https://dyn.dns.he.net/nic/update?hostname=[DOMAIN]&password=[PASSWORD]&myip=[IP]',
+     SAME),
+    'hosting.de': ('good|nochg',
+     'https://[USERNAME]:[PASSWORD]@ddns.hosting.de/nic/update?hostname=[DOMAIN]&myip=[IP]', SAME),
+    'infomaniak.com': ('good|nochg',
+     'https://[USERNAME]:[PASSWORD]@infomaniak.com/nic/update?hostname=[DOMAIN]&myip=[IP]', SAME),
+    'inwx.de': ('good|nochg', 'http://[USERNAME]:[PASSWORD]@dyndns.inwx.com/nic/update?myip=[IP]',
+     'http://[USERNAME]:[PASSWORD]@dyndns.inwx.com/nic/update?myipv6=[IP]'),
+    'ipnodns.ru': ('ok', 'https://ipnodns.ru/cgi-bin/dyndns.cgi?login=[USERNAME]&secret=[PASSWORD]', None),
+    'ipv64.net': ('good|nochg', 'http://ipv64.net/nic/update?domain=[DOMAIN]&key=[PASSWORD]&ip=[IP]',
+     'http://ipv64.net/nic/update?domain=[DOMAIN]&key=[PASSWORD]&ipv6=[IP]'),
+    'joker.com': ('good|nochg',
+     'http://svc.joker.com/nic/update?username=[USERNAME]&password=[PASSWORD]&myip=[IP]&hostname=[DOMAIN]', SAME),
+    'loopia.se': ('good|nochg',
+     'http://[USERNAME]:[PASSWORD]@dns.loopia.se/XDynDNSServer/XDynDNS.php?system=custom&hostname=[DOMAIN]&myip=[IP]',
+     SAME),
+    'moniker.com': ('success',
+     'https://dynamicdns.key-systems.net/update.php?hostname=[DOMAIN]&password=[PASSWORD]&ip=[IP]', None),
+    'mydns.jp': (None, 'http://www.mydns.jp/directip.html?MID=[USERNAME]&PWD=[PASSWORD]&IPV4ADDR=[IP]',
+     'http://www.mydns.jp/directip.html?MID=[USERNAME]&PWD=[PASSWORD]&IPV6ADDR=[IP]'),
+    'myonlineportal.net': ('good|nochg',
+     'http://myonlineportal.net/updateddns?hostname=[DOMAIN]&ip=[IP]&username=[USERNAME]&password=[PASSWORD]',
+     'http://myonlineportal.net/updateddns?hostname=[DOMAIN]&ip6=[IP]&username=[USERNAME]&password=[PASSWORD]'),
+    'mythic-beasts.com-v2': (None, 'https://[USERNAME]:[PASSWORD]@ipv4.api.mythic-beasts.com/dns/v2/dynamic/[DOMAIN]',
+     'https://[USERNAME]:[PASSWORD]@ipv6.api.mythic-beasts.com/dns/v2/dynamic/[DOMAIN]'),
+    'mythic-beasts.com': (None,
+     'http://dnsapi4.mythic-beasts.com/?domain=[USERNAME]&password=[PASSWORD]'
+     '&command=REPLACE%20[DOMAIN]%2060%20A%20DYNAMIC_IP&origin=.',
+     'http://dnsapi6.mythic-beasts.com/?domain=[USERNAME]&password=[PASSWORD]'
+     '&command=REPLACE%20[DOMAIN]%2060%20AAAA%20DYNAMIC_IP&origin=.'),
+    'namecheap.com': (None,
+     'http://dynamicdns.park-your-domain.com/update?host=[USERNAME]&domain=[DOMAIN]&password=[PASSWORD]&ip=[IP]',
+     None),
+    'njal.la': (None, 'https://njal.la/update/?h=[DOMAIN]&k=[PASSWORD]&a=[IP]',
+     'https://njal.la/update/?h=[DOMAIN]&k=[PASSWORD]&aaaa=[IP]'),
+    'no-ip.pl': (None, 'http://[USERNAME]:[PASSWORD]@update.no-ip.pl/?hostname=[DOMAIN]', SAME),
+    'now-dns.com': ('good|nochg', 'https://[USERNAME]:[PASSWORD]@now-dns.com/update?hostname=[DOMAIN]', SAME),
+    'nsupdate.info': ('good|nochg',
+     'http://[USERNAME]:[PASSWORD]@ipv4.nsupdate.info/nic/update?hostname=[DOMAIN]&myip=[IP]',
+     'http://[USERNAME]:[PASSWORD]@ipv6.nsupdate.info/nic/update?hostname=[DOMAIN]&myip=[IP]'),
+    'opendns.com': ('good|nochg',
+     'http://[USERNAME]:[PASSWORD]@updates.opendns.com/nic/update?hostname=[DOMAIN]&myip=[IP]', None),
+    'oray.com': (None, 'http://[USERNAME]:[PASSWORD]@ddns.oray.com/ph/update?hostname=[DOMAIN]&myip=[IP]', None),
+    'ovh.com': ('good|nochg',
+     'https://[USERNAME]:[PASSWORD]@dns.eu.ovhapis.com/nic/update?system=dyndns&hostname=[DOMAIN]&myip=[IP]', SAME),
+    'regfish.de': ('success|100|101',
+     'http://dyndns.regfish.de/?fqdn=[DOMAIN]&forcehost=1&authtype=secure&token=[PASSWORD]&ipv4=[IP]',
+     'http://dyndns.regfish.de/?fqdn=[DOMAIN]&forcehost=1&authtype=secure&token=[PASSWORD]&ipv6=[IP]'),
+    'schokokeks.org': ('good|nochg', 'http://[USERNAME]:[PASSWORD]@dyndns.schokokeks.org/nic/update?myip=[IP]', None),
+    'selfhost.de': ('good|nochg|200|204',
+     'http://carol.selfhost.de/update?username=[USERNAME]&password=[PASSWORD]&myip=[IP]&hostname=1', None),
+    'simply.com': ('good|nochg', 'https://[USERNAME]:[PASSWORD]@api.simply.com/2/ddns/?hostname=[DOMAIN]&myip=[IP]',
+     SAME),
+    'sitelutions.com': ('success',
+     'https://dnsup.sitelutions.com/dnsup?user=[USERNAME]&pass=[PASSWORD]&id=[DOMAIN]&ip=[IP]', None),
+    'spdyn.de': ('good|nochg',
+     'https://update.spdyn.de/nic/update?hostname=[DOMAIN]&myip=[IP]&user=[USERNAME]&pass=[PASSWORD]', SAME),
+    'strato.com': ('good|nochg',
+     'http://[USERNAME]:[PASSWORD]@dyndns.strato.com/nic/update?hostname=[DOMAIN]&myip=[IP]', SAME),
+    'system-ns.com': ('0',
+     'http://system-ns.com/api?type=dynamic&command=set&domain=[DOMAIN]&token=[PASSWORD]&ip=[IP]', None),
+    'thatip.com': (None,
+     'http://update.dnsmax.com/update/?username=[USERNAME]&password=[PASSWORD]&resellerid=2&clientname=openwrt'
+     '&clientversion=8.09&protocolversion=2.0&updatehostname=[DOMAIN]&ip=[IP]',
+     None),
+    'twodns.de': (None, 'http://[USERNAME]:[PASSWORD]@update.twodns.de/update?hostname=[DOMAIN]&ip=[IP]', None),
+    'udmedia.de': (None, 'http://[USERNAME]:[PASSWORD]@www.udmedia.de/nic/update?myip=[IP]', SAME),
+    'variomedia.de': ('good|nochg',
+     'http://[USERNAME]:[PASSWORD]@dyndns.variomedia.de/nic/update?hostname=[DOMAIN]&myip=[IP]', SAME),
+    'xlhost.de': ('good|nochg',
+     'http://[USERNAME]:[PASSWORD]@nsupdate.xlhost.de/nic/update?hostname=[DOMAIN]&myip=[IP]', None),
+    'ydns.io': ('good|nochg', 'https://[USERNAME]:[PASSWORD]@ydns.io/api/v1/update/?host=[DOMAIN]&ip=[IP]', SAME),
+    'zoneedit.com': (None,
+     'http://[USERNAME]:[PASSWORD]@dynamic.zoneedit.com/auth/dynamic.html?host=[DOMAIN]&dnsto=[IP]', None),}
+
+
+def preset(name):
+    """(summary, changes) of the registry's preset of the service name (ddkit.registry.PresetProvider
+    lays the changes over this module): its URLs, its answer, and A records alone where it has no
+    IPv6 URL."""
+    answer, four, six = SERVICES[name]
+    return SERVICE_SUMMARY % ('IPv4' if six is None else 'IP'), {
+        'update_url': four, 'update_url6': None if six is SAME else six, 'answer': answer,
+        'FAMILIES': ('A',) if six is None else ('A', 'AAAA')}
 
 
 def placeholders(template):
