@@ -217,10 +217,9 @@ def test_a_home_holding_python_is_hidden_but_what_the_unit_needs(system, capsys,
     status, out, err = install(system, capsys, '--install-service', '--dry-run', '--config', str(system.conf),
                                python=python, script='/opt/ddkit/bin/ddkit.py')
     assert status == 0, err
-    if hidden:
-        assert 'ProtectHome=tmpfs' in out and 'BindReadOnlyPaths=%s\n' % hidden in out
-    else:
-        assert 'ProtectHome=yes' in out and 'BindReadOnlyPaths' not in out
+    # the config, under /tmp here, is bound too (test_a_system_service_sees_a_config_kept_in_tmp)
+    bound = sorted([hidden, str(system.conf)] if hidden else [str(system.conf)])
+    assert 'ProtectHome=%s' % ('tmpfs' if hidden else 'yes') in out and 'BindReadOnlyPaths=%s\n' % ' '.join(bound) in out
 
 
 # --- the config file ------------------------------------------------------------------------------
@@ -579,3 +578,15 @@ def test_macos_launchd_job_with_start_interval_loaded_with_bootstrap(system, cap
     assert '<integer>300</integer>' in (system.root / path.lstrip('/')).read_text()
     status, out, err = install(system, capsys, '--uninstall-service', here='macos', elevated=elevated)
     assert status == 0 and system.files() == [] and system.held()['loaded'] == []
+
+
+def test_a_system_service_sees_a_config_kept_in_tmp(system, capsys, tmp_path):
+    """PrivateTmp= gives the service an empty /tmp of its own: a config file under /tmp (as here) is
+    bound into it, read-only, or the service would find none; a home stays hidden but for what it holds."""
+    assert str(system.conf).startswith(tuple(service.PRIVATE_TMP))
+    status, out, err = install(system, capsys, '--install-service', '--config', str(system.conf))
+    assert status == 0, err
+    lines = (system.root / 'etc' / 'systemd' / 'system' / 'ddkit.service').read_text().splitlines()
+    bound = [line for line in lines if line.startswith('BindReadOnlyPaths=')]
+    assert len(bound) == 1 and str(system.conf) in bound[0].split('=', 1)[1].split(), lines
+    assert 'PrivateTmp=yes' in lines

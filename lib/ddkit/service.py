@@ -19,6 +19,7 @@ NAME = 'ddkit'
 SUMMARY = 'ddkit: keep DNS records equal to this host\'s public IP'
 STATE_DIR = '/var/lib/ddkit'   # the system unit's StateDirectory=ddkit
 HOMES = ('/home', '/root', '/run/user')   # what ProtectHome= hides
+PRIVATE_TMP = ('/tmp', '/var/tmp')   # what PrivateTmp= replaces with the service's own, empty
 SYSTEM_SID, ADMINS_SID = 'S-1-5-18', 'S-1-5-32-544'   # LocalSystem, BUILTIN\Administrators: any language
 TASK_NS = 'http://schemas.microsoft.com/windows/2004/02/mit/task'
 NETWORK_LOG = 'Microsoft-Windows-NetworkProfile/Operational'   # event 10000: a network connected
@@ -269,12 +270,13 @@ def install_linux(steps, target, command, every, config):
         pythons = (sys.base_prefix, sys.prefix) if target.python == sys.executable else \
             (os.path.dirname(os.path.dirname(target.python)),)
         hidden = sorted({d for d in [os.path.realpath(p) for p in pythons] + [config] + (
-            [project_dir(target.code[0])] if target.code[0] != '-m' else []) if under(d, HOMES)})
+            [project_dir(target.code[0])] if target.code[0] != '-m' else []) if under(d, HOMES + PRIVATE_TMP)})
+        homes = [d for d in hidden if under(d, HOMES)]
         service += ['StateDirectory=%s' % NAME, 'StateDirectoryMode=0700', 'ProtectSystem=strict',
-                    'ProtectHome=%s' % ('tmpfs' if hidden else 'yes'), 'PrivateTmp=yes', 'PrivateDevices=yes',
+                    'ProtectHome=%s' % ('tmpfs' if homes else 'yes'), 'PrivateTmp=yes', 'PrivateDevices=yes',
                     'ProtectKernelTunables=yes', 'ProtectKernelModules=yes', 'ProtectControlGroups=yes',
                     'RestrictSUIDSGID=yes', 'LockPersonality=yes']
-        if hidden:   # a home holds the tool, its Python or the config: those alone seen, read-only
+        if hidden:   # a home or /tmp holds the tool, its Python or the config: those alone seen, read-only
             service.append('BindReadOnlyPaths=%s' % ' '.join(systemd_word(d) for d in hidden))
     timer = ['[Unit]', 'Description=Run %s every %d seconds' % (NAME, every), '', '[Timer]', 'OnBootSec=1min',
              'OnUnitActiveSec=%ds' % every, 'Persistent=true', '', '[Install]', 'WantedBy=timers.target']
