@@ -11,10 +11,11 @@ state, *args, ip=..., DDNS_X=...), status(box, state) (the record's --status --j
 failed(done) (exit 0 or 1, never a traceback)."""
 
 import json
+import os
 
 import pytest
 
-from conftest import run_tool
+from conftest import RECORD, run_tool
 
 
 class Harness:
@@ -40,6 +41,42 @@ class Harness:
             made.mkdir()
             return made
         return fake, state
+
+    def bound(self):
+        """env_of, run, status, module and job, to be bound to those names in the test module."""
+        return self.env_of, self.run, self.status, self.module, self.job
+
+    def zone(self, box):
+        """The sandbox zone's id (or name) at this provider's fake."""
+        return box.zones[self.name]
+
+    def ids_file(self, state, name=RECORD):
+        """The file a run keeps the record's zone and record ids in."""
+        return state / ('.%s-id_%s.txt' % (self.name, name))
+
+    def stored(self, state, zone, rid, ip):
+        """The ids file and the ip file as a run that made or found record rid left them."""
+        self.ids_file(state).write_text('%s\n%s\n' % (zone, rid))
+        (state / ('.%s-ip_%s.txt' % (self.name, RECORD))).write_text(ip + '\n')
+
+    def failure(self, box, state, *args, **more):
+        """A run that fails (exit 1, no traceback), and the record's --status --json after it."""
+        done = self.run(box, state, *args, **more)
+        failed(done)
+        return done, self.status(box, state, **{k: v for k, v in more.items() if k != 'ip'})
+
+    def check(self, box, state, *args, **more):
+        """A --check run that passes (exit 0)."""
+        done = self.run(box, state, '--check', *args, **more)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done
+
+    def unusable_listing(self, box, state, reply, route='list_records'):
+        """A listing answered with reply (each retry too) fails the run, and nothing is written."""
+        fake = box.fakes[self.name]
+        fake.fail('reply', route=route, times=3, **reply)
+        failed(self.run(box, state))
+        assert fake.calls('create_record') == [] and fake.calls('update_record') == []
 
     def module(self):
         """The provider's module of the library."""
@@ -91,3 +128,21 @@ def ok(done):
 def failed(done):
     """The run failed (exit 1), saying why in a line, not a traceback."""
     assert done.returncode == 1 and 'Traceback' not in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+def sent(fake):
+    """All the fake was sent: every request's path, query and body."""
+    return ''.join(r.path + r.raw_query + r.body.decode() for r in fake.requests)
+
+
+def kept_nothing(state):
+    """The state directory holds no file (a --check or a refused run)."""
+    return os.listdir(str(state)) == []
+
+
+def listing_replies(*own, ids=()):
+    """pytest parameters of unusable listing replies: the API's own (ids: their names), then the ones
+    every JSON API shares (not an object, html, empty, a server error)."""
+    common = [{'text': '[1, 2]'}, {'text': '<html>busy</html>'}, {'text': ''}, {'status': 502, 'text': 'Bad Gateway'}]
+    return pytest.mark.parametrize('reply', list(own) + common,
+                                   ids=list(ids) + ['not an object', 'html', 'empty', 'server error'])

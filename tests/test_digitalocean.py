@@ -6,26 +6,19 @@ secret shown, --check, the account's domains page by page, and a record's operat
 records of the name."""
 
 import json
-import os
 
 import pytest
 
 from conftest import RECORD, ZONE
-from provider_harness import Harness, failed, ok, shown
+from provider_harness import Harness, kept_nothing, ok, shown
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 CT, CM = '240e:1:2:3::10', '2409:8a00:1:2::10'
 
 DIGITALOCEAN = Harness('digitalocean', NEW)
 fake, state = DIGITALOCEAN.fixtures()
-env_of, run, status, module = DIGITALOCEAN.env_of, DIGITALOCEAN.run, DIGITALOCEAN.status, DIGITALOCEAN.module
-job_of = DIGITALOCEAN.job
-
-
-def stored(state, zone, rid, ip=OLD):
-    """The ids file and the ip file as a run that made or found record rid left them."""
-    (state / ('.digitalocean-id_%s.txt' % RECORD)).write_text('%s\n%s\n' % (zone, rid))
-    (state / ('.digitalocean-ip_%s.txt' % RECORD)).write_text(ip + '\n')
+env_of, run, status, module, job_of = DIGITALOCEAN.bound()
+stored = DIGITALOCEAN.stored
 
 
 # --- created, updated, unchanged ------------------------------------------------------------------
@@ -57,7 +50,7 @@ def test_an_update_patches_the_type_and_address_alone_and_the_ttl_stays(box, fak
 
 def test_with_stored_ids_an_update_needs_no_read(box, fake, state):
     rid = fake.add_record(ZONE, RECORD, 'A', OLD, ttl=60)
-    stored(state, ZONE, rid)
+    stored(state, ZONE, rid, OLD)
     ok(run(box, state))
     assert fake.calls() == ['update_record'] and fake.records[rid]['ttl'] == 60
     assert fake.calls('update_record')[0].path == '/v2/domains/%s/records/%s' % (ZONE, rid)
@@ -90,7 +83,7 @@ def test_other_records_of_the_name_are_untouched(box, fake, state):
 
 def test_stored_ids_of_a_deleted_record_are_looked_up_again(box, fake, state):
     rid = fake.add_record(ZONE, RECORD, 'A', OLD)
-    stored(state, ZONE, rid)
+    stored(state, ZONE, rid, OLD)
     del fake.records[rid]
     done = run(box, state)
     ok(done)
@@ -100,7 +93,7 @@ def test_stored_ids_of_a_deleted_record_are_looked_up_again(box, fake, state):
 
 def test_stored_ids_of_another_zone_are_not_taken(box, fake, state):
     rid = fake.add_record(ZONE, RECORD, 'A', OLD)
-    stored(state, 'other.example', rid)
+    stored(state, 'other.example', rid, OLD)
     ok(run(box, state))
     assert fake.calls() == ['list_records', 'update_record']
     assert (state / ('.digitalocean-id_%s.txt' % RECORD)).read_text() == '%s\n%s\n' % (ZONE, rid)
@@ -110,7 +103,7 @@ def test_verifying_reads_the_record_and_takes_no_other_records_id(box, fake, sta
     """A read by stored ids (verify) that finds another name's record looks the record up again."""
     other = fake.add_record(ZONE, 'nas.' + ZONE, 'A', NEW)
     rid = fake.add_record(ZONE, RECORD, 'A', OLD)
-    stored(state, ZONE, other, ip=NEW)
+    stored(state, ZONE, other, NEW)
     ok(run(box, state, DDNS_VERIFY_INTERVAL='0'))
     assert fake.calls() == ['get_record', 'list_records', 'update_record']
     assert fake.records[other]['content'] == NEW and fake.records[rid]['content'] == NEW
@@ -120,9 +113,7 @@ def test_verifying_reads_the_record_and_takes_no_other_records_id(box, fake, sta
 
 def test_a_wrong_token_is_refused_with_its_fix_and_never_shown(box, fake, state):
     secret = 'dop_v1_the_wrong_token_0123456789'
-    done = run(box, state, DDNS_API_TOKEN=secret)
-    failed(done)
-    seen = status(box, state, DDNS_API_TOKEN=secret)
+    done, seen = DIGITALOCEAN.failure(box, state, DDNS_API_TOKEN=secret)
     assert (seen['step'], seen['http_status'], seen['kind']) == ('find zone', 401, 'refused')
     assert seen['fix'] == module().FIXES[401] and 'Unable to authenticate you' in seen['message']
     assert secret not in shown(done, state) + json.dumps(seen)
@@ -131,9 +122,7 @@ def test_a_wrong_token_is_refused_with_its_fix_and_never_shown(box, fake, state)
 
 def test_a_domain_not_in_the_account_fails_at_find_zone(box, fake, state):
     more = {'DDNS_ZONE_NAME': 'example.org', 'DDNS_RECORD_NAME': 'home.example.org'}
-    done = run(box, state, **more)
-    failed(done)
-    seen = status(box, state, **more)
+    done, seen = DIGITALOCEAN.failure(box, state, **more)
     assert (seen['step'], seen['kind'], seen['http_status']) == ('find zone', 'not found', 404)
     assert 'no domain example.org in this account' in done.stdout and seen['fix'] == module().FIXES[404]
 
@@ -141,9 +130,7 @@ def test_a_domain_not_in_the_account_fails_at_find_zone(box, fake, state):
 def test_a_token_without_the_create_scope_says_which_scopes_it_needs(box, fake, state):
     token = 'dop_v1_read_and_update_only'
     fake.scoped(token, 'domain:read', 'domain:update')
-    done = run(box, state, DDNS_API_TOKEN=token)
-    failed(done)
-    seen = status(box, state, DDNS_API_TOKEN=token)
+    done, seen = DIGITALOCEAN.failure(box, state, DDNS_API_TOKEN=token)
     assert (seen['step'], seen['http_status']) == ('create record', 403)
     assert 'domain:create' in seen['fix'] and fake.calls() == ['list_records', 'create_record']
     rid = fake.add_record(ZONE, RECORD, 'A', OLD)   # an update needs domain:update alone
@@ -160,9 +147,7 @@ def test_a_token_without_the_create_scope_says_which_scopes_it_needs(box, fake, 
 def test_an_update_refused_says_why_and_what_to_do(box, fake, state, answer, words):
     fake.add_record(ZONE, RECORD, 'A', OLD)
     fake.fail('reply', route='update_record', times=3, **answer)
-    done = run(box, state)
-    failed(done)
-    seen = status(box, state)
+    done, seen = DIGITALOCEAN.failure(box, state)
     assert (seen['step'], seen['http_status']) == ('update record', answer['status'])
     assert seen['code'] == answer['body']['id']
     assert words in seen['fix'] and answer['body']['message'] in seen['message']
@@ -175,9 +160,7 @@ def test_an_update_refused_says_why_and_what_to_do(box, fake, state, answer, wor
     {'status': 500, 'body': {'id': 'server_error', 'message': 'Server Error'}},
 ], ids=['records not a list', 'not an object', 'html', 'server error'])
 def test_an_unusable_listing_is_a_failure_not_a_traceback(box, fake, state, answer):
-    fake.fail('reply', route='list_records', times=3, **answer)
-    failed(run(box, state))
-    assert fake.calls('create_record') == [] and fake.calls('update_record') == []
+    DIGITALOCEAN.unusable_listing(box, state, answer)
 
 
 def test_a_hostile_record_id_is_not_taken(box, fake, state):
@@ -192,11 +175,10 @@ def test_a_hostile_record_id_is_not_taken(box, fake, state):
 
 def test_check_reads_and_writes_nothing(box, fake, state):
     fake.add_record(ZONE, RECORD, 'A', OLD)
-    done = run(box, state, '--check')
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = DIGITALOCEAN.check(box, state)
     assert 'ok    credentials accepted (personal access token)' in done.stdout
     assert 'zone %s found' % ZONE in done.stdout and 'A record %s found (id ' % RECORD in done.stdout
-    assert fake.calls() == ['list_zones', 'list_records', 'list_records'] and os.listdir(str(state)) == []
+    assert fake.calls() == ['list_zones', 'list_records', 'list_records'] and kept_nothing(state)
 
 
 def test_check_fails_on_a_wrong_token(box, fake, state):

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from conftest import RECORD, ROOT, ZONE, run_tool
-from provider_harness import Harness, failed, ok, shown
+from provider_harness import Harness, listing_replies, kept_nothing, ok, shown
 from test_records import dual  # noqa: F401  (the fixture: a lookup that answers both families)
 
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
@@ -25,14 +25,7 @@ OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 HARNESS = Harness('dnscom', NEW)
 fake, state = HARNESS.fixtures()
 env_of, run, status, job = HARNESS.env_of, HARNESS.run, HARNESS.status, HARNESS.job
-
-
-def zone_id(box):
-    return box.zones['dnscom']
-
-
-def ids_file(state, name=RECORD):
-    return state / ('.dnscom-id_%s.txt' % name)
+zone_id, ids_file = HARNESS.zone, HARNESS.ids_file
 
 
 # --- the hash -------------------------------------------------------------------------------------
@@ -65,9 +58,7 @@ def test_every_call_is_signed_and_never_carries_the_secret(box, fake, state):
 ], ids=['wrong secret', 'clock off'])
 def test_a_refused_key_says_its_code_and_fix(box, fake, state, change, code):
     change(fake)
-    done = run(box, state)
-    failed(done)
-    got = status(box, state)
+    done, got = HARNESS.failure(box, state)
     assert (got['step'], got['kind'], got['code'], got['fix']) == ('find zone', 'refused', code, dnscom.CREDENTIALS)
     assert 'find zone: error 2: 认证失败' in done.stdout and fake.calls() == ['get_zone']
 
@@ -75,9 +66,7 @@ def test_a_refused_key_says_its_code_and_fix(box, fake, state, change, code):
 def test_a_gbk_answer_is_read_without_the_cjk_codecs(box, fake, state):
     body = json.dumps({'code': 5, 'message': '域名不存在 誠', 'data': None}, ensure_ascii=False).encode('gbk')
     fake.fail('reply', route='get_zone', text=body)
-    done = run(box, state)
-    failed(done)
-    got = status(box, state)
+    done, got = HARNESS.failure(box, state)
     assert (got['step'], got['kind'], got['code']) == ('find zone', 'not found', '5')
     assert 'find zone: error 5: … …' in done.stdout and '\ufffd' not in done.stdout
 
@@ -163,9 +152,7 @@ def test_both_families_in_one_run_read_the_domain_and_list_the_name_once(box, fa
 
 def test_a_domain_not_in_the_account_fails_at_find_zone(box, fake, state):
     more = dict(DDNS_ZONE_NAME='example.org', DDNS_RECORD_NAME='home.example.org')
-    done = run(box, state, **more)
-    failed(done)
-    got = status(box, state, **more)
+    done, got = HARNESS.failure(box, state, **more)
     assert (got['step'], got['kind'], got['code'], got['fix']) == ('find zone', 'not found', '5', dnscom.FIXES['5'])
     assert 'no domain example.org in this account' in done.stdout and fake.calls() == ['get_zone']
 
@@ -179,25 +166,16 @@ def test_lines_are_refused(box, fake, state):
 
 def test_check_reads_and_writes_nothing(box, fake, state):
     fake.add_record(zone_id(box), RECORD, 'A', OLD)
-    done = run(box, state, '--check')
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = HARNESS.check(box, state)
     assert 'credentials accepted (API key %s...)' % fake.api_key[:6] in done.stdout
     assert 'zone %s found (id %s)' % (ZONE, zone_id(box)) in done.stdout
-    assert fake.calls() == ['get_zone', 'list_records'] and os.listdir(str(state)) == []
+    assert fake.calls() == ['get_zone', 'list_records'] and kept_nothing(state)
 
 
-@pytest.mark.parametrize('reply', [
-    {'text': '{"code": 0, "data": {"data": {"recordID": 1}}}'},
-    {'text': '{"data": []}'},
-    {'text': '[1, 2]'},
-    {'text': '<html>busy</html>'},
-    {'text': ''},
-    {'status': 502, 'text': 'Bad Gateway'},
-], ids=['data not a list', 'no code', 'not an object', 'html', 'empty', 'server error'])
+@listing_replies({'text': '{"code": 0, "data": {"data": {"recordID": 1}}}'}, {'text': '{"data": []}'},
+                 ids=['data not a list', 'no code'])
 def test_an_unusable_listing_is_a_failure_not_a_traceback(box, fake, state, reply):
-    fake.fail('reply', route='list_records', times=3, **reply)
-    failed(run(box, state))
-    assert fake.calls('create_record') == [] and fake.calls('update_record') == []
+    HARNESS.unusable_listing(box, state, reply)
 
 
 def test_a_hostile_record_id_or_ttl_is_not_taken(box, fake, state):

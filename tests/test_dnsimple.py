@@ -7,12 +7,11 @@ page, and a record's operator lines: each line one record of the name."""
 
 import functools
 import json
-import os
 
 import pytest
 
 from conftest import RECORD, ZONE
-from provider_harness import Harness, failed, ok
+from provider_harness import Harness, failed, kept_nothing, ok
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 CT, CM = '240e:1:2:3::10', '2409:8a00:1:2::10'
@@ -20,7 +19,7 @@ CT, CM = '240e:1:2:3::10', '2409:8a00:1:2::10'
 
 DNSIMPLE = Harness('dnsimple', NEW)
 fake, state = DNSIMPLE.fixtures()
-env_of, run, status, module = DNSIMPLE.env_of, DNSIMPLE.run, DNSIMPLE.status, DNSIMPLE.module
+env_of, run, status, module, _job = DNSIMPLE.bound()
 job_of = functools.partial(DNSIMPLE.job, DDNS_RECORD_TYPE='AAAA')   # in-process, an AAAA record by default
 
 
@@ -123,9 +122,7 @@ def test_a_zone_not_in_the_account_fails_at_find_zone(box, fake, state):
 
 def test_a_refused_token_says_why_and_never_shows_it(box, fake, state):
     fake.add_record(ZONE, RECORD, 'A', OLD)
-    done = run(box, state, DDNS_API_TOKEN='not-the-token')
-    failed(done)
-    shown = status(box, state, DDNS_API_TOKEN='not-the-token')
+    done, shown = DNSIMPLE.failure(box, state, DDNS_API_TOKEN='not-the-token')
     assert (shown['step'], shown['kind'], shown['http_status']) == ('find zone', 'refused', 401)
     assert 'Authentication failed' in shown['message'] and 'account access token' in shown['fix']
     assert 'not-the-token' not in done.stdout + done.stderr + json.dumps(shown)
@@ -172,13 +169,12 @@ def test_an_unusable_listing_is_a_failure_or_no_record_never_a_traceback(box, fa
 
 def test_check_lists_reads_and_writes_nothing(box, fake, state):
     rid = fake.add_record(ZONE, RECORD, 'A', OLD)
-    done = run(box, state, '--check')
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = DNSIMPLE.check(box, state)
     assert 'credentials accepted (account 1385)' in done.stdout
     assert 'zone %s found (id 1385-%s)' % (ZONE, ZONE) in done.stdout
     assert 'A record %s found (id %s)' % (RECORD, rid) in done.stdout
     # the record's check lists the name afresh: what it says is not the zone check's listing
-    assert fake.calls() == ['whoami', 'list_records', 'list_records'] and os.listdir(str(state)) == []
+    assert fake.calls() == ['whoami', 'list_records', 'list_records'] and kept_nothing(state)
 
 
 # --- in-process: the account's zones, a record's lines --------------------------------------------

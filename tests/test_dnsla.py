@@ -7,33 +7,19 @@ messages in UTF-8 and GBK, a record made meanwhile, and --check."""
 
 import base64
 import json
-import os
 
 import pytest
 
 from conftest import RECORD, ZONE, run_tool
-from provider_harness import Harness, failed, ok, shown
+from provider_harness import Harness, listing_replies, kept_nothing, ok, sent, shown
 from test_records import dual  # noqa: F401  (the fixture: a lookup that answers both families)
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 
 HARNESS = Harness('dnsla', NEW)
 fake, state = HARNESS.fixtures()
-env_of, run, status, module = HARNESS.env_of, HARNESS.run, HARNESS.status, HARNESS.module
-
-
-def zone_id(box):
-    return box.zones['dnsla']
-
-
-def ids_file(state, name=RECORD):
-    return state / ('.dnsla-id_%s.txt' % name)
-
-
-def stored(state, zone, rid, ip=OLD):
-    """The ids file and the ip file as a run that made or found record rid left them."""
-    ids_file(state).write_text('%s\n%s\n' % (zone, rid))
-    (state / ('.dnsla-ip_%s.txt' % RECORD)).write_text(ip + '\n')
+env_of, run, status, module, _job = HARNESS.bound()
+zone_id, ids_file, stored = HARNESS.zone, HARNESS.ids_file, HARNESS.stored
 
 
 # --- the key --------------------------------------------------------------------------------------
@@ -45,8 +31,7 @@ def test_every_call_carries_basic_auth_and_nothing_shows_the_secret(box, fake, s
     assert fake.calls() == ['get_zone', 'list_records', 'update_record']
     basic = 'Basic ' + base64.b64encode(('%s:%s' % (fake.api_id, fake.api_secret)).encode()).decode()
     assert {r.headers['authorization'] for r in fake.requests} == {basic}
-    sent = ''.join(r.path + r.raw_query + r.body.decode() for r in fake.requests)
-    assert fake.api_secret not in shown(done, state) + sent and basic.split()[1] not in shown(done, state)
+    assert fake.api_secret not in shown(done, state) + sent(fake) and basic.split()[1] not in shown(done, state)
 
 
 @pytest.mark.parametrize('refusal', [
@@ -56,9 +41,7 @@ def test_every_call_carries_basic_auth_and_nothing_shows_the_secret(box, fake, s
 ], ids=['wrong secret', 'a code alone', 'a status alone'])
 def test_a_refused_key_says_its_fix_as_a_code_or_as_a_status(box, fake, state, refusal):
     refusal(fake)
-    done = run(box, state)
-    failed(done)
-    got = status(box, state)
+    done, got = HARNESS.failure(box, state)
     assert (got['step'], got['kind'], got['fix']) == ('find zone', 'refused', module().CREDENTIALS)
     assert str(got['code'] or got['http_status']) == '401' and fake.calls() == ['get_zone']
 
@@ -66,9 +49,7 @@ def test_a_refused_key_says_its_fix_as_a_code_or_as_a_status(box, fake, state, r
 def test_a_gbk_answer_is_read_without_the_cjk_codecs(box, fake, state):
     body = json.dumps({'code': 404, 'msg': '域名不存在 誠', 'data': None}, ensure_ascii=False).encode('gbk')
     fake.fail('reply', route='get_zone', text=body)
-    done = run(box, state)
-    failed(done)
-    got = status(box, state)
+    done, got = HARNESS.failure(box, state)
     assert (got['step'], got['kind'], got['code']) == ('find zone', 'not found', '404')
     assert 'find zone: error 404: … …' in done.stdout and '\ufffd' not in done.stdout
 
@@ -138,7 +119,7 @@ def test_other_records_of_the_name_are_untouched(box, fake, state):
 def test_stored_ids_are_checked_in_the_names_listing(box, fake, state):
     rid = fake.add_record(zone_id(box), RECORD, 'A', OLD)
     other = fake.add_record(zone_id(box), 'nas.' + ZONE, 'A', OLD)
-    stored(state, zone_id(box), other)
+    stored(state, zone_id(box), other, OLD)
     done = run(box, state)
     ok(done)
     # the stored id is not the name's: looked up again (the domain read, the run's listing of the name
@@ -149,7 +130,7 @@ def test_stored_ids_are_checked_in_the_names_listing(box, fake, state):
 
 def test_with_stored_ids_an_update_is_one_listing_and_the_put(box, fake, state):
     rid = fake.add_record(zone_id(box), RECORD, 'A', OLD, ttl=120)
-    stored(state, zone_id(box), rid)
+    stored(state, zone_id(box), rid, OLD)
     ok(run(box, state))
     assert fake.calls() == ['list_records', 'update_record'] and fake.records[rid]['ttl'] == 120
 
@@ -187,9 +168,7 @@ def test_a_domain_not_in_the_account_fails_at_find_zone(box, fake, state, answer
     more = dict(DDNS_ZONE_NAME='example.org', DDNS_RECORD_NAME='home.example.org')
     if answer:
         fake.fail('reply', route='get_zone', **answer)
-    done = run(box, state, **more)
-    failed(done)
-    got = status(box, state, **more)
+    done, got = HARNESS.failure(box, state, **more)
     assert (got['step'], got['kind'], got['fix']) == ('find zone', 'not found', module().ZONE_FIX)
     assert 'no domain example.org in this account' in done.stdout and fake.calls() == ['get_zone']
 
@@ -197,9 +176,7 @@ def test_a_domain_not_in_the_account_fails_at_find_zone(box, fake, state, answer
 def test_a_server_error_says_the_next_run_tries_again(box, fake, state):
     fake.add_record(zone_id(box), RECORD, 'A', OLD)
     fake.fail('reply', route='update_record', times=3, body={'code': 500, 'msg': '服务器错误', 'data': None})
-    done = run(box, state)
-    failed(done)
-    got = status(box, state)
+    done, got = HARNESS.failure(box, state)
     assert (got['step'], got['kind'], got['code']) == ('update record', 'server error', '500')
 
 
@@ -212,25 +189,16 @@ def test_lines_are_refused(box, fake, state):
 
 def test_check_reads_and_writes_nothing(box, fake, state):
     fake.add_record(zone_id(box), RECORD, 'A', OLD)
-    done = run(box, state, '--check')
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = HARNESS.check(box, state)
     assert 'credentials accepted (API ID %s...)' % fake.api_id[:6] in done.stdout
     assert 'zone %s found (id %s)' % (ZONE, zone_id(box)) in done.stdout and fake.api_secret not in done.stdout
-    assert fake.calls() == ['get_zone', 'list_records'] and os.listdir(str(state)) == []
+    assert fake.calls() == ['get_zone', 'list_records'] and kept_nothing(state)
 
 
-@pytest.mark.parametrize('reply', [
-    {'text': '{"code": 200, "data": {"results": {"id": "1"}}}'},
-    {'text': '{"data": []}'},
-    {'text': '[1, 2]'},
-    {'text': '<html>busy</html>'},
-    {'text': ''},
-    {'status': 502, 'text': 'Bad Gateway'},
-], ids=['results not a list', 'no code', 'not an object', 'html', 'empty', 'server error'])
+@listing_replies({'text': '{"code": 200, "data": {"results": {"id": "1"}}}'}, {'text': '{"data": []}'},
+                 ids=['results not a list', 'no code'])
 def test_an_unusable_listing_is_a_failure_not_a_traceback(box, fake, state, reply):
-    fake.fail('reply', route='list_records', times=3, **reply)
-    failed(run(box, state))
-    assert fake.calls('create_record') == [] and fake.calls('update_record') == []
+    HARNESS.unusable_listing(box, state, reply)
 
 
 def test_a_hostile_record_id_or_ttl_is_not_taken(box, fake, state):

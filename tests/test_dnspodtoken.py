@@ -15,7 +15,7 @@ import time
 import pytest
 
 from conftest import RECORD, ROOT, ZONE, run_tool
-from provider_harness import Harness, failed, ok, shown
+from provider_harness import Harness, failed, kept_nothing, ok, shown
 from test_records import dual  # noqa: F401  (the fixture: a lookup that answers both families)
 
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
@@ -26,10 +26,7 @@ OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 HARNESS = Harness('dnspodtoken', NEW)
 fake, state = HARNESS.fixtures()
 env_of, run, status, job = HARNESS.env_of, HARNESS.run, HARNESS.status, HARNESS.job
-
-
-def ids_file(state, name=RECORD):
-    return state / ('.dnspodtoken-id_%s.txt' % name)
+ids_file = HARNESS.ids_file
 
 
 def hold_file(state, name=RECORD):
@@ -69,9 +66,7 @@ def test_a_token_id_that_is_no_number_is_refused_before_anything_is_sent(box, fa
 
 def test_a_refused_token_says_its_code_and_fix_and_is_never_shown(box, fake, state):
     fake.tokens[fake.token_id] = 'another'
-    done = run(box, state)
-    failed(done)
-    got = status(box, state)
+    done, got = HARNESS.failure(box, state)
     assert (got['step'], got['kind'], got['code']) == ('find zone', 'refused', '-1')
     assert got['fix'] == dnspodtoken.TOKEN_FIX and 'not a Tencent Cloud API key' in done.stdout
     assert 'find zone: error -1: Login failed' in done.stdout
@@ -159,9 +154,7 @@ def test_a_gbk_answer_is_read_without_the_cjk_codecs(box, fake, state):
     """Were it GBK after all (the documents say UTF-8): its codes are read, its Chinese shown as '…'."""
     body = json.dumps({'status': {'code': '6', 'message': '域名ID错误 誠'}}, ensure_ascii=False).encode('gbk')
     fake.fail('reply', route='list_records', text=body)
-    done = run(box, state)
-    failed(done)
-    got = status(box, state)
+    done, got = HARNESS.failure(box, state)
     assert (got['step'], got['kind'], got['code']) == ('find zone', 'not found', '6')
     assert 'find zone: error 6: …ID… …' in done.stdout and '\ufffd' not in done.stdout
 
@@ -175,9 +168,7 @@ def test_a_gbk_answer_is_read_without_the_cjk_codecs(box, fake, state):
     {'status': 502, 'text': 'Bad Gateway'},
 ], ids=['records not a list', 'no status', 'not an object', 'xml', 'empty', 'server error'])
 def test_an_unusable_listing_is_a_failure_not_a_traceback(box, fake, state, reply):
-    fake.fail('reply', route='list_records', times=3, **reply)
-    failed(run(box, state))
-    assert fake.calls('create_record') == [] and fake.calls('update_record') == []
+    HARNESS.unusable_listing(box, state, reply)
 
 
 def test_a_post_is_all_the_api_takes(box, fake, state):
@@ -242,8 +233,7 @@ def test_stored_ids_of_another_record_are_not_taken(box, fake, state):
     rid = fake.add_record(ZONE, RECORD, 'A', OLD)
     other = fake.add_record(ZONE, 'nas.' + ZONE, 'A', OLD)
     for zone, record in (('other.example', rid), (ZONE, other)):
-        ids_file(state).write_text('%s\n%s\n' % (zone, record))
-        (state / ('.dnspodtoken-ip_%s.txt' % RECORD)).write_text(OLD + '\n')
+        HARNESS.stored(state, zone, record, OLD)
         ok(run(box, state, ip=NEW if zone == ZONE else OTHER))
         assert ids_file(state).read_text() == '%s\n%s\n' % (ZONE, rid)
     assert fake.records[other]['content'] == OLD and fake.records[rid]['content'] == NEW
@@ -285,9 +275,7 @@ def test_both_families_in_one_run_list_the_name_once(box, fake, state, dual):
 
 def test_a_domain_not_in_the_account_fails_at_find_zone(box, fake, state):
     more = dict(DDNS_ZONE_NAME='example.org', DDNS_RECORD_NAME='home.example.org')
-    done = run(box, state, **more)
-    failed(done)
-    got = status(box, state, **more)
+    done, got = HARNESS.failure(box, state, **more)
     assert (got['step'], got['kind'], got['code'], got['fix']) == ('find zone', 'not found', '6', dnspodtoken.ZONE_FIX)
     assert 'no domain example.org in this account' in done.stdout and fake.calls() == ['list_records']
 
@@ -295,20 +283,17 @@ def test_a_domain_not_in_the_account_fails_at_find_zone(box, fake, state):
 @pytest.mark.parametrize('code', ['26', '32', '34'])
 def test_a_refused_create_says_its_code_and_fix(box, fake, state, code):
     fake.fail('reply', route='create_record', **answer(code, 'refused'))
-    done = run(box, state)
-    failed(done)
-    got = status(box, state)
+    done, got = HARNESS.failure(box, state)
     assert (got['step'], got['kind'], got['code'], got['fix']) == ('create record', 'refused', code,
                                                                     dnspodtoken.FIXES[code])
 
 
 def test_check_reads_and_writes_nothing(box, fake, state):
     fake.add_record(ZONE, RECORD, 'A', OLD)
-    done = run(box, state, '--check')
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = HARNESS.check(box, state)
     assert 'credentials accepted (token %s)' % fake.token_id in done.stdout
     assert 'zone %s found' % ZONE in done.stdout and 'A record %s found (id ' % RECORD in done.stdout
-    assert fake.calls() == ['list_records', 'list_records'] and os.listdir(str(state)) == []
+    assert fake.calls() == ['list_records', 'list_records'] and kept_nothing(state)
 
 
 def test_check_tells_a_foreign_domain_from_a_refused_token(box, fake, state):
@@ -319,7 +304,7 @@ def test_check_tells_a_foreign_domain_from_a_refused_token(box, fake, state):
     done = run(box, state, '--check')
     assert 'FAIL  credentials accepted: find zone: the provider refused the request (HTTP 200, code -1)' \
         in done.stdout, done.stdout
-    assert os.listdir(str(state)) == []   # --check keeps no hold
+    assert kept_nothing(state)   # --check keeps no hold
 
 
 def test_a_hostile_record_id_or_ttl_is_not_taken(box, fake, state):

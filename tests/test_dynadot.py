@@ -8,19 +8,18 @@ and fixes; --check; the account's domains; a line's address as one entry of the 
 
 import functools
 import json
-import os
 
 import pytest
 
 from conftest import RECORD, ZONE
-from provider_harness import Harness, failed, ok, shown
+from provider_harness import Harness, failed, kept_nothing, ok, shown
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 CT, CM = '240e:1:2:3::10', '2409:8a00:1:2::10'
 
 DYNADOT = Harness('dynadot', NEW)
 fake, state = DYNADOT.fixtures()
-env_of, run, status, module = DYNADOT.env_of, DYNADOT.run, DYNADOT.status, DYNADOT.module
+env_of, run, status, module, _job = DYNADOT.bound()
 job_of = functools.partial(DYNADOT.job, DDNS_RECORD_TYPE='AAAA')   # in-process, an AAAA record by default
 
 
@@ -166,9 +165,7 @@ def test_the_key_is_in_no_line_status_or_failure(box, fake, state, fault):
     if 'body' in fault:
         fault['body'] = json.loads(json.dumps(fault['body']).replace('{key}', fake.api_key))
     fake.fail(fault.pop('kind'), route='list_zones', times=3, **fault)
-    done = run(box, state)
-    failed(done)
-    said = status(box, state)
+    done, said = DYNADOT.failure(box, state)
     assert said['url'] == fake.url + '/api3.json'
     assert fake.api_key not in shown(done, state) + json.dumps(said) + run(box, state, '--check').stdout
 
@@ -191,9 +188,7 @@ def test_a_failure_in_process_carries_no_key(box, fake, state):
 ], ids=['invalid key', 'ip not allowed'])
 def test_a_refusal_says_the_apis_error_and_the_fix(box, fake, state, change, error):
     change(fake)
-    done = run(box, state)
-    failed(done)
-    said = status(box, state)
+    done, said = DYNADOT.failure(box, state)
     assert (said['step'], said['kind'], said['code']) == ('find zone', 'refused', '-1')
     assert error in said['message'] and 'allowed IPs' in said['fix']
     assert 'find zone: error -1: %s' % error in done.stdout and fake.calls() == ['list_zones']
@@ -201,9 +196,7 @@ def test_a_refusal_says_the_apis_error_and_the_fix(box, fake, state, change, err
 
 def test_a_domain_not_in_the_account_fails_at_find_zone(box, fake, state):
     more = dict(DDNS_ZONE_NAME='example.org', DDNS_RECORD_NAME='home.example.org')
-    done = run(box, state, **more)
-    failed(done)
-    said = status(box, state, **more)
+    done, said = DYNADOT.failure(box, state, **more)
     assert (said['step'], said['kind']) == ('find zone', 'not found') and fake.calls() == ['list_zones']
     assert 'no domain example.org in this account' in done.stdout
 
@@ -212,9 +205,7 @@ def test_a_refused_set_says_dynadots_error(box, fake, state):
     fake.add_record(ZONE, RECORD, 'A', OLD)
     fake.fail('reply', route='set_dns', body={'SetDns2Response': {
         'ResponseCode': '-1', 'Status': 'error', 'Error': 'problem with connection to main server'}})
-    done = run(box, state)
-    failed(done)
-    said = status(box, state)
+    done, said = DYNADOT.failure(box, state)
     assert (said['step'], said['code'], said['kind']) == ('update record', '-1', 'refused')
     assert 'update record: error -1: problem with connection to main server' in done.stdout
     assert 'next run tries again' in said['fix'] and fake.find(RECORD)[0]['content'] == OLD
@@ -243,11 +234,10 @@ def test_an_unusable_answer_is_a_failure_not_a_traceback(box, fake, state, answe
 def test_check_reads_and_writes_nothing(box, fake, state):
     neighbours(fake)
     fake.add_record(ZONE, RECORD, 'A', OLD)
-    done = run(box, state, '--check')
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = DYNADOT.check(box, state)
     assert 'credentials accepted (API key)' in done.stdout and 'zone %s found' % ZONE in done.stdout
     assert 'A record %s found' % RECORD in done.stdout
-    assert 'set_dns' not in fake.calls() and os.listdir(str(state)) == []
+    assert 'set_dns' not in fake.calls() and kept_nothing(state)
 
 
 def test_a_record_without_zone_name_finds_its_domain(box, fake, state):

@@ -7,19 +7,18 @@ API's words, UTF-8 or GBK, as they reach the user; its refusals; a create sent o
 refused."""
 
 import json
-import os
 import time
 
 import pytest
 
 from conftest import RECORD, ZONE
-from provider_harness import Harness, failed, ok, shown
+from provider_harness import Harness, failed, kept_nothing, ok, shown
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 
 ERANET = Harness('eranet', NEW)
 fake, state = ERANET.fixtures()
-env_of, run, status, module, job_of = ERANET.env_of, ERANET.run, ERANET.status, ERANET.module, ERANET.job
+env_of, run, status, module, job_of = ERANET.bound()
 
 
 def ids_file(state, name=RECORD):
@@ -57,9 +56,7 @@ def test_the_signature_is_the_rpc_styles_with_any_character(box, fake, state):
 
 def test_a_wrong_key_or_instance_or_clock_is_refused_with_the_apis_words(box, fake, state):
     fake.instances[fake.instance_id] = 'another-key'
-    done = run(box, state)
-    failed(done)
-    said = status(box, state)
+    done, said = ERANET.failure(box, state)
     assert (said['step'], said['kind'], said.get('code')) == ('find zone', 'refused', None)
     assert 'find zone: error: 签名错误' in done.stdout and 'api_key' in said['fix'] and 'clock' in said['fix']
     fake.instances = {fake.instance_id: fake.api_key}
@@ -83,9 +80,7 @@ def test_a_refusal_in_gbk_is_shown_with_its_ascii_and_each_chinese_run_one_mark(
     (the instance id, a host) and each run of Chinese one '…'; the fix says what to do."""
     fake.encoding = 'gbk'
     fake.instances = {}
-    done = run(box, state)
-    failed(done)
-    said = status(box, state)
+    done, said = ERANET.failure(box, state)
     assert 'find zone: error: AccessInstanceID …' in done.stdout and '\ufffd' not in shown(done, state)
     assert said['fix'] == module().REFUSED and 'AccessInstanceID …' in said['message']
 
@@ -203,11 +198,10 @@ def test_an_echoed_signature_is_taken_out(box, fake, state):
 
 def test_check_reads_and_writes_nothing(box, fake, state):
     fake.add_record(ZONE, RECORD, 'A', OLD)
-    done = run(box, state, '--check')
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = ERANET.check(box, state)
     assert 'credentials accepted (AccessInstanceID %s)' % fake.instance_id in done.stdout
     assert 'zone %s found' % ZONE in done.stdout and 'A record %s found' % RECORD in done.stdout
-    assert set(fake.calls()) == {'list_records'} and os.listdir(str(state)) == []
+    assert set(fake.calls()) == {'list_records'} and kept_nothing(state)
 
 
 def test_lines_are_refused_before_anything_is_sent(box, fake, state):

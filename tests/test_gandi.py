@@ -6,20 +6,18 @@ with their fixes and no secret shown, --check, the domains the token may use, an
 operator lines as values of the RRset."""
 
 import json
-import os
 
 import pytest
 
 from conftest import RECORD, ZONE
-from provider_harness import Harness, failed, ok, shown
+from provider_harness import Harness, failed, kept_nothing, ok, shown
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 CT, CM = '240e:1:2:3::10', '2409:8a00:1:2::10'
 
 GANDI = Harness('gandi', NEW)
 fake, state = GANDI.fixtures()
-env_of, run, status, module = GANDI.env_of, GANDI.run, GANDI.status, GANDI.module
-job_of = GANDI.job
+env_of, run, status, module, job_of = GANDI.bound()
 PATH = '/v5/livedns/domains/%s/records/home/A' % ZONE
 
 
@@ -99,9 +97,7 @@ def test_a_ttl_the_api_would_refuse_is_not_sent_back(box, fake, state, ttl):
 
 def test_a_wrong_token_is_refused_with_its_fix_and_never_shown(box, fake, state):
     secret = 'the-wrong-token-0123456789'
-    done = run(box, state, DDNS_API_TOKEN=secret)
-    failed(done)
-    seen = status(box, state, DDNS_API_TOKEN=secret)
+    done, seen = GANDI.failure(box, state, DDNS_API_TOKEN=secret)
     assert (seen['step'], seen['http_status']) == ('find zone', 401) and seen['fix'] == module().FIXES[401]
     assert 'could not verify' in seen['message'] and secret not in shown(done, state) + json.dumps(seen)
 
@@ -109,18 +105,14 @@ def test_a_wrong_token_is_refused_with_its_fix_and_never_shown(box, fake, state)
 def test_a_token_restricted_to_another_domain_cannot_write(box, fake, state):
     fake.tokens['read-only-token'] = (None, False)
     fake.add_record(ZONE, RECORD, 'A', OLD)
-    done = run(box, state, DDNS_API_TOKEN='read-only-token')
-    failed(done)
-    seen = status(box, state, DDNS_API_TOKEN='read-only-token')
+    done, seen = GANDI.failure(box, state, DDNS_API_TOKEN='read-only-token')
     assert (seen['step'], seen['http_status']) == ('update record', 403)
     assert 'Manage domain name technical configurations' in seen['fix']
 
 
 def test_a_domain_not_in_the_account_fails_at_find_zone(box, fake, state):
     more = {'DDNS_ZONE_NAME': 'example.org', 'DDNS_RECORD_NAME': 'home.example.org'}
-    done = run(box, state, **more)
-    failed(done)
-    seen = status(box, state, **more)
+    done, seen = GANDI.failure(box, state, **more)
     assert (seen['step'], seen['kind'], seen['http_status']) == ('find zone', 'not found', 404)
     assert 'no domain example.org in this account' in done.stdout and fake.calls() == ['get_zone']
 
@@ -134,9 +126,7 @@ def test_a_domain_not_in_the_account_fails_at_find_zone(box, fake, state):
 def test_a_put_refused_says_why_and_what_to_do(box, fake, state, answer, words):
     fake.add_record(ZONE, RECORD, 'A', OLD)
     fake.fail('reply', route='put_record', times=3, **answer)
-    done = run(box, state)
-    failed(done)
-    seen = status(box, state)
+    done, seen = GANDI.failure(box, state)
     assert (seen['step'], seen['http_status']) == ('update record', answer['status'])
     assert words in seen['fix'] and answer['body']['message'] in seen['message']
 
@@ -167,11 +157,10 @@ def test_a_domain_answered_for_another_name_is_a_failure(box, fake, state):
 
 def test_check_reads_and_writes_nothing(box, fake, state):
     fake.add_record(ZONE, RECORD, 'A', OLD)
-    done = run(box, state, '--check')
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = GANDI.check(box, state)
     assert 'ok    credentials accepted (personal access token)' in done.stdout
     assert 'zone %s found' % ZONE in done.stdout and 'A record %s found' % RECORD in done.stdout
-    assert set(fake.calls()) == {'list_zones', 'get_zone', 'get_record'} and os.listdir(str(state)) == []
+    assert set(fake.calls()) == {'list_zones', 'get_zone', 'get_record'} and kept_nothing(state)
 
 
 def test_account_zones_lists_the_domains_the_token_may_use(box, fake, state):

@@ -6,20 +6,18 @@ GoDaddy gives smaller accounts among them) and no secret shown, --check, the acc
 by page, and a record's operator lines as addresses among the name's records."""
 
 import json
-import os
 
 import pytest
 
 from conftest import RECORD, ZONE
-from provider_harness import Harness, failed, ok, shown
+from provider_harness import Harness, failed, kept_nothing, ok, shown
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 CT, CM = '240e:1:2:3::10', '2409:8a00:1:2::10'
 
 GODADDY = Harness('godaddy', NEW)
 fake, state = GODADDY.fixtures()
-env_of, run, status, module = GODADDY.env_of, GODADDY.run, GODADDY.status, GODADDY.module
-job_of = GODADDY.job
+env_of, run, status, module, job_of = GODADDY.bound()
 PATH = '/v1/domains/%s/records/A/home' % ZONE
 
 
@@ -95,9 +93,7 @@ def test_a_ttl_the_api_would_refuse_is_not_sent_back(box, fake, state, ttl):
 
 def test_a_wrong_secret_is_refused_with_its_fix_and_never_shown(box, fake, state):
     secret = 'the-wrong-secret-0123456789'
-    done = run(box, state, DDNS_API_SECRET=secret)
-    failed(done)
-    seen = status(box, state, DDNS_API_SECRET=secret)
+    done, seen = GODADDY.failure(box, state, DDNS_API_SECRET=secret)
     assert (seen['step'], seen['http_status'], seen['code']) == ('find zone', 401, 'UNABLE_TO_AUTHENTICATE')
     assert seen['fix'] == module().KEY_FIX and 'Production API key' in done.stdout
     assert secret not in shown(done, state) + json.dumps(seen)
@@ -105,18 +101,14 @@ def test_a_wrong_secret_is_refused_with_its_fix_and_never_shown(box, fake, state
 
 def test_an_account_under_godaddys_threshold_is_told_so(box, fake, state):
     fake.small = True
-    done = run(box, state)
-    failed(done)
-    seen = status(box, state)
+    done, seen = GODADDY.failure(box, state)
     assert (seen['http_status'], seen['code']) == (403, 'ACCESS_DENIED')
     assert 'fewer than 10 domains' in seen['fix'] and 'Discount Domain Club' in done.stdout
 
 
 def test_a_domain_not_in_the_account_fails_at_find_zone(box, fake, state):
     more = {'DDNS_ZONE_NAME': 'example.org', 'DDNS_RECORD_NAME': 'home.example.org'}
-    done = run(box, state, **more)
-    failed(done)
-    seen = status(box, state, **more)
+    done, seen = GODADDY.failure(box, state, **more)
     assert (seen['step'], seen['kind'], seen['code']) == ('find zone', 'not found', 'UNKNOWN_DOMAIN')
     assert 'no domain example.org in this account' in done.stdout and seen['fix'] == module().FIXES[404]
 
@@ -131,9 +123,7 @@ def test_a_domain_not_in_the_account_fails_at_find_zone(box, fake, state):
 def test_a_put_refused_says_why_and_what_to_do(box, fake, state, answer, words):
     fake.add_record(ZONE, RECORD, 'A', OLD)
     fake.fail('reply', route='put_records', times=3, **answer)
-    done = run(box, state)
-    failed(done)
-    seen = status(box, state)
+    done, seen = GODADDY.failure(box, state)
     assert (seen['step'], seen['http_status'], seen['code']) == ('update record', answer['status'],
                                                                  answer['body']['code'])
     assert words in seen['fix'] and answer['body']['message'] in seen['message']
@@ -156,11 +146,10 @@ def test_an_unusable_answer_is_a_failure_not_a_traceback(box, fake, state, answe
 
 def test_check_reads_and_writes_nothing(box, fake, state):
     fake.add_record(ZONE, RECORD, 'A', OLD)
-    done = run(box, state, '--check')
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = GODADDY.check(box, state)
     assert 'ok    credentials accepted (API key and secret)' in done.stdout
     assert 'zone %s found' % ZONE in done.stdout and 'A record %s found' % RECORD in done.stdout
-    assert set(fake.calls()) == {'list_zones', 'get_records'} and os.listdir(str(state)) == []
+    assert set(fake.calls()) == {'list_zones', 'get_records'} and kept_nothing(state)
 
 
 def test_check_fails_on_a_wrong_key(box, fake, state):

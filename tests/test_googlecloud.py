@@ -22,7 +22,7 @@ CT, CM, PLAIN = '240e:1:2:3::10', '2409:8a00:1:2::10', '2001:db8::1'
 
 GOOGLECLOUD = Harness('googlecloud', NEW, before=google_auth)
 fake, state = GOOGLECLOUD.fixtures()
-env_of, run, status, module = GOOGLECLOUD.env_of, GOOGLECLOUD.run, GOOGLECLOUD.status, GOOGLECLOUD.module
+env_of, run, status, module, _job = GOOGLECLOUD.bound()
 job_of = functools.partial(GOOGLECLOUD.job, DDNS_RECORD_TYPE='AAAA')
 ZONE_ID = 'example-com'
 
@@ -106,9 +106,7 @@ def test_a_key_file_is_trusted_as_the_tools_own_files_are(box, fake, state, tmp_
     elif mode != 'missing':
         path.write_text(json.dumps(fake.key))
         path.chmod(mode)
-    done = run(box, state, DDNS_KEY_FILE=str(path))
-    failed(done)
-    said = status(box, state, DDNS_KEY_FILE=str(path))
+    done, said = GOOGLECLOUD.failure(box, state, DDNS_KEY_FILE=str(path))
     assert (said['step'], said['kind']) == ('get token', 'state') and words in said['message']
     assert '(key_file from DDNS_KEY_FILE)' in done.stdout and fake.calls() == []
 
@@ -130,9 +128,7 @@ def test_a_key_readable_by_others_is_warned_of(box, fake, state, tmp_path):
 ], ids=['not a key', 'a broken private key', 'a token URI that is no URL'])
 def test_an_unusable_key_is_a_failure_naming_it(box, fake, state, key, words):
     text = json.dumps(key if 'type' in key else dict(fake.key, **key))
-    done = run(box, state, DDNS_KEY_FILE='', DDNS_KEY_JSON=text)
-    failed(done)
-    said = status(box, state, DDNS_KEY_FILE='', DDNS_KEY_JSON=text)
+    done, said = GOOGLECLOUD.failure(box, state, DDNS_KEY_FILE='', DDNS_KEY_JSON=text)
     assert said['step'] == 'get token' and words in said['message'] and 'key_json' in done.stdout
     assert fake.calls() == []
 
@@ -149,9 +145,7 @@ def test_a_refused_jwt_says_why(box, fake, state, case, code, words):
         fake.clock_offset = 7200
     else:
         fake.allowed.clear()
-    done = run(box, state)
-    failed(done)
-    said = status(box, state)
+    done, said = GOOGLECLOUD.failure(box, state)
     assert (said['step'], said['code']) == ('get token', code) and words in said['fix']
     assert not token_file(state).exists() and fake.calls() == ['get_token']
 
@@ -181,9 +175,7 @@ def test_a_private_zone_of_the_name_is_skipped_and_zones_are_read_page_by_page(b
 
 
 def test_a_zone_not_in_the_project_fails_at_find_zone(box, fake, state):
-    done = run(box, state, DDNS_ZONE_NAME='example.org', DDNS_RECORD_NAME='home.example.org')
-    failed(done)
-    said = status(box, state, DDNS_ZONE_NAME='example.org', DDNS_RECORD_NAME='home.example.org')
+    done, said = GOOGLECLOUD.failure(box, state, DDNS_ZONE_NAME='example.org', DDNS_RECORD_NAME='home.example.org')
     assert (said['step'], said['kind']) == ('find zone', 'not found') and 'public managed zone' in said['fix']
     assert fake.calls('list_zones')[0].query == {'dnsName': 'example.org.'}
 
@@ -222,8 +214,7 @@ def test_with_stored_ids_the_rrset_is_read_then_patched(box, fake, state):
 def test_check_asks_a_token_and_writes_nothing(box, fake, state):
     fake.add_record(ZONE_ID, RECORD, 'A', OLD)
     token_file(state).write_text('%d %s %s\n' % (4102444800, fake.issue_token(), fake.key['private_key_id']))
-    done = run(box, state, '--check')
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = GOOGLECLOUD.check(box, state)
     assert 'credentials accepted (service account %s, project ddkit-test)' % fake.email in done.stdout
     assert 'zone %s found (id %s)' % (ZONE, ZONE_ID) in done.stdout
     assert fake.calls() == ['get_token', 'list_zones', 'get_record']

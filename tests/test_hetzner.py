@@ -8,12 +8,11 @@ alone, the last one with the RRset."""
 
 import functools
 import json
-import os
 
 import pytest
 
 from conftest import RECORD, ZONE
-from provider_harness import Harness, failed, ok
+from provider_harness import Harness, failed, kept_nothing, ok
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 CT, CM, PLAIN = '240e:1:2:3::10', '2409:8a00:1:2::10', '2001:db8::1'
@@ -21,7 +20,7 @@ CT, CM, PLAIN = '240e:1:2:3::10', '2409:8a00:1:2::10', '2001:db8::1'
 
 HETZNER = Harness('hetzner', NEW)
 fake, state = HETZNER.fixtures()
-env_of, run, status, module = HETZNER.env_of, HETZNER.run, HETZNER.status, HETZNER.module
+env_of, run, status, module, _job = HETZNER.bound()
 job_of = functools.partial(HETZNER.job, DDNS_RECORD_TYPE='AAAA')   # in-process, an AAAA record by default
 
 
@@ -130,9 +129,7 @@ def test_a_zone_not_in_the_project_fails_at_find_zone(box, fake, state):
 def test_a_refusal_says_why_and_never_shows_the_token(box, fake, state, arrange, step, http_status, code, words):
     fake.add_record(ZONE, RECORD, 'A', OLD)
     arrange(fake)
-    done = run(box, state)
-    failed(done)
-    shown = status(box, state)
+    done, shown = HETZNER.failure(box, state)
     assert (shown['step'], shown['kind'], shown['http_status'], shown['code']) == (step, 'refused', http_status, code)
     assert words in shown['fix'] and words in done.stdout
     assert fake.token not in done.stdout + done.stderr + json.dumps(shown)
@@ -179,11 +176,10 @@ def test_an_unusable_rrset_is_a_failure_not_a_traceback(box, fake, state, answer
 
 def test_check_lists_reads_and_writes_nothing(box, fake, state):
     fake.add_record(ZONE, RECORD, 'A', OLD)
-    done = run(box, state, '--check')
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = HETZNER.check(box, state)
     assert 'credentials accepted (Cloud API token)' in done.stdout
     assert 'zone %s found' % ZONE in done.stdout and 'A record %s found (id %s)' % (RECORD, RECORD) in done.stdout
-    assert fake.calls() == ['list_zones', 'get_zone', 'get_record'] and os.listdir(str(state)) == []
+    assert fake.calls() == ['list_zones', 'get_zone', 'get_record'] and kept_nothing(state)
 
 
 def test_check_is_content_with_a_read_only_token(box, fake, state):

@@ -8,12 +8,11 @@ line one record of the name."""
 import base64
 import functools
 import json
-import os
 
 import pytest
 
 from conftest import RECORD, ZONE
-from provider_harness import Harness, failed, ok
+from provider_harness import Harness, failed, kept_nothing, ok
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 CT, CM = '240e:1:2:3::10', '2409:8a00:1:2::10'
@@ -21,7 +20,7 @@ CT, CM = '240e:1:2:3::10', '2409:8a00:1:2::10'
 
 LUADNS = Harness('luadns', NEW)
 fake, state = LUADNS.fixtures()
-env_of, run, status, module = LUADNS.env_of, LUADNS.run, LUADNS.status, LUADNS.module
+env_of, run, status, module, _job = LUADNS.bound()
 job_of = functools.partial(LUADNS.job, DDNS_RECORD_TYPE='AAAA')   # in-process, an AAAA record by default
 
 
@@ -116,9 +115,7 @@ def test_a_zone_not_in_the_account_fails_at_find_zone(box, fake, state):
 def test_a_refused_key_says_why_and_never_shows_it(box, fake, state, arrange, step, http_status, words):
     fake.add_record(zone_id(fake), RECORD, 'A', OLD)
     arrange(fake)
-    done = run(box, state)
-    failed(done)
-    shown = status(box, state)
+    done, shown = LUADNS.failure(box, state)
     assert (shown['step'], shown['http_status']) == (step, http_status) and words in shown['fix']
     assert fake.key not in done.stdout + done.stderr + json.dumps(shown) and held(fake) == [OLD]
 
@@ -154,12 +151,11 @@ def test_an_unusable_zone_listing_is_a_failure_not_a_traceback(box, fake, state,
 
 def test_check_lists_reads_and_writes_nothing(box, fake, state):
     rid = fake.add_record(zone_id(fake), RECORD, 'A', OLD)
-    done = run(box, state, '--check')
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = LUADNS.check(box, state)
     assert 'credentials accepted (API key of %s)' % fake.email in done.stdout
     assert 'zone %s found (id %s)' % (ZONE, zone_id(fake)) in done.stdout
     assert 'A record %s found (id %s)' % (RECORD, rid) in done.stdout
-    assert fake.calls() == ['list_zones', 'list_records'] and os.listdir(str(state)) == []
+    assert fake.calls() == ['list_zones', 'list_records'] and kept_nothing(state)
 
 
 # --- in-process: a record's lines -----------------------------------------------------------------

@@ -6,12 +6,11 @@ errors by status code in HTTP 200 answers), --check, and a record's operator lin
 
 import functools
 import json
-import os
 
 import pytest
 
 from conftest import RECORD, ZONE
-from provider_harness import Harness, failed, ok
+from provider_harness import Harness, failed, kept_nothing, ok
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 CT, CM = '240e:1:2:3::10', '2409:8a00:1:2::10'
@@ -19,7 +18,7 @@ CT, CM = '240e:1:2:3::10', '2409:8a00:1:2::10'
 
 NETCUP = Harness('netcup', NEW)
 fake, state = NETCUP.fixtures()
-env_of, run, status, module = NETCUP.env_of, NETCUP.run, NETCUP.status, NETCUP.module
+env_of, run, status, module, _job = NETCUP.bound()
 job_of = functools.partial(NETCUP.job, DDNS_RECORD_TYPE='AAAA')   # in-process, an AAAA record by default
 
 
@@ -98,9 +97,7 @@ def test_a_domain_not_the_customers_fails_at_find_zone(box, fake, state):
 
 @pytest.mark.parametrize('setting', ['DDNS_API_PASSWORD', 'DDNS_API_KEY', 'DDNS_CUSTOMER_NUMBER'])
 def test_refused_credentials_fail_at_the_login_and_are_never_shown(box, fake, state, setting):
-    done = run(box, state, **{setting: 'wrong-value-9'})
-    failed(done)
-    shown = status(box, state, **{setting: 'wrong-value-9'})
+    done, shown = NETCUP.failure(box, state, **{setting: 'wrong-value-9'})
     assert (shown['step'], shown['kind'], shown['code']) == ('get token', 'refused', '4013')
     assert 'Master Data, API' in shown['fix'] and fake.calls() == ['login']
     assert fake.password not in done.stdout + done.stderr + json.dumps(shown)
@@ -133,11 +130,10 @@ def test_an_unusable_answer_is_a_failure_not_a_traceback(box, fake, state, answe
 
 def test_check_logs_in_reads_and_writes_nothing(box, fake, state):
     rid = fake.add_record(ZONE, RECORD, 'A', OLD)
-    done = run(box, state, '--check')
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = NETCUP.check(box, state)
     assert 'credentials accepted (customer %s)' % fake.customer in done.stdout
     assert 'A record %s found (id %s)' % (RECORD, rid) in done.stdout
-    assert fake.calls() == ['login', 'infoDnsRecords', 'infoDnsRecords'] and os.listdir(str(state)) == []
+    assert fake.calls() == ['login', 'infoDnsRecords', 'infoDnsRecords'] and kept_nothing(state)
 
 
 def test_a_lines_record_is_made_found_changed_and_deleted_alone(box, fake, state):

@@ -6,14 +6,14 @@ module's own test file's."""
 import os
 
 from conftest import RECORD, ZONE
-from provider_harness import Harness, ok, shown
+from provider_harness import Harness, kept_nothing, ok, shown
 from providers import NOWCN as P, registry
 
 OLD, NEW = '81.2.69.1', '81.2.69.10'
 
 NOWCN = Harness('nowcn', NEW)
 fake, state = NOWCN.fixtures()
-env_of, run, status, module = NOWCN.env_of, NOWCN.run, NOWCN.status, NOWCN.module
+env_of, run, status, module, _job = NOWCN.bound()
 
 
 def test_now_cns_host_is_the_default_and_the_rest_is_the_modules():
@@ -42,7 +42,6 @@ def test_updated_with_its_own_state_files_log_and_status(box, fake, state):
 
 
 def test_check_names_its_own_summary_and_sends_only_reads(box, fake, state):
-    done = run(box, state, '--check')
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = NOWCN.check(box, state)
     assert 'credentials accepted (AccessInstanceID %s)' % fake.instance_id in done.stdout
-    assert set(fake.calls()) == {'list_records'} and os.listdir(str(state)) == []
+    assert set(fake.calls()) == {'list_records'} and kept_nothing(state)

@@ -6,20 +6,18 @@ record made meanwhile, its refusals with their fixes and no secret shown, --chec
 zones, and a record's operator lines as answers of the record."""
 
 import json
-import os
 
 import pytest
 
 from conftest import RECORD, ZONE
-from provider_harness import Harness, failed, ok, shown
+from provider_harness import Harness, failed, kept_nothing, ok, shown
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 CT, CM = '240e:1:2:3::10', '2409:8a00:1:2::10'
 
 NS1 = Harness('ns1', NEW)
 fake, state = NS1.fixtures()
-env_of, run, status, module = NS1.env_of, NS1.run, NS1.status, NS1.module
-job_of = NS1.job
+env_of, run, status, module, job_of = NS1.bound()
 PATH = '/v1/zones/%s/%s/A' % (ZONE, RECORD)
 
 
@@ -102,9 +100,7 @@ def test_a_create_that_meets_a_record_made_meanwhile_updates_it(box, fake, state
 
 def test_a_wrong_key_is_refused_with_its_fix_and_never_shown(box, fake, state):
     secret = 'the-wrong-key-0123456789'
-    done = run(box, state, DDNS_API_KEY=secret)
-    failed(done)
-    seen = status(box, state, DDNS_API_KEY=secret)
+    done, seen = NS1.failure(box, state, DDNS_API_KEY=secret)
     assert (seen['step'], seen['http_status']) == ('find zone', 401) and seen['fix'] == module().FIXES[401]
     assert 'Authentication required' in seen['message'] and secret not in shown(done, state) + json.dumps(seen)
 
@@ -112,17 +108,13 @@ def test_a_wrong_key_is_refused_with_its_fix_and_never_shown(box, fake, state):
 def test_a_key_that_may_not_manage_records_says_which_permissions_it_needs(box, fake, state):
     fake.keys['view-only-key'] = {'view_zones'}
     fake.add_record(ZONE, RECORD, 'A', OLD)
-    done = run(box, state, DDNS_API_KEY='view-only-key')
-    failed(done)
-    seen = status(box, state, DDNS_API_KEY='view-only-key')
+    done, seen = NS1.failure(box, state, DDNS_API_KEY='view-only-key')
     assert (seen['step'], seen['http_status']) == ('update record', 403) and 'Manage records' in seen['fix']
 
 
 def test_a_zone_not_in_the_account_fails_at_find_zone(box, fake, state):
     more = {'DDNS_ZONE_NAME': 'example.org', 'DDNS_RECORD_NAME': 'home.example.org'}
-    done = run(box, state, **more)
-    failed(done)
-    seen = status(box, state, **more)
+    done, seen = NS1.failure(box, state, **more)
     assert (seen['step'], seen['kind'], seen['http_status']) == ('find zone', 'not found', 404)
     assert 'no zone example.org in this account' in done.stdout and fake.calls() == ['get_zone']
 
@@ -135,9 +127,7 @@ def test_a_zone_not_in_the_account_fails_at_find_zone(box, fake, state):
 def test_an_update_refused_says_why_and_what_to_do(box, fake, state, answer, words):
     fake.add_record(ZONE, RECORD, 'A', OLD)
     fake.fail('reply', route='update_record', times=3, **answer)
-    done = run(box, state)
-    failed(done)
-    seen = status(box, state)
+    done, seen = NS1.failure(box, state)
     assert (seen['step'], seen['http_status']) == ('update record', answer['status'])
     assert words in seen['fix'] and answer['body']['message'] in seen['message']
 
@@ -168,11 +158,10 @@ def test_a_zone_answered_for_another_name_is_a_failure(box, fake, state):
 
 def test_check_reads_and_writes_nothing(box, fake, state):
     fake.add_record(ZONE, RECORD, 'A', OLD)
-    done = run(box, state, '--check')
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = NS1.check(box, state)
     assert 'ok    credentials accepted (API key)' in done.stdout
     assert 'zone %s found' % ZONE in done.stdout and 'A record %s found' % RECORD in done.stdout
-    assert set(fake.calls()) == {'list_zones', 'get_zone', 'get_record'} and os.listdir(str(state)) == []
+    assert set(fake.calls()) == {'list_zones', 'get_zone', 'get_record'} and kept_nothing(state)
 
 
 def test_account_zones_lists_the_zones(box, fake, state):

@@ -19,7 +19,7 @@ PLAIN = '2001:db8::1'
 
 OVH = Harness('ovh', NEW, before=ovh_signer)
 fake, state = OVH.fixtures()
-env_of, run, status, module = OVH.env_of, OVH.run, OVH.status, OVH.module
+env_of, run, status, module, _job = OVH.bound()
 LEAST = [('GET', '/domain/zone'), ('GET', '/domain/zone/%s/*' % ZONE), ('POST', '/domain/zone/%s/record' % ZONE),
          ('PUT', '/domain/zone/%s/record/*' % ZONE), ('POST', '/domain/zone/%s/refresh' % ZONE)]
 
@@ -57,9 +57,7 @@ def test_a_host_clock_far_off_signs_with_the_apis_time(box, fake, state, offset)
 
 def test_a_signature_of_another_secret_is_refused_saying_so(box, fake, state):
     fake.add_record(ZONE, RECORD, 'A', OLD)
-    done = run(box, state, DDNS_APPLICATION_SECRET='not-the-secret')
-    failed(done)
-    said = status(box, state, DDNS_APPLICATION_SECRET='not-the-secret')
+    done, said = OVH.failure(box, state, DDNS_APPLICATION_SECRET='not-the-secret')
     assert (said['step'], said['http_status'], said['code']) == ('find zone', 400, 'INVALID_SIGNATURE')
     assert 'copy both from the same application' in said['fix'] and 'not-the-secret' not in shown(done, state)
 
@@ -86,9 +84,7 @@ def test_refused_keys_say_why_and_never_show_a_secret(box, fake, state, change, 
     more = change if isinstance(change, dict) else {}
     if change == 'not validated':
         fake.consumers[fake.consumer_key]['validated'] = False
-    done = run(box, state, **more)
-    failed(done)
-    said = status(box, state, **more)
+    done, said = OVH.failure(box, state, **more)
     assert (said['step'], said['kind'], said['http_status'], said['code']) == ('find zone', 'refused', 403, code)
     assert words in said['fix'] and fake.secret not in shown(done, state)
 
@@ -160,9 +156,7 @@ def test_stored_ids_of_another_name_are_not_taken(box, fake, state):
 
 
 def test_a_zone_not_in_the_account_fails_at_find_zone(box, fake, state):
-    done = run(box, state, DDNS_ZONE_NAME='example.org', DDNS_RECORD_NAME='home.example.org')
-    failed(done)
-    said = status(box, state, DDNS_ZONE_NAME='example.org', DDNS_RECORD_NAME='home.example.org')
+    done, said = OVH.failure(box, state, DDNS_ZONE_NAME='example.org', DDNS_RECORD_NAME='home.example.org')
     assert (said['step'], said['kind']) == ('find zone', 'not found') and 'DNS zone of this OVH' in said['fix']
     assert fake.calls() == ['auth_time', 'list_zones']
 
@@ -213,8 +207,7 @@ def test_an_unusable_listing_is_a_failure_or_nothing_not_a_traceback(box, fake, 
 def test_check_reads_and_writes_nothing(box, fake, state):
     rid = fake.add_record(ZONE, RECORD, 'A', OLD)
     (state / ('.ovh-refresh_%s.txt' % RECORD)).write_text(ZONE + '\n')   # owed: --check does not pay it
-    done = run(box, state, '--check')
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = OVH.check(box, state)
     assert 'credentials accepted (application key %s and a consumer key)' % fake.application_key in done.stdout
     assert 'zone %s found' % ZONE in done.stdout and 'A record %s found (id %s)' % (RECORD, rid) in done.stdout
     assert fake.calls() == ['auth_time', 'list_zones', 'list_records', 'get_record']

@@ -20,7 +20,7 @@ import urllib.request
 import pytest
 
 from conftest import RECORD, ZONE
-from provider_harness import Harness, failed, ok, shown
+from provider_harness import Harness, failed, kept_nothing, ok, shown
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 CT, CM, PLAIN = '240e:1:2:3::10', '2409:8a00:1:2::10', '2001:db8::1'
@@ -30,7 +30,7 @@ KEY = 'test-pdns-api-key-0123456789'
 
 POWERDNS = Harness('powerdns', NEW)
 fake, state = POWERDNS.fixtures()
-env_of, run, status, module = POWERDNS.env_of, POWERDNS.run, POWERDNS.status, POWERDNS.module
+env_of, run, status, module, _job = POWERDNS.bound()
 job_of = functools.partial(POWERDNS.job, DDNS_RECORD_TYPE='AAAA')   # in-process, an AAAA record by default
 
 
@@ -230,7 +230,7 @@ def test_check_against_the_server_reads_and_writes_nothing(box, state, pdns):
     assert done.returncode == 0, done.stdout + done.stderr
     assert 'credentials accepted (API key; PowerDNS Authoritative 4.' in done.stdout
     assert 'zone %s found' % ZONE in done.stdout and 'A record %s found' % RECORD in done.stdout
-    assert os.listdir(str(state)) == [] and pdns.dig(RECORD, 'A') == [(120, OLD)]
+    assert kept_nothing(state) and pdns.dig(RECORD, 'A') == [(120, OLD)]
 
 
 def test_lines_are_addresses_of_the_rrset_at_the_server(box, state, pdns):
@@ -317,9 +317,7 @@ def test_a_zone_deleted_under_stored_ids_fails_at_find_zone(box, fake, state):
 def test_a_refused_patch_says_why_in_the_servers_words(box, fake, state, answer, step, words, fix):
     fake.add_record(ZONE, RECORD, 'A', OLD)
     fake.fail('reply', route='update_record', **answer)
-    done = run(box, state)
-    failed(done)
-    said = status(box, state)
+    done, said = POWERDNS.failure(box, state)
     assert (said['step'], said['kind'], said['http_status']) == (step, 'refused', answer['status'])
     assert words in done.stdout and fix in said['fix'] and rrset(fake)['records'] == [OLD]
 
@@ -362,10 +360,9 @@ def test_an_rrset_of_another_name_in_a_whole_zones_answer_is_not_taken(box, fake
 
 def test_check_reads_the_server_zone_and_record_and_writes_nothing(box, fake, state):
     fake.add_record(ZONE, RECORD, 'A', OLD)
-    done = run(box, state, '--check')
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = POWERDNS.check(box, state)
     assert 'credentials accepted (API key; PowerDNS Authoritative 4.7.3)' in done.stdout
-    assert fake.calls() == ['login', 'list_zones', 'get_record'] and os.listdir(str(state)) == []
+    assert fake.calls() == ['login', 'list_zones', 'get_record'] and kept_nothing(state)
 
 
 def test_check_refuses_a_recursors_api(box, fake, state):

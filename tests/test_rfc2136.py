@@ -7,13 +7,12 @@ outcome table of every provider (test_provider_tables) covers the common rows wi
 import base64
 import functools
 import json
-import os
 
 import pytest
 
 from conftest import RECORD, ZONE
 from fakes.rfc2136 import Named, missing
-from provider_harness import Harness, failed, ok, shown
+from provider_harness import Harness, failed, kept_nothing, ok, shown
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 CT, CM, PLAIN = '240e:1:2:3::10', '2409:8a00:1:2::10', '2001:db8::1'
@@ -25,7 +24,7 @@ GRANTS = ['grant %s name %s. A AAAA;' % (k, RECORD) for k in KEYS] + \
 
 RFC2136 = Harness('rfc2136', NEW)
 fake, state = RFC2136.fixtures()
-env_of, run, status, module = RFC2136.env_of, RFC2136.run, RFC2136.status, RFC2136.module
+env_of, run, status, module, _job = RFC2136.bound()
 job_of = functools.partial(RFC2136.job, DDNS_RECORD_TYPE='AAAA')   # in-process, an AAAA record by default
 
 
@@ -123,7 +122,7 @@ def test_check_proves_the_key_with_a_signed_query_and_sends_no_update(box, state
     assert done.returncode == 0, done.stdout + done.stderr
     assert 'credentials accepted (TSIG key key-hmac-sha256, hmac-sha256)' in done.stdout
     assert 'zone example.com found' in done.stdout and 'A record home.example.com found' in done.stdout
-    assert os.listdir(str(state)) == [] and named.dig(RECORD, 'A') == [(120, OLD)]
+    assert kept_nothing(state) and named.dig(RECORD, 'A') == [(120, OLD)]
     refused = real(box, state, named, '--check', DDNS_TSIG_SECRET=base64.b64encode(b'wrong').decode())
     assert refused.returncode == 1 and 'FAIL  credentials accepted: login: the server refused the request ' \
         '(NOTAUTH, TSIG error BADSIG)' in refused.stdout

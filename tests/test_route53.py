@@ -20,7 +20,7 @@ CT, CM, PLAIN = '240e:1:2:3::10', '2409:8a00:1:2::10', '2001:db8::1'
 
 ROUTE53 = Harness('route53', NEW, before=botocore_signer)
 fake, state = ROUTE53.fixtures()
-env_of, run, status, module = ROUTE53.env_of, ROUTE53.run, ROUTE53.status, ROUTE53.module
+env_of, run, status, module, _job = ROUTE53.bound()
 
 
 def rrset(fake, name=RECORD, rtype='A'):
@@ -84,9 +84,7 @@ def test_a_refused_key_says_why_and_never_shows_the_secret(box, fake, state, cha
             more['DDNS_SESSION_TOKEN'] = 'token-1'
     if change == 'clock':
         fake.clock_offset = 600
-    done = run(box, state, **more)
-    failed(done)
-    said = status(box, state, **more)
+    done, said = ROUTE53.failure(box, state, **more)
     assert (said['step'], said['kind'], said['http_status'], said['code']) == ('find zone', 'refused', 403, code)
     assert words in said['fix'] and words in done.stdout
     assert fake.calls() == ['list_zones'] and rrset(fake)['records'] == [OLD]
@@ -121,18 +119,14 @@ def test_a_private_zone_of_the_same_name_is_skipped(box, fake, state):
 
 def test_two_public_zones_of_one_name_are_refused_naming_both(box, fake, state):
     twin = fake.add_zone(ZONE)
-    done = run(box, state)
-    failed(done)
-    said = status(box, state)
+    done, said = ROUTE53.failure(box, state)
     assert said['step'] == 'find zone' and zone_id(box) in said['message'] and twin in said['message']
     assert 'not delegated to' in said['fix'] and fake.calls() == ['list_zones']
 
 
 def test_a_zone_not_in_the_account_fails_at_find_zone(box, fake, state):
     fake.add_zone('example.net')
-    done = run(box, state, DDNS_ZONE_NAME='example.org', DDNS_RECORD_NAME='home.example.org')
-    failed(done)
-    said = status(box, state, DDNS_ZONE_NAME='example.org', DDNS_RECORD_NAME='home.example.org')
+    done, said = ROUTE53.failure(box, state, DDNS_ZONE_NAME='example.org', DDNS_RECORD_NAME='home.example.org')
     assert (said['step'], said['kind']) == ('find zone', 'not found') and 'a public hosted zone' in said['fix']
     assert fake.calls('list_zones')[0].query == {'dnsname': 'example.org', 'maxitems': '10'}
 
@@ -229,9 +223,7 @@ def test_stored_ids_of_a_deleted_zone_are_looked_up_again(box, fake, state):
 ], ids=['alias', 'weighted'])
 def test_an_alias_or_a_weighted_set_is_left_alone(box, fake, state, more, words):
     fake.add_record(zone_id(box), RECORD, 'A', OLD, **more)
-    done = run(box, state)
-    failed(done)
-    said = status(box, state)
+    done, said = ROUTE53.failure(box, state)
     assert said['step'] == 'find record' and words in said['message'] and 'a simple record' in said['fix']
     assert fake.calls('change_record') == []
 
@@ -295,8 +287,7 @@ def test_an_unusable_answer_is_a_failure_or_a_bounded_value_not_a_traceback(box,
 
 def test_check_reads_and_writes_nothing(box, fake, state):
     fake.add_record(zone_id(box), RECORD, 'A', OLD)
-    done = run(box, state, '--check')
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = ROUTE53.check(box, state)
     assert 'credentials accepted (access key %s)' % fake.key_id in done.stdout
     assert 'zone %s found (id %s)' % (ZONE, zone_id(box)) in done.stdout
     assert 'A record %s found (id %s)' % (RECORD, RECORD) in done.stdout

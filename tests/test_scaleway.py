@@ -7,12 +7,11 @@ page by page, and a record's operator lines: each line one record of the name.""
 
 import functools
 import json
-import os
 
 import pytest
 
 from conftest import RECORD, ZONE
-from provider_harness import Harness, failed, ok
+from provider_harness import Harness, failed, kept_nothing, ok
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 CT, CM = '240e:1:2:3::10', '2409:8a00:1:2::10'
@@ -20,7 +19,7 @@ CT, CM = '240e:1:2:3::10', '2409:8a00:1:2::10'
 
 SCALEWAY = Harness('scaleway', NEW)
 fake, state = SCALEWAY.fixtures()
-env_of, run, status, module = SCALEWAY.env_of, SCALEWAY.run, SCALEWAY.status, SCALEWAY.module
+env_of, run, status, module, _job = SCALEWAY.bound()
 job_of = functools.partial(SCALEWAY.job, DDNS_RECORD_TYPE='AAAA')   # in-process, an AAAA record by default
 
 
@@ -126,9 +125,7 @@ def test_a_zone_not_in_the_account_fails_at_find_zone(box, fake, state):
 def test_a_refused_key_says_why_and_never_shows_it(box, fake, state, arrange, step, http_status, code, words):
     fake.add_record(ZONE, RECORD, 'A', OLD)
     arrange(fake)
-    done = run(box, state)
-    failed(done)
-    shown = status(box, state)
+    done, shown = SCALEWAY.failure(box, state)
     assert (shown['step'], shown['http_status'], shown['code']) == (step, http_status, code)
     assert words in shown['fix'] and fake.secret not in done.stdout + done.stderr + json.dumps(shown)
     assert held(fake) == [OLD]
@@ -162,11 +159,10 @@ def test_an_unusable_listing_is_a_failure_or_no_record_never_a_traceback(box, fa
 
 def test_check_lists_reads_and_writes_nothing(box, fake, state):
     rid = fake.add_record(ZONE, RECORD, 'A', OLD)
-    done = run(box, state, '--check')
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = SCALEWAY.check(box, state)
     assert 'credentials accepted (API key)' in done.stdout and 'zone %s found' % ZONE in done.stdout
     assert 'A record %s found (id %s)' % (RECORD, rid) in done.stdout
-    assert fake.calls() == ['list_zones', 'list_records'] and os.listdir(str(state)) == []
+    assert fake.calls() == ['list_zones', 'list_records'] and kept_nothing(state)
 
 
 # --- in-process: the key's zones, a record's lines ------------------------------------------------

@@ -6,12 +6,11 @@ fixes (a bad token is HTTP 403 with invalidToken) and no secret shown, --check, 
 sees, and a record's operator lines as records of the name with a comment naming the line."""
 
 import json
-import os
 
 import pytest
 
 from conftest import RECORD, ZONE
-from provider_harness import Harness, failed, ok, shown
+from provider_harness import Harness, failed, kept_nothing, ok, shown
 
 OLD, NEW, OTHER = '81.2.69.1', '81.2.69.10', '81.2.69.77'
 CT, CM = '240e:1:2:3::10', '2409:8a00:1:2::10'
@@ -19,13 +18,8 @@ TEAM = 'team_nLlpyC6REAqxydlFKbrMDlud'
 
 VERCEL = Harness('vercel', NEW)
 fake, state = VERCEL.fixtures()
-env_of, run, status, module = VERCEL.env_of, VERCEL.run, VERCEL.status, VERCEL.module
-job_of = VERCEL.job
-
-
-def stored(state, zone, rid, ip=OLD):
-    (state / ('.vercel-id_%s.txt' % RECORD)).write_text('%s\n%s\n' % (zone, rid))
-    (state / ('.vercel-ip_%s.txt' % RECORD)).write_text(ip + '\n')
+env_of, run, status, module, job_of = VERCEL.bound()
+stored = VERCEL.stored
 
 
 # --- created, updated, unchanged ------------------------------------------------------------------
@@ -71,14 +65,14 @@ def test_an_update_patches_the_address_alone_and_the_ttl_and_comment_stay(box, f
 
 def test_with_stored_ids_an_update_needs_no_read(box, fake, state):
     rid = fake.add_record(ZONE, RECORD, 'A', OLD)
-    stored(state, ZONE, rid)
+    stored(state, ZONE, rid, OLD)
     ok(run(box, state))
     assert fake.calls() == ['update_record'] and fake.records[rid]['content'] == NEW
 
 
 def test_stored_ids_of_a_deleted_record_are_looked_up_again(box, fake, state):
     rid = fake.add_record(ZONE, RECORD, 'A', OLD)
-    stored(state, ZONE, rid)
+    stored(state, ZONE, rid, OLD)
     del fake.records[rid]
     done = run(box, state)
     ok(done)
@@ -130,18 +124,14 @@ def test_a_listing_longer_than_a_run_reads_is_a_failure(box, fake, state, monkey
 
 def test_a_bad_token_is_a_403_with_invalid_token_and_its_fix(box, fake, state):
     secret = 'vcp_the_wrong_token_0123456789'
-    done = run(box, state, DDNS_API_TOKEN=secret)
-    failed(done)
-    seen = status(box, state, DDNS_API_TOKEN=secret)
+    done, seen = VERCEL.failure(box, state, DDNS_API_TOKEN=secret)
     assert (seen['step'], seen['http_status'], seen['code']) == ('find zone', 403, 'forbidden')
     assert seen['fix'] == module().TOKEN_FIX
     assert secret not in shown(done, state) + json.dumps(seen)
 
 
 def test_a_team_the_token_may_not_use_says_so(box, fake, state):
-    done = run(box, state, DDNS_TEAM_ID='team_other')
-    failed(done)
-    seen = status(box, state, DDNS_TEAM_ID='team_other')
+    done, seen = VERCEL.failure(box, state, DDNS_TEAM_ID='team_other')
     assert (seen['http_status'], seen['code']) == (403, 'forbidden') and seen['fix'] == module().FIXES[403]
 
 
@@ -152,9 +142,7 @@ def test_a_team_id_that_would_steer_the_query_is_refused_before_anything_is_sent
 
 def test_a_domain_not_in_the_account_fails_at_find_zone(box, fake, state):
     more = {'DDNS_ZONE_NAME': 'example.org', 'DDNS_RECORD_NAME': 'home.example.org'}
-    done = run(box, state, **more)
-    failed(done)
-    seen = status(box, state, **more)
+    done, seen = VERCEL.failure(box, state, **more)
     assert (seen['step'], seen['kind'], seen['code']) == ('find zone', 'not found', 'not_found')
     assert 'no domain example.org in this account' in done.stdout
 
@@ -168,9 +156,7 @@ def test_a_domain_not_in_the_account_fails_at_find_zone(box, fake, state):
 def test_an_update_refused_says_why_and_what_to_do(box, fake, state, answer, words):
     fake.add_record(ZONE, RECORD, 'A', OLD)
     fake.fail('reply', route='update_record', times=3, **answer)
-    done = run(box, state)
-    failed(done)
-    seen = status(box, state)
+    done, seen = VERCEL.failure(box, state)
     assert (seen['step'], seen['http_status'], seen['code']) == ('update record', answer['status'],
                                                                  answer['body']['error']['code'])
     assert words in seen['fix'] and answer['body']['error']['message'] in seen['message']
@@ -183,9 +169,7 @@ def test_an_update_refused_says_why_and_what_to_do(box, fake, state, answer, wor
     {'status': 500, 'body': {'error': {'code': 'internal_server_error', 'message': 'An unexpected error'}}},
 ], ids=['records not a list', 'not an object', 'html', 'server error'])
 def test_an_unusable_listing_is_a_failure_not_a_traceback(box, fake, state, answer):
-    fake.fail('reply', route='list_records', times=3, **answer)
-    failed(run(box, state))
-    assert fake.calls('create_record') == [] and fake.calls('update_record') == []
+    VERCEL.unusable_listing(box, state, answer)
 
 
 def test_a_hostile_record_id_or_page_is_not_taken(box, fake, state):
@@ -200,11 +184,10 @@ def test_a_hostile_record_id_or_page_is_not_taken(box, fake, state):
 
 def test_check_reads_and_writes_nothing(box, fake, state):
     fake.add_record(ZONE, RECORD, 'A', OLD)
-    done = run(box, state, '--check')
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = VERCEL.check(box, state)
     assert 'ok    credentials accepted (access token)' in done.stdout
     assert 'zone %s found' % ZONE in done.stdout and 'A record %s found (id rec_' % RECORD in done.stdout
-    assert set(fake.calls()) == {'list_zones', 'list_records'} and os.listdir(str(state)) == []
+    assert set(fake.calls()) == {'list_zones', 'list_records'} and kept_nothing(state)
 
 
 # --- the domains the token sees, for a record without zone_name -----------------------------------

@@ -191,8 +191,7 @@ def test_stored_ids_of_another_zone_or_record_are_not_taken(box, fake, state):
     rid = fake.add_record(ZONE, RECORD, 'A', OLD)
     other = fake.add_record(ZONE, 'nas.' + ZONE, 'A', OLD)
     for zone, record in (('other.example', rid), (ZONE, other)):
-        ids_file(state).write_text('%s\n%s\n' % (zone, record))
-        (state / ('.westcn-ip_%s.txt' % RECORD)).write_text(OLD + '\n')
+        WESTCN.stored(state, zone, record, OLD)
         ok(run(box, state, ip=NEW if zone == ZONE else OTHER))
         assert ids_file(state).read_text() == '%s\n%s\n' % (ZONE, rid)
     assert fake.records[other]['content'] == OLD and fake.records[rid]['content'] == NEW
