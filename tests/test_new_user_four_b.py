@@ -142,3 +142,18 @@ def test_make_tests_time_is_said_alike_everywhere():
         assert found, (name, line[0])
         said[name] = found.groups()
     assert len(set(said.values())) == 1, said
+
+
+def test_several_wrong_lines_name_another_providers_setting_as_such(tmp_path):
+    """Among several wrong lines, a setting of another provider is said to be theirs, as it is alone
+    (settings.stray_owners: one phrase for both forms)."""
+    from ddkit import registry
+    first = registry.PROVIDERS[0]
+    own = {s.name for s in registry.provider(first).SETTINGS}
+    other, setting = next((name, s.name) for name in registry.PROVIDERS[1:] if name not in registry.services()
+                          for s in registry.provider(name).SETTINGS if s.name not in own and s.secret)
+    conf = write(tmp_path / 'two.conf', 'provider=%s\nrecord_name=%s\n%s=x\nnot_a_setting=y\n' % (first, RECORD, setting))
+    done = run_tool('ddkit', ['--config', conf, '--check'])
+    assert done.returncode == 2 and '2 lines this tool cannot take' in done.stderr, done.stderr
+    said = re.search(r"line 3 '%s' \(is a setting of providers? ([^)]*), not of %s\)" % (setting, first), done.stderr)
+    assert said and other in said.group(1).split(', '), done.stderr

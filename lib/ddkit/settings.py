@@ -528,10 +528,11 @@ def read_config(path, known, records=None):
                 named = list(filter(None, named + [shared.get(decider.name)]))
                 for chosen in named:
                     checked(decider, chosen, 'config file', decider.env, path, {})
-            stray = strayed(name, known, named[0] if named else None)
-            near = '' if stray else suggestion(name, known)
-            wrong.append((number, stray or '%r is not a setting of this tool%s' % (name[:60], near),
-                          '%r (%s)' % (name[:60], stray[len(name) + 1:]) if stray else
+            whose = stray_owners(name, known, named[0] if named else None)
+            near = '' if whose else suggestion(name, known)
+            wrong.append((number, '%s is %s' % (name, whose) if whose else
+                          '%r is not a setting of this tool%s' % (name[:60], near),
+                          '%r (is %s)' % (name[:60], whose) if whose else
                           '%r%s' % (name[:60], ' (%s)' % near[2:] if near else '')))
             continue
         if len(value) >= 2 and value[0] == value[-1] and value[0] in '"\'':
@@ -595,11 +596,17 @@ OWN = '[own]'
 def strayed(name, known, chosen=None):
     """'access_key_secret is a setting of provider <a>, not of <b>' when name is a setting
     under other values of a deciding setting (another provider's; chosen: the record's value); None."""
+    whose = stray_owners(name, known, chosen)
+    return '%s is %s' % (name, whose) if whose else None
+
+
+def stray_owners(name, known, chosen=None):
+    """What strayed says of name after 'is': 'a setting of provider <a>, not of <b>'; None."""
     for decider in deciders(known):
         owners = [str(value) for value in decider.decides(name) if value != chosen]
         if owners:
-            return '%s is a setting of %s%s %s, not of %s' % (
-                name, decider.name, 's' if len(owners) > 1 else '', ', '.join(owners),
+            return 'a setting of %s%s %s, not of %s' % (
+                decider.name, 's' if len(owners) > 1 else '', ', '.join(owners),
                 chosen or 'this record\'s %s' % decider.name)
     return None
 
