@@ -379,6 +379,23 @@ def test_a_run_counts_the_lines_of_a_record_as_lines(home):
     assert 'All 4 lines of 1 record done.' in ok(home.run()).stdout
 
 
+@pytest.mark.parametrize('failing, says', [
+    ('cm', '1 of 5 failed (2 records and 3 lines of 1 other record): nas: AAAA nas.example.cn line cm (exit 1)'),
+    ('A', '1 of 5 failed (2 records and 3 lines of 1 other record): home: A home.example.cn (exit 1)')])
+def test_a_failed_run_of_records_and_lines_counts_them_all_first(capsys, failing, says):
+    """Records beside a record's lines: the count of all comes first, then what they were; never
+    '1 of 2 records and 3 lines of 1 other record failed', which reads as two counts. --check says the
+    line as the run logs it."""
+    from ddkit import updater
+    from ddkit.provider import Run
+    args = type('Args', (), {'on': {'check'}})()
+    outcomes = [('home: %s home.example.cn' % family, 1 if family == failing else 0, None) for family in ('A', 'AAAA')]
+    outcomes += [('nas: AAAA nas.example.cn line %s' % code, 1 if code == failing else 0,
+                  ('nas', 'AAAA', 'nas.example.cn')) for code in ('ct', 'cm', 'default')]
+    assert updater.finish('ddkit', args, outcomes, Run(True)) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == says
+
+
 @pytest.mark.parametrize('home', SEVERAL, indirect=True)
 def test_one_ping_a_run_whatever_its_lines(home):
     """The lines of a record are pinged for once, at the end: success after a run that created them

@@ -162,7 +162,8 @@ def test_every_field_is_titled_by_its_label_and_described_by_its_help(catalog, c
 def test_the_chinese_page_shows_no_setting_name_as_a_title_and_no_english_help(catalog, chinese):
     made = built(catalog, chinese)
     heads = [html.unescape(o['title']) for o in made if o['section'] == 'ddkit' and o['grid']]
-    assert heads == ['启用', '服务商', '记录名称', '记录类型']   # the records table's column heads
+    # the records table's column heads; 'Enabled' as luci-base's own catalog has it (LuCI reads both)
+    assert heads == ['已启用', '服务商', '记录名称', '记录类型']
     for option in made:
         if option['kind'] == 'DummyValue':
             continue

@@ -325,3 +325,27 @@ def test_a_shared_log_tells_each_record_its_last_run_by_order(box, tmp_path):
     home, nas = json.loads(done.stdout)
     assert home['outcome'] == 'unchanged' and home['checked'] == second
     assert nas['outcome'] == 'created' and nas['checked'] == second
+
+
+def test_a_section_run_by_its_name_is_the_last_run_status_shows(box, tmp_path):
+    """The page's Update now runs one section (--uci home) where the service runs them all (--all):
+    in a log the records share, the run by its name is headed as the service's are, so --status --all
+    shows it (unchanged, its time), the other record its own; and a run of records and lines counts
+    all of them before it says what they were."""
+    a, log = PROVIDERS[0], tmp_path / 'shared.log'
+    box.lookup.answer = NEW
+    shared_log_records(a, box, tmp_path, log)
+    run = dict(DDNS_UCI_FILE=str(tmp_path / 'ddkit.uci'))
+    assert run_tool('ddkit', ['--all'], env=run).returncode == 0
+    for name in (RECORD, 'nas.example.com'):   # both made an hour ago
+        path = tmp_path / ('.%s_%s.status' % (a.stem, name))
+        kept = kept_values(path)
+        kept['checked'] = kept['changed'] = str(int(kept['checked']) - 3600)
+        write_kept(path, kept)
+    log.write_text(aged(log.read_text(), 3600))
+    done = run_tool('ddkit', ['--uci', 'home'], env=run)
+    assert done.returncode == 0 and 'IP has not changed' in done.stdout, done.stdout + done.stderr
+    assert log.read_text().splitlines()[-2].endswith('- Record home: A %s:' % RECORD), log.read_text()
+    home, nas = json.loads(run_tool('ddkit', ['--all', '--status', '--json'], env=run).stdout)
+    assert home['outcome'] == 'unchanged' and home['checked'] >= time.time() - 60
+    assert nas['outcome'] == 'created' and nas['checked'] <= time.time() - 3500

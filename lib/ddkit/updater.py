@@ -141,6 +141,9 @@ def main(provider=None, argv=None, tool=None, choice=None, looping=False):
               file=sys.stderr)
     bases = {}   # provider -> the Config of what the records share, or None (see shared_base)
     for label, values in planned:
+        # a section's lines are headed by its name in its log however the run named it (--all or
+        # --uci SECTION, the page's Update now): --status finds the last run by that heading
+        named = label or (args.uci[0] if len(args.uci) == 1 else None)
         try:
             own = values()
             if choice is not None and args.config and 'file_values' not in own:   # read once, every
@@ -158,14 +161,15 @@ def main(provider=None, argv=None, tool=None, choice=None, looping=False):
         run.several = run.several or len(families) > 1 or bool(cfg.lines)
         plans = [(family, line) for family in families for line in lines_of(chosen, cfg)]
         if 'status' in args.on:   # what the runs kept: read, nothing sent, nothing written
-            reading += [(make_job(chosen, cfg, family, run, tool, line), record_label(label, family, cfg, line))
+            reading += [(make_job(chosen, cfg, family, run, tool, line), record_label(named, family, cfg, line))
                         for family, line in plans]
             continue
         for family, line in plans:
             job = make_job(chosen, cfg, family, run, tool, line)
-            name = record_label(label, family, cfg, line)
+            name = record_label(named, family, cfg, line)
             try:
-                if run.several:
+                # a log_file the user set may be shared: --status tells its records' runs by headings
+                if run.several or named and job.cfg.sources.get('log_file', 'default') != 'default':
                     heading(job, heading_text(name))
                 # a line's job is counted as a line of its record (label, family, name)
                 outcomes.append((name, one_record(job), (label, family, cfg.record_name) if line else None))
@@ -442,8 +446,13 @@ def finish(tool, args, outcomes, run):
     from ddkit.log import Log, say
     log = Log(None, quiet='quiet' in args.on, tag=tool if openwrt() else None)
     failed = ['%s (exit %d)' % (name, status) for name, status, _ in outcomes if status]
-    text = '%d of %s failed: %s' % (len(failed), counted(outcomes), ', '.join(failed)) if failed else \
-        'All %s done.' % counted(outcomes)
+    lined = sum(1 for _, _, of in outcomes if of is not None)
+    if not failed:
+        text = 'All %s done.' % counted(outcomes)
+    elif 0 < lined < len(outcomes):   # records and lines: the count of all first, then what they were
+        text = '%d of %d failed (%s): %s' % (len(failed), len(outcomes), counted(outcomes), ', '.join(failed))
+    else:
+        text = '%d of %s failed: %s' % (len(failed), counted(outcomes), ', '.join(failed))
     if 'check' in args.on:
         say(text)
     elif failed:

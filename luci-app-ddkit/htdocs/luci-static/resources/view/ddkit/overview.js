@@ -174,10 +174,11 @@ return view.extend({
 				r.ip ?? '', localTime(r.checked), localTime(r.changed)
 			];
 
+			// the Line column (cells[3]) never wraps: the browser makes it as narrow as its words allow
 			table.appendChild(E('tr', { 'class': 'tr' }, cells.map((cell, i) =>
 				(cell instanceof Node)
 					? E('td', { 'class': 'td', 'data-title': titles[i] }, [ cell ])
-					: text('td', { 'class': 'td', 'data-title': titles[i] }, cell))));
+					: text('td', { 'class': (i == 3) ? 'td nowrap' : 'td', 'data-title': titles[i] }, cell))));
 
 			// a failure says what went wrong and what to do, in its own row under the record
 			if (r.outcome == 'failed' && (r.message || r.fix))
