@@ -21,7 +21,7 @@ from apk_root import Router, tree
 from conftest import RECORD, ROOT, ZONE, full_only, run_tool, sampled
 from openwrt_env import (COMMAND, COMMAND_PACKAGE, DDNS_LIBRARY, EPOCH, LIBRARY, OPTIONAL_PACKAGES,  # noqa: F401
                          PACKAGES, REGISTERED, SAMPLED_PACKAGES, SERVICES, feed, ipk_path, libraries, members,
-                         package_of,
+                         once_a_run, package_of,
                          quoted, records,
                          signify_key, standins)
 from providers import PROVIDERS as ADAPTERS
@@ -48,24 +48,29 @@ def build_apk(out, key=None, python=sys.executable):
 
 @pytest.fixture(scope='session')
 def apk_key(tmp_path_factory):
-    """An EC P-256 key as OpenWrt's (usign-less) apk signing uses, its public half alone in keys/."""
-    home = tmp_path_factory.mktemp('apkkey')
-    subprocess.run(['openssl', 'ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out',
-                    str(home / 'key.pem')], check=True)
-    (home / 'keys').mkdir()
-    subprocess.run(['openssl', 'pkey', '-in', str(home / 'key.pem'), '-pubout', '-out',
-                    str(home / 'keys' / 'ddkit.pem')], check=True)
-    return str(home / 'key.pem'), str(home / 'keys')
+    """An EC P-256 key as OpenWrt's (usign-less) apk signing uses, its public half alone in keys/;
+    made once a run (once_a_run: the test workers share it, as they share the feeds signed with it)."""
+    def make(home):
+        subprocess.run(['openssl', 'ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out',
+                        os.path.join(home, 'key.pem')], check=True)
+        os.mkdir(os.path.join(home, 'keys'))
+        subprocess.run(['openssl', 'pkey', '-in', os.path.join(home, 'key.pem'), '-pubout', '-out',
+                        os.path.join(home, 'keys', 'ddkit.pem')], check=True)
+        return os.path.join(home, 'key.pem'), os.path.join(home, 'keys')
+    return tuple(once_a_run(tmp_path_factory, 'apk-key', make))
 
 
 @pytest.fixture(scope='session')
 def apk_feed(tmp_path_factory, apk_key):
-    return build_apk(tmp_path_factory.mktemp('apk') / 'signed', key=apk_key[0])[0]
+    """The apk feed signed with apk_key, built once a run: only read."""
+    return once_a_run(tmp_path_factory, 'apk-signed',
+                      lambda home: build_apk(os.path.join(home, 'signed'), key=apk_key[0])[0])
 
 
 @pytest.fixture(scope='session')
 def apk_unsigned(tmp_path_factory):
-    return build_apk(tmp_path_factory.mktemp('apk') / 'unsigned')
+    """The apk feed without a key, once a run: (its folder, what the build printed)."""
+    return tuple(once_a_run(tmp_path_factory, 'apk-unsigned', lambda home: build_apk(os.path.join(home, 'unsigned'))))
 
 
 @pytest.fixture(scope='session')
@@ -293,7 +298,7 @@ def build_ipk(out, python=sys.executable):
 
 @pytest.fixture(scope='session')
 def ipk_unsigned(tmp_path_factory):
-    return build_ipk(tmp_path_factory.mktemp('ipk') / 'unsigned')
+    return once_a_run(tmp_path_factory, 'ipk-unsigned', lambda home: build_ipk(os.path.join(home, 'unsigned')))
 
 
 # make test-full: every one (the oldest differed in both ways)

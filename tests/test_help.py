@@ -27,14 +27,22 @@ def columns(line):
     return sum(2 if unicodedata.east_asian_width(c) in 'WF' else 1 for c in line)
 
 
-def shown(tool, args):
-    done = run_tool(tool, args)
-    assert done.returncode == 0 and done.stderr == '', done.stderr
-    return done.stdout
+@pytest.fixture
+def shown(call_tool, monkeypatch, capsys):
+    """shown(tool, args): what the tool prints, exit 0 and nothing on stderr. A tool's own --help comes
+    from a process, as a user sees it; a provider's (ddkit --provider NAME --help, a hundred of them)
+    from ddkit's main in this process, which prints the same text without the start of a process."""
+    def show(tool, args):
+        if '--provider' in args:
+            return ddkit_help(call_tool, monkeypatch, capsys, *args)
+        done = run_tool(tool, args)
+        assert done.returncode == 0 and done.stderr == '', done.stderr
+        return done.stdout
+    return show
 
 
 @pytest.mark.parametrize('tool, args', HELPS, ids=[' '.join([t] + a) for t, a in HELPS])
-def test_help_fits_80_columns_with_aligned_option_texts(tool, args):
+def test_help_fits_80_columns_with_aligned_option_texts(shown, tool, args):
     lines = shown(tool, args).splitlines()
     assert [line for line in lines if columns(line) > 80] == []
     options = [line for line in lines if re.match(r'  -', line)]
@@ -44,7 +52,7 @@ def test_help_fits_80_columns_with_aligned_option_texts(tool, args):
         assert alone or line[23] == ' ' and line[24] != ' ', line
 
 
-def test_the_first_screen_of_ddkit_is_short_and_says_where_each_providers_settings_are():
+def test_the_first_screen_of_ddkit_is_short_and_says_where_each_providers_settings_are(shown):
     text = shown('ddkit', ['--help'])
     lines = text.splitlines()
     assert len(lines) < 100, len(lines)
@@ -57,7 +65,7 @@ def test_the_first_screen_of_ddkit_is_short_and_says_where_each_providers_settin
     assert '--doh-url VALUE' not in text and '--notify URL' not in text
 
 
-def test_each_provider_is_one_line_of_the_first_screen():
+def test_each_provider_is_one_line_of_the_first_screen(shown):
     """A provider's summary fits its line beside its name: within 80 columns less the names' column."""
     listed = shown('ddkit', ['--help']).split('\nproviders (', 1)[1].split('\n\n')[0].splitlines()[1:]
     names = [line.split()[0] for line in listed if not line.startswith('   ')]
@@ -72,7 +80,7 @@ def test_each_provider_is_one_line_of_the_first_screen():
 
 @pytest.mark.parametrize('name', [name for name in registry.PROVIDERS if name not in registry.services()] +
                          sampled(registry.services()))
-def test_a_providers_help_tells_its_own_settings_and_every_records(name):
+def test_a_providers_help_tells_its_own_settings_and_every_records(shown, name):
     text = shown('ddkit', ['--provider', name, '--help'])
     own, common = text.split('\nsettings of provider %s:\n' % name)[1].split('\nsettings of every record:\n')
     for setting in registry.provider(name).SETTINGS:
@@ -90,7 +98,7 @@ def option_of(text, flag):
 
 
 @pytest.mark.parametrize('name', registry.PROVIDERS)
-def test_help_says_a_secrets_flag_is_seen_by_other_users(name):
+def test_help_says_a_secrets_flag_is_seen_by_other_users(shown, name):
     """For every secret setting, whatever its help says: the note is --help's own."""
     text = shown('ddkit', ['--provider', name, '--help'])
     table = registry.provider(name).SETTINGS + updater.COMMON
@@ -101,7 +109,7 @@ def test_help_says_a_secrets_flag_is_seen_by_other_users(name):
         assert 'argv' not in setting.help   # the catalog's help (the LuCI page's) says none of it
 
 
-def test_help_of_the_command_line_alone():
+def test_help_of_the_command_line_alone(shown):
     """record_name's -h, and how a flag gives several values, are said by --help alone."""
     text = shown('updater_a', ['--help'])
     assert '-h is this setting, as in the original script: help is --help' in option_of(text, '--record-name')
