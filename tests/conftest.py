@@ -29,6 +29,31 @@ FULL = os.environ.get('DDKIT_TESTS') == 'full'
 full_only = pytest.mark.skipif(not FULL, reason='a whole build again: make test-full runs it (DDKIT_TESTS=full)')
 
 
+# the fixtures of the builds made once a run and shared by the test workers (openwrt_env.once_a_run)
+BUILDS = ('feed', 'feed_unsigned', 'apk_feed', 'apk_unsigned', 'installed')
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (make test) the tests reading a shared build run late, but one for each build,
+    which run first: the builds are made at once on as many workers while the others run on, and later
+    tests find them made. In file order the tests of one build came together on every worker, each of
+    which then waited on its lock while the first made it: a core left idle for the whole build."""
+    if not os.environ.get('PYTEST_XDIST_WORKER'):
+        return
+    reading = [item for item in items if set(getattr(item, 'fixturenames', ())) & set(BUILDS)]
+    first = []
+    for build in BUILDS:   # a test reading this build alone, else any reading it
+        readers = [item for item in reading if build in item.fixturenames and item not in first]
+        alone = [item for item in readers if len(set(item.fixturenames) & set(BUILDS)) == 1]
+        first += (alone or readers)[:1]
+    late = [item for item in reading if item not in first]
+    shared = set(reading)
+    others = [item for item in items if item not in shared]
+    start = len(others) * 2 // 5
+    items[:] = first + others[:start] + late + others[start:]
+
+
 def sampled(rows, keep=2):
     """The rows of a slow table: all of them under `make test-full`; else `keep` of them spread
     evenly, the first and the last among them (the same ones every run; keep 1: the first)."""

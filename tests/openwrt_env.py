@@ -299,6 +299,13 @@ def signed_feed(tmp_path_factory, signify_key):
 
 
 @pytest.fixture(scope='session')
+def feed_unsigned(tmp_path_factory):
+    """The feed built without a key, as `make feed` runs it: (its folder, what it printed); once a
+    run, only read."""
+    return tuple(once_a_run(tmp_path_factory, 'feed-unsigned', lambda out: (out, build_feed(out))))
+
+
+@pytest.fixture(scope='session')
 def feed(tmp_path_factory, signify_key):
     """The signed feed's folder (signed_feed): only read."""
     return signed_feed(tmp_path_factory, signify_key)[0]

@@ -20,7 +20,7 @@ from apk_reader import Adb, Refused, key_id, read_index, read_package
 from apk_root import Router, tree
 from conftest import RECORD, ROOT, ZONE, full_only, run_tool, sampled
 from openwrt_env import (COMMAND, COMMAND_PACKAGE, DDNS_LIBRARY, EPOCH, LIBRARY, OPTIONAL_PACKAGES,  # noqa: F401
-                         PACKAGES, REGISTERED, SAMPLED_PACKAGES, SERVICES, feed, ipk_path, libraries, members,
+                         PACKAGES, REGISTERED, SAMPLED_PACKAGES, SERVICES, feed, feed_unsigned, ipk_path, libraries, members,
                          once_a_run, package_of,
                          quoted, records,
                          signify_key, standins)
@@ -297,8 +297,8 @@ def build_ipk(out, python=sys.executable):
 
 
 @pytest.fixture(scope='session')
-def ipk_unsigned(tmp_path_factory):
-    return once_a_run(tmp_path_factory, 'ipk-unsigned', lambda home: build_ipk(os.path.join(home, 'unsigned')))
+def ipk_unsigned(feed_unsigned):
+    return feed_unsigned[0]
 
 
 # make test-full: every one (the oldest differed in both ways)

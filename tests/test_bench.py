@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from conftest import FULL, ROOT, full_only, run_tool, sampled
+from openwrt_env import feed_unsigned  # noqa: F401  (the fixture: the run's feed, for the installed rows)
 from providers import TOOLS  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
@@ -212,6 +213,7 @@ from conftest import sampled
 out, keep, why = sys.argv[2], int(sys.argv[3]), sys.argv[4] or None
 smoke = bench.Bench(1, True, why is None, why)
 smoke.providers = {bench.PROVIDERS[0].provider}
+smoke.feed_built = sys.argv[5]   # the run's feed, which other tests build and check
 try:
     smoke.build()
     rows = [p for p in smoke.active() if p not in (smoke.floor, smoke.floor_isolated)]
@@ -233,9 +235,10 @@ finally:
 """
 
 
-def bench_round(tree, tmp_path):
-    """{row name: row} of bench.py --smoke in tree (make test-full: the whole round), or of the sample
-    above (make test); and what it printed."""
+def bench_round(tree, tmp_path, feed):
+    """{row name: row} of bench.py --smoke in tree (make test-full: the whole round, building its own
+    feed), or of the sample above (make test: its installed rows from feed, the run's); and what it
+    printed."""
     out = tmp_path / 'bench.json'
     # waits for the round to end (a loaded machine takes minutes), bounded only against a hang
     if FULL:
@@ -243,7 +246,7 @@ def bench_round(tree, tmp_path):
                               capture_output=True, text=True, timeout=900, cwd=str(tmp_path))
     else:
         why = bench.Netns.possible()
-        command = [sys.executable, '-c', SAMPLE_DRIVER, str(tree / 'tools'), str(out), str(SAMPLE), why or '']
+        command = [sys.executable, '-c', SAMPLE_DRIVER, str(tree / 'tools'), str(out), str(SAMPLE), why or '', feed]
         if why:
             done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=str(tmp_path))
         else:
@@ -255,12 +258,12 @@ def bench_round(tree, tmp_path):
     return {r['name']: r for r in json.loads(out.read_text())}, done.stdout
 
 
-def test_bench_smoke_round_measures_every_built_path(tmp_path):
+def test_bench_smoke_round_measures_every_built_path(tmp_path, feed_unsigned):
     for need in (bench.PY, bench.GNU_TIME):
         if not os.path.exists(need):
             needs.missing('%s is missing (apt-get install %s)' % (need, 'time' if need == bench.GNU_TIME
                                                                   else 'python3'))
-    rows, printed = bench_round(tree_with_single_files(tmp_path), tmp_path)
+    rows, printed = bench_round(tree_with_single_files(tmp_path), tmp_path, feed_unsigned[0])
     assert rows['floor: /usr/bin/python3 -c pass']['wall'] > 0
     for name, row in rows.items():
         check_row(name, row)

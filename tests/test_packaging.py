@@ -21,7 +21,7 @@ from conftest import (FULL, GUARD_DIR, GUARD_MARK, RECORD, ROOT, ZONE, full_only
                       run_tool, sampled)
 from openwrt_env import (COMMAND, COMMAND_PACKAGE, DDNS_LIBRARY, EPOCH, LIBRARY, LUCI_PACKAGES,  # noqa: F401
                          OPTIONAL_MODULES, OPTIONAL_PACKAGES, PACKAGES, SAMPLED_PACKAGES, SAMPLED_PROVIDER_PACKAGES,
-                         PROVIDER_PACKAGES, REGISTERED, ROUTER_TOOLS, SERVICES, build_feed, feed, install,
+                         PROVIDER_PACKAGES, REGISTERED, ROUTER_TOOLS, SERVICES, build_feed, feed, feed_unsigned, install,
                          install_all, ipk_path, libraries, members, once_a_run, package_of, quoted, signed_feed, signify_key,
                          tar_entries)
 from providers import PROVIDERS as ADAPTERS, TOOLS, of, registry  # noqa: E402
@@ -674,13 +674,6 @@ def test_signature_verifies_and_fails_on_a_changed_index(feed, signify_key, tmp_
     changed.write_bytes(open(index, 'rb').read().replace(b'Size: ', b'Size: 1', 1))
     check[6] = str(changed)
     assert subprocess.run(check, capture_output=True).returncode != 0
-
-
-@pytest.fixture(scope='session')
-def feed_unsigned(tmp_path_factory):
-    """The feed built again without a key, as `make feed` runs it: (its folder, what it printed);
-    once a run."""
-    return once_a_run(tmp_path_factory, 'feed-unsigned', lambda out: (out, build_feed(out)))
 
 
 def test_feed_is_byte_for_byte_reproducible(feed, feed_unsigned, signify_key, tmp_path):

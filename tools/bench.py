@@ -309,6 +309,7 @@ class Bench:
         self.stoppers = []   # what else to stop at the end (the HTTPS rows' fakes)
         self.providers = None   # the providers whose rows run (--providers), None: every one
         self.rows = None        # texts the names of the rows that run hold (--rows), None: every row
+        self.feed_built = None  # a folder of the feed tools/feed.py built already (a test's), None: build it
 
     def stop(self):
         for stop in self.stoppers:
@@ -357,7 +358,8 @@ class Bench:
         return before
 
     def install(self):
-        """The feed built now (tools/feed.py) and unpacked into a temporary root as opkg does."""
+        """The feed built now (tools/feed.py), or the one feed_built names, unpacked into a temporary
+        root as opkg does."""
         self.installed_root, self.why_not_installed = None, None
         try:
             sys.path.insert(0, HERE)
@@ -366,7 +368,12 @@ class Bench:
             import tarfile
             out, root = os.path.join(self.tmp, 'feed'), os.path.join(self.tmp, 'root')
             os.makedirs(root)
-            for name in feed.build(out):
+            if self.feed_built:
+                out = self.feed_built
+                names = sorted(name for name in os.listdir(out) if name.endswith('.ipk'))
+            else:
+                names = feed.build(out)
+            for name in names:
                 with tarfile.open(os.path.join(out, name)) as ipk:
                     data = ipk.extractfile('./data.tar.gz').read()
                 with tarfile.open(fileobj=io.BytesIO(data)) as layer:

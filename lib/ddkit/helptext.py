@@ -26,6 +26,8 @@ def label(setting):
 
 def columns(text):
     """The columns text takes in a terminal (a Chinese character takes two)."""
+    if text.isascii():   # nearly every word of --help: a column a character, without the table
+        return len(text)
     return sum(2 if any(low <= ord(c) <= high for low, high in WIDE) else 1 for c in text)
 
 
