@@ -64,6 +64,44 @@ def sampled(rows, keep=2):
     return [rows[round(i * step)] for i in range(keep)]
 
 
+MADE = {}   # {name: the answer of once_a_run} in this process
+
+
+def once_a_run(tmp_path_factory, name, make):
+    """make(folder)'s answer (made of lists, strings and numbers), made once a run: the test workers
+    (pytest-xdist) share the folder of the first to get there, the others wait for it; what it holds
+    is only read."""
+    if name in MADE:
+        return MADE[name]
+    if not os.environ.get('PYTEST_XDIST_WORKER'):
+        MADE[name] = make(str(tmp_path_factory.mktemp(name)))
+        return MADE[name]
+    import fcntl
+    import json
+    top = tmp_path_factory.getbasetemp().parent   # the run's, which each worker's is in
+    folder, answer = top / name, top / (name + '.json')
+    with open(str(top / (name + '.lock')), 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not answer.exists():
+            import shutil
+            shutil.rmtree(str(folder), ignore_errors=True)   # a worker that failed to make it
+            folder.mkdir()
+            answer.write_text(json.dumps(make(str(folder))))
+        MADE[name] = json.loads(answer.read_text())
+    return MADE[name]
+
+
+def built_single_file(tmp_path_factory, tool, *flags):
+    """dist/<tool>.py as tools/standalone.py builds it (flags: its own, --providers NAME), built once a
+    run (once_a_run) for every test reading it: only read (a test that changes it changes a copy)."""
+    def make(folder):
+        out = os.path.join(folder, tool + '.py')
+        subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'standalone.py')] + list(flags) +
+                       [tool_path(tool), out], check=True, stdout=subprocess.DEVNULL)
+        return out
+    return once_a_run(tmp_path_factory, 'single-%s%s' % (tool, ''.join('-' + flag.strip('-') for flag in flags)), make)
+
+
 def tool_path(name):
     return os.path.join(ROOT, 'bin', name + '.py')
 
@@ -249,13 +287,10 @@ def lab(request):
         built.close()
 
 
-@pytest.fixture(scope='module')
+@pytest.fixture(scope='session')
 def single(tmp_path_factory):
-    """dist/updater_a.py as `make standalone` builds it, in a folder of the test module's own."""
-    out = str(tmp_path_factory.mktemp('dist') / 'updater_a.py')
-    subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'standalone.py'),
-                    os.path.join(ROOT, 'bin', 'updater_a.py'), out], check=True)
-    return out
+    """dist/updater_a.py as `make standalone` builds it, once a run (built_single_file): only read."""
+    return built_single_file(tmp_path_factory, 'updater_a')
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import tarfile
 
 import pytest
 import needs  # noqa: E402
-from conftest import sampled
+from conftest import once_a_run, sampled  # noqa: F401  (once_a_run: for the test modules)
 from providers import BY_TOOL
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -250,32 +250,6 @@ def records(log):
         return []
     with open(log) as f:
         return [entry.split('\x1f') for entry in f.read().split('\x1e') if entry]
-
-
-MADE = {}   # {name: the answer of once_a_run} in this process
-
-
-def once_a_run(tmp_path_factory, name, make):
-    """make(folder)'s answer (made of lists, strings and numbers), made once a run: the test workers
-    (pytest-xdist) share the folder of the first to get there, the others wait for it; what it holds
-    is only read."""
-    if name in MADE:
-        return MADE[name]
-    if not os.environ.get('PYTEST_XDIST_WORKER'):
-        MADE[name] = make(str(tmp_path_factory.mktemp(name)))
-        return MADE[name]
-    import fcntl
-    import json
-    top = tmp_path_factory.getbasetemp().parent   # the run's, which each worker's is in
-    folder, answer = top / name, top / (name + '.json')
-    with open(str(top / (name + '.lock')), 'w') as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not answer.exists():
-            shutil.rmtree(str(folder), ignore_errors=True)   # a worker that failed to make it
-            folder.mkdir()
-            answer.write_text(json.dumps(make(str(folder))))
-        MADE[name] = json.loads(answer.read_text())
-    return MADE[name]
 
 
 @pytest.fixture(scope='session')

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import FULL, ROOT, full_only, run_tool, sampled
+from conftest import FULL, ROOT, built_single_file, full_only, run_tool, sampled
 from openwrt_env import feed_unsigned  # noqa: F401  (the fixture: the run's feed, for the installed rows)
 from providers import TOOLS  # noqa: E402
 
@@ -47,13 +47,15 @@ def netns():
         yield ns
 
 
-def single_file(tool, tmp_path, *flags):
-    """dist/<tool>.py built now by tools/standalone.py (the file a router runs); flags: its own
-    (--providers NAME)."""
-    out = str(tmp_path / (tool + '.py'))
-    subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'standalone.py')] + list(flags) +
-                   [os.path.join(ROOT, 'bin', tool + '.py'), out], check=True)
-    return out
+@pytest.fixture
+def single_file(tmp_path_factory):
+    """build(tool, folder, *flags): dist/<tool>.py as tools/standalone.py builds it (the file a router
+    runs; flags: its own, --providers NAME), built once a run (conftest.built_single_file), copied into
+    folder."""
+    def build(tool, folder, *flags):
+        os.makedirs(str(folder), exist_ok=True)
+        return shutil.copy(built_single_file(tmp_path_factory, tool, *flags), os.path.join(str(folder), tool + '.py'))
+    return build
 
 
 def adapter(tool):
@@ -81,7 +83,7 @@ def env_for(box, tool, state, **settings):
 @pytest.mark.parametrize('rtype, address', [('A', bench.IFACE_V4), ('AAAA', bench.IFACE_V6)])
 @pytest.mark.parametrize('tool', UPDATERS)
 @pytest.mark.usefixtures('native_interfaces')
-def test_unchanged_iface_path_loads_no_http_json_or_ipaddress(netns, box, tmp_path, tool, rtype, address,
+def test_unchanged_iface_path_loads_no_http_json_or_ipaddress(netns, box, tmp_path, single_file, tool, rtype, address,
                                                                variant):
     path = tool if variant == 'bin' else single_file(tool, tmp_path)
     # as on a router: the single file may keep its compiled code (PYTHONDONTWRITEBYTECODE empty = unset)
@@ -188,7 +190,7 @@ def test_unchanged_https_lookup_loads_the_tls_extension_alone(tls_box, tmp_path,
     assert tls_box.lookup.calls() == ['lookup'] and tls_box.lookup.connections == before + 1
 
 
-def tree_with_single_files(tmp_path):
+def tree_with_single_files(tmp_path, single_file):
     """A copy of the checkout with dist/<tool>.py of the updaters built in it, as `make bench` builds
     them first: the bench runs the single files of its own tree's dist/, and a test run leaves no
     dist/ in the checkout (nor measures a stale one)."""
@@ -258,12 +260,12 @@ def bench_round(tree, tmp_path, feed):
     return {r['name']: r for r in json.loads(out.read_text())}, done.stdout
 
 
-def test_bench_smoke_round_measures_every_built_path(tmp_path, feed_unsigned):
+def test_bench_smoke_round_measures_every_built_path(tmp_path, feed_unsigned, single_file):
     for need in (bench.PY, bench.GNU_TIME):
         if not os.path.exists(need):
             needs.missing('%s is missing (apt-get install %s)' % (need, 'time' if need == bench.GNU_TIME
                                                                   else 'python3'))
-    rows, printed = bench_round(tree_with_single_files(tmp_path), tmp_path, feed_unsigned[0])
+    rows, printed = bench_round(tree_with_single_files(tmp_path, single_file), tmp_path, feed_unsigned[0])
     assert rows['floor: /usr/bin/python3 -c pass']['wall'] > 0
     for name, row in rows.items():
         check_row(name, row)
@@ -421,7 +423,7 @@ def test_the_peer_budget_is_judged_against_the_cheaper_peer_that_came_out_right(
 
 
 @pytest.mark.parametrize('tool', ['updater_a', 'updater_b', 'egress6', 'egress6_win'])
-def test_single_file_fits_the_flash_budget(tmp_path, tool):
+def test_single_file_fits_the_flash_budget(tmp_path, single_file, tool):
     size = os.path.getsize(single_file(tool, tmp_path))
     assert size <= bench.SINGLE_BUDGET, '%s single file is %d bytes (budget %d, BENCHMARKS.md)' % (
         tool, size, bench.SINGLE_BUDGET)
@@ -435,7 +437,7 @@ def held_providers(path):
 # what a router copies: the ddkit command with the one provider it uses (make standalone PROVIDERS=<name>);
 # every provider module under make test-full, a few of them under make test (bench's size rows: the largest)
 @pytest.mark.parametrize('provider', sampled(standalone.registered(), 3))
-def test_the_ddkit_command_of_one_provider_fits_the_flash_budget(tmp_path, provider):
+def test_the_ddkit_command_of_one_provider_fits_the_flash_budget(tmp_path, single_file, provider):
     path = single_file('ddkit', tmp_path, '--providers', provider)
     assert held_providers(path) == ['ddkit.providers.' + provider]
     size = os.path.getsize(path)
@@ -443,7 +445,7 @@ def test_the_ddkit_command_of_one_provider_fits_the_flash_budget(tmp_path, provi
         provider, size, bench.SINGLE_BUDGET)
 
 
-def test_the_ddkit_command_of_every_provider_fits_its_own_budget(tmp_path):
+def test_the_ddkit_command_of_every_provider_fits_its_own_budget(tmp_path, single_file):
     path = single_file('ddkit', tmp_path)
     assert sorted(held_providers(path)) == sorted('ddkit.providers.' + name for name in standalone.registered())
     size = os.path.getsize(path)
@@ -453,7 +455,7 @@ def test_the_ddkit_command_of_every_provider_fits_its_own_budget(tmp_path):
 
 
 @full_only
-def test_the_size_rows_hold_each_ddkit_command_to_its_budget(tmp_path):
+def test_the_size_rows_hold_each_ddkit_command_to_its_budget(tmp_path, single_file):
     """bench's size rows: dist/ddkit.py of every provider against its budget, or of the providers it
     was built with against a single file's; and the file of the largest provider alone, as the build
     writes it."""

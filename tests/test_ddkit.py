@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import RECORD, ROOT, ZONE, run_tool, sampled
+from conftest import RECORD, ROOT, ZONE, built_single_file, run_tool, sampled
 from openwrt_env import quoted
 from providers import PROVIDERS, SEEDS
 
@@ -159,13 +159,11 @@ def test_help_lists_the_providers_and_a_providers_help_shows_its_settings_alone(
             assert '--%s ' % name.replace('_', '-') not in own.stdout, (adapter, name)
 
 
-def test_the_single_file_holds_every_provider_and_runs_from_its_unpacked_copy(box, tmp_path):
+def test_the_single_file_holds_every_provider_and_runs_from_its_unpacked_copy(box, tmp_path, tmp_path_factory):
     """dist/ddkit.py: every provider in one file; the second run imports the copy the first unpacked
     (the command's module must not be shadowed by the library of the same name). The runs: of every
     provider under make test-full, of four spread over the registry under make test."""
-    out = str(tmp_path / 'dist' / 'ddkit.py')
-    subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'standalone.py'),
-                    os.path.join(ROOT, 'bin', 'ddkit.py'), out], check=True)
+    out = built_single_file(tmp_path_factory, 'ddkit')
     # every provider is in it, packed with the library (24 of them in plain text would not fit the
     # budget of a single file): --show prints each as the file holds it
     shown = subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'standalone.py'), '--show', out],
