@@ -15,7 +15,7 @@ import os
 
 import pytest
 
-from conftest import RECORD, run_tool
+from conftest import RECORD, in_process
 
 
 class Harness:
@@ -88,11 +88,12 @@ class Harness:
         return dict(box.env_of(self.name, str(state)), DDNS_PROVIDER=self.name, **more)
 
     def run(self, box, state, *args, **more):
-        """A run of ddkit (args; ip: the address the lookup service answers), never a traceback."""
+        """A run of ddkit (args; ip: the address the lookup service answers), never a traceback: ddkit's
+        main in this process (conftest.in_process)."""
         answer = more.pop('ip', self.answer)
         if answer is not None:
             box.lookup.answer = answer
-        done = run_tool('ddkit', list(args), env=self.env_of(box, state, **more))
+        done = in_process('ddkit', list(args), env=self.env_of(box, state, **more))
         assert 'Traceback' not in done.stdout + done.stderr, done.stdout + done.stderr
         return done
 
@@ -112,7 +113,7 @@ class Harness:
 
     def status(self, box, state, **more):
         """The record's --status --json object."""
-        return json.loads(run_tool('ddkit', ['--status', '--json'], env=self.env_of(box, state, **more)).stdout)[0]
+        return json.loads(in_process('ddkit', ['--status', '--json'], env=self.env_of(box, state, **more)).stdout)[0]
 
 
 def shown(done, state):

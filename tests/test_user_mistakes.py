@@ -143,18 +143,21 @@ BASE_URLS = [(a, s) for a in PROVIDERS for s in a.module().SETTINGS if s.name in
 
 
 @pytest.mark.parametrize('adapter, setting', BASE_URLS, ids=lambda x: getattr(x, 'label', getattr(x, 'name', '')))
-def test_a_base_url_with_a_path_is_refused_before_anything_is_sent(box, tmp_path, adapter, setting):
+def test_a_base_url_with_a_path_is_refused_before_anything_is_sent(box, tmp_path, adapter, setting, call_tool,
+                                                                   monkeypatch, capsys):
     """A path the API does not serve ('.../client/v4/zones', an API call's URL copied whole) would get
-    an HTTP 404 from every request: refused up front, saying what to write."""
+    an HTTP 404 from every request: refused up front, saying what to write (ddkit's main in this
+    process)."""
     env = dict(adapter.env(box, str(tmp_path / 'state')), DDNS_PROVIDER=adapter.provider)
     given = adapter.fake(box).url
-    done = run_tool('ddkit', ['--check', setting.flag, given + '/v1/zones/example.com'], env=env)
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert 'bad value for %s (%s)' % (setting.name, setting.flag) in done.stderr
-    assert 'write %s;' % given in done.stderr and done.stdout == ''
+    status, out, err = call_tool('ddkit', ['--check', setting.flag, given + '/v1/zones/example.com'], env,
+                                 monkeypatch, capsys)
+    assert status == 2, out + err
+    assert 'bad value for %s (%s)' % (setting.name, setting.flag) in err
+    assert 'write %s;' % given in err and out == ''
     assert adapter.fake(box).requests == [] and box.lookup.calls() == []
-    done = run_tool('ddkit', ['--check', setting.flag, given + '/'], env=env)   # a trailing / is no path
-    assert 'bad value' not in done.stderr, done.stderr
+    status, out, err = call_tool('ddkit', ['--check', setting.flag, given + '/'], env, monkeypatch, capsys)
+    assert 'bad value' not in err, err   # a trailing / is no path
 
 
 # --- a setting of another provider --------------------------------------------------------------------
@@ -267,7 +270,8 @@ def test_a_misspelt_ddns_variable_is_warned_of_and_the_run_goes_on(box, tmp_path
 
 
 @pytest.mark.parametrize('adapter', PROVIDERS, ids=lambda a: a.label)
-def test_the_variables_of_the_tools_and_of_every_provider_are_no_mistake(tmp_path, adapter):
+def test_the_variables_of_the_tools_and_of_every_provider_are_no_mistake(tmp_path, adapter, call_tool, monkeypatch,
+                                                                        capsys):
     """The hooks' environment, the UCI file, egress6_win's code page, and every provider's settings (an
     environment shared by the records of several providers, some of whose names are near this
     provider's): nothing is said of them."""
@@ -275,5 +279,5 @@ def test_the_variables_of_the_tools_and_of_every_provider_are_no_mistake(tmp_pat
     env = {s.env: 'x' for name in known.PROVIDERS for s in known.provider(name).SETTINGS}
     env.update(DDNS_PROVIDER=adapter.provider, DDNS_RECORD_NAME=RECORD, DDNS_STATE_DIR=str(tmp_path),
                DDNS_HOOK_OUTCOME='x', DDNS_HOOK_ANYTHING='x', DDNS_CODEPAGE='936', DDNS_UCI_FILE=str(tmp_path / 'none'))
-    done = run_tool('ddkit', ['--status'], env=env)   # reads the record's files alone
-    assert 'warning' not in done.stderr, done.stderr
+    _, _, err = call_tool('ddkit', ['--status'], env, monkeypatch, capsys)   # reads the record's files alone
+    assert 'warning' not in err, err
