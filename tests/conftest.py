@@ -29,7 +29,7 @@ FULL = os.environ.get('DDKIT_TESTS') == 'full'
 full_only = pytest.mark.skipif(not FULL, reason='a whole build again: make test-full runs it (DDKIT_TESTS=full)')
 
 
-# the fixtures of the builds made once a run and shared by the test workers (openwrt_env.once_a_run)
+# the fixtures of the builds made once a run and shared by the test workers (once_a_run)
 BUILDS = ('feed', 'feed_unsigned', 'apk_feed', 'apk_unsigned', 'installed')
 
 
