@@ -73,7 +73,12 @@ def loads(text):
 
 def dumps(value):
     """Like json.dumps(value) for dicts, lists, strings, numbers, booleans and None."""
-    text = native.json_string()
+    return written(value, native.json_string())
+
+
+def written(value, text):
+    """dumps() of value, its strings written by text (native.json_string(), chosen once a call: the
+    catalog of every provider holds 7,000 strings)."""
     if value is None:
         return 'null'
     if value is True or value is False:
@@ -85,7 +90,7 @@ def dumps(value):
             raise ValueError('%r is not JSON' % value)
         return int.__repr__(value) if isinstance(value, int) else float.__repr__(value)
     if isinstance(value, (list, tuple)):
-        return '[' + ', '.join(dumps(v) for v in value) + ']'
+        return '[' + ', '.join(written(v, text) for v in value) + ']'
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        return '{' + ', '.join('%s: %s' % (text(k), dumps(v)) for k, v in value.items()) + '}'
+        return '{' + ', '.join('%s: %s' % (text(k), written(v, text)) for k, v in value.items()) + '}'
     raise TypeError('%s is not JSON serializable' % type(value).__name__)
