@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import RECORD, run_tool
+from conftest import RECORD, in_process
 from provider_harness import Harness
 from providers import DYNDNS2 as P
 
@@ -56,7 +56,7 @@ def test_nochg_is_success_and_the_ip_file_then_spares_the_next_run(box, tmp_path
     box.lookup.answer = NEW
     done = run(box, tmp_path)
     assert done.returncode == 0 and 'already held %s' % NEW in done.stdout, done.stdout
-    shown = json.loads(run_tool('ddkit', ['--status', '--json'], env=env_of(box, tmp_path)).stdout)
+    shown = json.loads(in_process('ddkit', ['--status', '--json'], env=env_of(box, tmp_path)).stdout)
     assert shown[0]['outcome'] == 'unchanged' and shown[0]['ip'] == NEW
     again = run(box, tmp_path)
     assert again.returncode == 0 and len(P.fake(box).calls('update')) == 1   # the ip file claims it
@@ -77,7 +77,7 @@ def test_a_stop_code_is_never_sent_again_until_a_setting_changes(box, tmp_path, 
         again = run(box, tmp_path)
         assert again.returncode == 1 and 'not sent: the service answered %s' % code in again.stdout, again.stdout
     assert len(fake.calls('update')) == 1 and fake.after_stop == 0
-    shown = json.loads(run_tool('ddkit', ['--status', '--json'], env=env_of(box, tmp_path)).stdout)
+    shown = json.loads(in_process('ddkit', ['--status', '--json'], env=env_of(box, tmp_path)).stdout)
     assert shown[0]['outcome'] == 'failed' and shown[0]['code'] == code and shown[0]['kind'] == 'refused'
     # the user fixes the settings: the next run sends again, and succeeds
     fake.answer = None
@@ -119,7 +119,7 @@ def test_an_http_error_without_a_code_is_tried_again_next_run(box, tmp_path):
 def test_check_sends_nothing_and_needs_no_zone(box, tmp_path):
     env = {k: v for k, v in env_of(box, tmp_path).items() if k != 'DDNS_ZONE_NAME'}
     box.lookup.answer = NEW
-    done = run_tool('ddkit', ['--check'], env=env)
+    done = in_process('ddkit', ['--check'], env=env)
     assert done.returncode == 0 and 'only told the IP' in done.stdout, done.stdout
     assert P.fake(box).calls() == [] and os.listdir(str(tmp_path)) == []
     assert env['DDNS_PASSWORD'] not in done.stdout

@@ -14,7 +14,7 @@ import urllib.request
 import pytest
 
 import needs
-from conftest import RECORD, ZONE, run_tool
+from conftest import RECORD, ZONE, in_process
 from providers import of
 
 B = of('updater_b')
@@ -52,7 +52,7 @@ def secret(box):
 
 
 def status_of(env):
-    return json.loads(run_tool('updater_b', ['--status', '--json'], env=env).stdout)[0]
+    return json.loads(in_process('updater_b', ['--status', '--json'], env=env).stdout)[0]
 
 
 def everything_written(state, done):
@@ -211,7 +211,7 @@ def test_an_access_key_signs_every_request_and_writes_no_auth_file(box, state):
     box.lookup.answer = NEW
     # the password form's settings given too: the access key wins, no token is asked for
     env = dict(box.env_b(str(state)), DDNS_ACCESS_KEY=fake.access_key, DDNS_SECRET_KEY=secret(box))
-    done = run_tool('updater_b', env=env)
+    done = in_process('updater_b', env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert fake.calls() == ['list_zones', 'list_records', 'update_record'] and fake.issued == []
     assert fake.find(RECORD)[0]['records'] == [NEW]
@@ -232,11 +232,11 @@ def test_a_record_is_created_and_then_left_alone(box, state):
     fake = box.provider_b
     box.lookup.answer = NEW
     env = signed_env(box, state)
-    assert run_tool('updater_b', env=env).returncode == 0
+    assert in_process('updater_b', env=env).returncode == 0
     assert fake.calls() == ['list_zones', 'list_records', 'create_record']
     assert fake.find(RECORD)[0]['records'] == [NEW] and fake.find(RECORD)[0]['ttl'] == 120
     fake.reset_log()
-    assert run_tool('updater_b', env=env).returncode == 0 and fake.calls() == []   # the ip file decides
+    assert in_process('updater_b', env=env).returncode == 0 and fake.calls() == []   # the ip file decides
     assert (state / B.ip_file(RECORD)).read_text() == NEW + '\n'
     assert B.files['auth_file'] % RECORD not in os.listdir(str(state))
 
@@ -254,7 +254,7 @@ def test_a_refused_signature_fails_with_its_fix_and_no_secret(box, state, wrong)
         fake.clock_offset = 20 * 60   # this host's clock 20 minutes behind the provider's
     else:
         env['DDNS_ACCESS_KEY'] = 'HPUAUNKNOWN000000001'
-    done = run_tool('updater_b', env=env)
+    done = in_process('updater_b', env=env)
     assert done.returncode == 1 and 'Traceback' not in done.stderr
     # refused at once, never taken as "no recordset" (which would go on to create one), never retried
     assert fake.calls() == ['list_zones'] and fake.find(RECORD)[0]['records'] == [OLD]
@@ -272,7 +272,7 @@ def test_check_says_which_form_is_used_and_shows_no_key(box, state):
     fake = box.provider_b
     fake.add_record(box.zone_b, RECORD, 'A', [NEW])
     box.lookup.answer = NEW
-    done = run_tool('updater_b', ['--check'], env=signed_env(box, state))
+    done = in_process('updater_b', ['--check'], env=signed_env(box, state))
     assert done.returncode == 0, done.stdout
     assert 'credentials accepted (access key and secret key: each request signed, no token)' in done.stdout
     assert fake.access_key not in done.stdout and secret(box) not in done.stdout
@@ -281,17 +281,17 @@ def test_check_says_which_form_is_used_and_shows_no_key(box, state):
 
 def test_missing_credentials_name_both_forms(box, state):
     env = dict(box.env_b(str(state)), DDNS_USERNAME='', DDNS_PASSWORD='', DDNS_PROJECT_NAME='')
-    done = run_tool('updater_b', env=env)
+    done = in_process('updater_b', env=env)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert 'access_key and secret_key (or username, password and project_name)' in done.stderr
-    done = run_tool('updater_b', ['--check'], env=env)
+    done = in_process('updater_b', ['--check'], env=env)
     assert done.returncode == 2
     failed = [line for line in done.stdout.splitlines() if 'settings complete:' in line and 'FAIL' in line]
     assert len(failed) == 1, done.stdout
     fix = failed[0].partition(' -- fix: ')[2]
     assert 'set access_key and secret_key' in fix and 'or username, password and project_name' in fix, fix
     # half an access key: the other half is what lacks, whatever the password form has
-    done = run_tool('updater_b', env=dict(box.env_b(str(state)), DDNS_ACCESS_KEY='HPUAEXAMPLE0ACCESS01'))
+    done = in_process('updater_b', env=dict(box.env_b(str(state)), DDNS_ACCESS_KEY='HPUAEXAMPLE0ACCESS01'))
     assert done.returncode == 2 and 'missing setting secret_key:' in done.stderr, done.stderr
     assert box.provider_b.requests == []
 
@@ -306,7 +306,7 @@ def test_signed_over_https(tls_box, state):
         fake = tls_box.provider_b
         fake.add_record(tls_box.zone_b, RECORD, 'A', [OLD])
         env = dict(signed_env(tls_box, state), DDNS_CA_FILE=tls_box.ca_file, DDNS_IP_LOOKUP_URL=lookup.url)
-        done = run_tool('updater_b', env=env)
+        done = in_process('updater_b', env=env)
         assert done.returncode == 0, done.stdout + done.stderr
         assert fake.url.startswith('https://') and len(fake.signed) == 3
         assert fake.calls() == ['list_zones', 'list_records', 'update_record']

@@ -11,7 +11,7 @@ import types
 
 import pytest
 
-from conftest import RECORD, ROOT, ZONE, run_tool, sampled
+from conftest import RECORD, ROOT, ZONE, in_process, sampled
 from fakes.helpers import DoH
 from fakes.notices import WeCom
 from providers import PROVIDERS, READ, of
@@ -32,7 +32,7 @@ LISTING = [a for a in READ if hasattr(a.module(), 'account_zones')]
 
 def check(adapter, box, state, *args, **env):
     env = dict(adapter.env(box, str(state)), DDNS_PROVIDER=adapter.provider, **env)
-    done = run_tool('ddkit', ['--check'] + list(args), env=env)
+    done = in_process('ddkit', ['--check'] + list(args), env=env)
     assert 'Traceback' not in done.stdout + done.stderr, done.stdout + done.stderr
     return done
 
@@ -63,7 +63,7 @@ def test_check_fails_while_a_protocol_hold_stands_and_names_what_lifts_it(box, t
     adapter.add(box, RECORD, 'A', '81.2.69.1')
     box.lookup.answer = NEW
     wrong = {'DDNS_PASSWORD': 'a-wrong-password'}
-    run = run_tool('ddkit', env=dict(adapter.env(box, str(tmp_path)), **wrong))
+    run = in_process('ddkit', env=dict(adapter.env(box, str(tmp_path)), **wrong))
     assert run.returncode == 1 and 'badauth' in run.stdout + run.stderr, run.stdout + run.stderr
     hold = tmp_path / (adapter.files['hold_file'] % RECORD)
     assert hold.exists()
@@ -85,7 +85,7 @@ def test_check_says_until_when_a_service_troubles_hold_stands(box, tmp_path):
     adapter.add(box, RECORD, 'A', '81.2.69.1')
     box.lookup.answer = NEW
     adapter.fake(box).answer = '911'
-    assert run_tool('ddkit', env=adapter.env(box, str(tmp_path))).returncode == 1
+    assert in_process('ddkit', env=adapter.env(box, str(tmp_path))).returncode == 1
     done = check(adapter, box, tmp_path)
     (failed,) = marked(done.stdout, 'FAIL')
     assert failed.startswith('FAIL  sends held back until ') and 'the service answered 911' in failed, failed
@@ -128,7 +128,7 @@ def test_a_refused_notify_url_names_the_uci_section_it_came_from(box, tmp_path):
                    "config ddkit 'home'\n\toption enabled '1'\n\toption provider '%s'\n%s" % (
                        WECOM_PATH, adapter.provider, ''.join("\toption %s '%s'\n" % item for item in values.items())))
     for args in (['--uci', 'home'], ['--all']):
-        done = run_tool('ddkit', args + ['--check'], env={'DDNS_UCI_FILE': str(uci)})
+        done = in_process('ddkit', args + ['--check'], env={'DDNS_UCI_FILE': str(uci)})
         assert done.returncode == 2, done.stdout + done.stderr
         assert 'config defaults' in done.stderr and 'did you mean qyapi.weixin.qq.com?' in done.stderr, done.stderr
 
@@ -153,7 +153,7 @@ def test_a_bare_host_name_is_told_to_be_the_full_name(box, tmp_path, adapter):
     done = check(adapter, box, tmp_path, **env)
     (failed,) = marked(done.stdout, 'FAIL')
     assert 'fix: record_name is the full name, e.g. home.%s' % ZONE in failed, failed
-    run = run_tool('ddkit', env=dict(adapter.env(box, str(tmp_path)), DDNS_PROVIDER=adapter.provider, **env))
+    run = in_process('ddkit', env=dict(adapter.env(box, str(tmp_path)), DDNS_PROVIDER=adapter.provider, **env))
     assert run.returncode == 1 and 'fix: record_name is the full name, e.g. home.%s' % ZONE in run.stdout + run.stderr
 
 
@@ -171,7 +171,7 @@ def test_a_bare_host_name_with_zone_name_is_told_to_be_the_full_name(box, tmp_pa
     adapter = READ[0]
     env = dict(adapter.env(box, str(tmp_path)), DDNS_PROVIDER=adapter.provider, DDNS_RECORD_NAME=name)
     for args in (['--check'], []):
-        done = run_tool('ddkit', args, env=env)
+        done = in_process('ddkit', args, env=env)
         assert done.returncode == 2, done.stdout + done.stderr
         assert 'record_name is the full name, e.g. home.%s' % ZONE in done.stdout + done.stderr
 

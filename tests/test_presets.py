@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import RECORD, ROOT, run_tool
+from conftest import RECORD, ROOT, in_process
 from providers import PROVIDERS, registry
 
 # the presets of the protocol that holds sends back; ddns-scripts' update URLs: tests/test_updateurl.py
@@ -28,13 +28,13 @@ def env_of(adapter, box, state, **more):
 
 
 def run(adapter, box, state, *args, **more):
-    done = run_tool('ddkit', list(args), env=env_of(adapter, box, state, **more))
+    done = in_process('ddkit', list(args), env=env_of(adapter, box, state, **more))
     assert 'Traceback' not in done.stderr, done.stderr
     return done
 
 
 def status(adapter, box, state):
-    return json.loads(run_tool('ddkit', ['--status', '--json'], env=env_of(adapter, box, state)).stdout)[0]
+    return json.loads(in_process('ddkit', ['--status', '--json'], env=env_of(adapter, box, state)).stdout)[0]
 
 
 def loaded(name, environ):
@@ -135,7 +135,7 @@ def test_lines_are_refused_and_nothing_is_sent(adapter, box, tmp_path):
 def test_check_sends_nothing_and_needs_no_zone(adapter, box, tmp_path):
     env = {k: v for k, v in env_of(adapter, box, tmp_path).items() if k != 'DDNS_ZONE_NAME'}
     box.lookup.answer = NEW
-    done = run_tool('ddkit', ['--check'], env=env)
+    done = in_process('ddkit', ['--check'], env=env)
     assert done.returncode == 0 and 'only told the IP' in done.stdout, done.stdout
     assert adapter.fake(box).calls() == [] and os.listdir(str(tmp_path)) == []
     assert env['DDNS_PASSWORD'] not in done.stdout

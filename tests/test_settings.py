@@ -4,12 +4,12 @@ import os
 
 import pytest
 
-from conftest import RECORD, run_tool
+from conftest import RECORD, in_process
 from test_updater_a import IP_FILE
 
 
 def test_help_is_long_only_and_exits_0():
-    done = run_tool('updater_a', ['--help'])
+    done = in_process('updater_a', ['--help'])
     assert done.returncode == 0
     for text in ('--zone-name', '-h, --record-name', '-k, --auth-key', '--dry-run', 'DDNS_'):
         assert text in done.stdout
@@ -47,7 +47,7 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, args, env, s
     base = {'DDNS_ZONE_NAME': 'example.com', 'DDNS_RECORD_NAME': RECORD, 'DDNS_AUTH_EMAIL': 'a@b.c',
             'DDNS_AUTH_KEY': 'k' * 37, 'DDNS_STATE_DIR': str(tmp_path)}
     base.update(env)
-    done = run_tool('updater_a', args, env={k: v for k, v in base.items() if v})
+    done = in_process('updater_a', args, env={k: v for k, v in base.items() if v})
     assert done.returncode == 2
     assert says in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert done.stdout == '' and os.listdir(tmp_path) == []
@@ -63,7 +63,7 @@ def test_precedence_flag_over_env_over_config_over_default(box, tmp_path):
     env = {'DDNS_BASE_URL': box.provider_a.url, 'DDNS_DOH_URL': box.doh.url,
            'DDNS_IP_LOOKUP_URL': box.lookup.url, 'DDNS_RECORD_NAME': 'env.example.com',
            'DDNS_STATE_DIR': str(tmp_path / 'from-env')}
-    done = run_tool('updater_a', ['--config', str(conf), '-h', RECORD], env=env)
+    done = in_process('updater_a', ['--config', str(conf), '-h', RECORD], env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stderr == ''
     assert (tmp_path / 'from-env' / IP_FILE).read_text() == '81.2.69.11\n'   # env beat the config file
@@ -75,7 +75,7 @@ def test_short_flags_of_the_original_script(box, tmp_path):
     box.lookup.answer = '81.2.69.12'
     env = {'DDNS_BASE_URL': box.provider_a.url, 'DDNS_DOH_URL': box.doh.url,
            'DDNS_IP_LOOKUP_URL': box.lookup.url, 'DDNS_STATE_DIR': str(tmp_path)}
-    done = run_tool('updater_a', ['-k', box.provider_a.key, '-u', box.provider_a.email, '-z', 'example.com',
+    done = in_process('updater_a', ['-k', box.provider_a.key, '-u', box.provider_a.email, '-z', 'example.com',
                                   '-h', RECORD, '-t', 'a', '-f'], env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert box.provider_a.find(RECORD)[0]['content'] == '81.2.69.12'
@@ -86,7 +86,7 @@ def test_config_readable_by_others_warns(box, tmp_path):
     conf.write_text('auth_key=%s\n' % box.provider_a.key)
     conf.chmod(0o644)
     env = dict(box.env_a(str(tmp_path)), DDNS_AUTH_KEY='')
-    done = run_tool('updater_a', ['--config', str(conf), '--dry-run'], env={k: v for k, v in env.items() if v})
+    done = in_process('updater_a', ['--config', str(conf), '--dry-run'], env={k: v for k, v in env.items() if v})
     assert 'readable by other users; run: chmod 600 %s' % conf in done.stderr
     assert box.provider_a.key not in done.stderr + done.stdout
 
@@ -95,7 +95,7 @@ def test_unknown_setting_in_config_file_is_bad_input(tmp_path):
     conf = tmp_path / 'ddns.conf'
     conf.write_text('zone_nmae=example.com\n')
     conf.chmod(0o600)
-    done = run_tool('updater_a', ['--config', str(conf)])
+    done = in_process('updater_a', ['--config', str(conf)])
     assert done.returncode == 2 and "line 1" in done.stderr and 'zone_nmae' in done.stderr
     assert 'did you mean zone_name?' in done.stderr and len(done.stderr.splitlines()) == 1
 
@@ -105,7 +105,7 @@ def test_trailing_comment_in_config_file_names_line_value_and_fix(tmp_path):
     conf.write_text('# my router\nrecord_name=%s\nzone_name=example.com  # my zone\n' % RECORD)
     conf.chmod(0o600)
     env = {'DDNS_AUTH_EMAIL': 'a@b.c', 'DDNS_AUTH_KEY': 'k' * 37, 'DDNS_STATE_DIR': str(tmp_path)}
-    done = run_tool('updater_a', ['--config', str(conf)], env=env)
+    done = in_process('updater_a', ['--config', str(conf)], env=env)
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
     assert 'bad value for zone_name (config file %s line 3)' % conf in done.stderr
     assert "got 'example.com  # my zone'" in done.stderr
@@ -113,7 +113,7 @@ def test_trailing_comment_in_config_file_names_line_value_and_fix(tmp_path):
 
 
 def test_bad_secret_value_is_never_echoed(tmp_path):
-    done = run_tool('updater_a', ['--auth-key', 'sec ret'], env={'DDNS_AUTH_EMAIL': 'a@b.c',
+    done = in_process('updater_a', ['--auth-key', 'sec ret'], env={'DDNS_AUTH_EMAIL': 'a@b.c',
                                                                 'DDNS_ZONE_NAME': 'example.com',
                                                                 'DDNS_RECORD_NAME': RECORD})
     assert done.returncode == 2 and 'bad value for auth_key' in done.stderr
@@ -123,7 +123,7 @@ def test_bad_secret_value_is_never_echoed(tmp_path):
 def test_misspelt_option_in_a_uci_section_suggests_the_setting(tmp_path):
     uci = tmp_path / 'updater_a'
     uci.write_text("config updater_a 'home'\n\toption enabled '1'\n\toption zone_nme 'example.com'\n")
-    done = run_tool('updater_a', ['--uci', 'home'], env={'DDNS_UCI_FILE': str(uci)})
+    done = in_process('updater_a', ['--uci', 'home'], env={'DDNS_UCI_FILE': str(uci)})
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
     assert "'zone_nme' is not an option of this tool; did you mean zone_name? (see --help)" in done.stderr
     assert '--zone-nme' not in done.stderr   # no flag that does not exist

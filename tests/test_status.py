@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import RECORD, run_tool, sampled
+from conftest import RECORD, in_process, sampled
 from providers import PROVIDERS, SEEDS
 
 OLD, NEW = '81.2.69.1', '81.2.69.10'
@@ -22,13 +22,13 @@ EACH = pytest.mark.parametrize('adapter', sampled(PROVIDERS, 3), ids=[p.provider
 def status(adapter, box, state, command=None, args=()):
     """(exit status, the JSON --status --json printed)."""
     env = dict(adapter.env(box, state), DDNS_PROVIDER=adapter.provider)
-    done = run_tool(command or adapter.tool, ['--status', '--json'] + list(args), env=env)
+    done = in_process(command or adapter.tool, ['--status', '--json'] + list(args), env=env)
     assert 'Traceback' not in done.stderr, done.stderr
     return done.returncode, json.loads(done.stdout)
 
 
 def update(adapter, box, state, **env):
-    done = run_tool(adapter.tool, env=dict(adapter.env(box, state), **env))
+    done = in_process(adapter.tool, env=dict(adapter.env(box, state), **env))
     assert 'Traceback' not in done.stderr, done.stderr
     return done
 
@@ -93,7 +93,7 @@ def test_a_failure_is_kept_as_fields_and_the_next_good_run_replaces_it(box, tmp_
     # the service's words where it has some (a DNS answer has an RCODE alone)
     assert values['message'].startswith(values['step'] + ': ') and ('upstream down' in values['message'] or not http)
     assert secret is None or secret not in status_file(adapter, tmp_path).read_text()
-    line = run_tool(adapter.tool, ['--status'], env=adapter.env(box, tmp_path))
+    line = in_process(adapter.tool, ['--status'], env=adapter.env(box, tmp_path))
     assert line.returncode == 1 and ': failed, ' in line.stdout and \
         'failed at %s: ' % values['step'] in line.stdout, line.stdout
 
@@ -132,17 +132,17 @@ def test_all_lists_every_record_never_for_one_not_run(box, tmp_path):
     config.write_text(shared + '[home]\nrecord_name=%s\n[nas]\nrecord_name=nas.example.com\n' % RECORD)
     config.chmod(0o600)
     requests = [len(s.calls()) for s in box.servers]
-    done = run_tool(a.tool, ['--config', str(config), '--all', '--status', '--json'])
+    done = in_process(a.tool, ['--config', str(config), '--all', '--status', '--json'])
     assert done.returncode == 0, done.stderr
     shown = json.loads(done.stdout)
     assert [(v['name'], v['outcome']) for v in shown] == [(RECORD, 'created'), ('nas.example.com', 'never')]
-    plain = run_tool(a.tool, ['--config', str(config), '--all', '--status'])
+    plain = in_process(a.tool, ['--config', str(config), '--all', '--status'])
     assert plain.stdout.splitlines()[1] == '%s A nas.example.com: never (no run has decided yet)' % a.provider
     assert [len(s.calls()) for s in box.servers] == requests   # nothing asked of anyone
 
 
 def test_json_without_status_is_refused(box, tmp_path):
-    done = run_tool('updater_a', ['--json'], env=PROVIDERS[0].env(box, tmp_path))
+    done = in_process('updater_a', ['--json'], env=PROVIDERS[0].env(box, tmp_path))
     assert done.returncode == 2 and '--json goes with --status' in done.stderr
 
 
@@ -174,7 +174,7 @@ def test_a_damaged_status_or_ip_file_is_shown_bounded_and_escaped_never_a_traceb
     assert code == 1 and values['outcome'] == 'failed' and values['ip'] is None
     assert values['checked'] is None and values['changed'] is None and values['http_status'] is None
     assert values['step'] == 'find zone\\x1b[2J' and values['message'] == 'forged\\x07'
-    plain = run_tool(a.tool, ['--status'], env=a.env(box, tmp_path))
+    plain = in_process(a.tool, ['--status'], env=a.env(box, tmp_path))
     assert plain.returncode == 1 and 'Traceback' not in plain.stderr, plain.stderr
     assert '\x1b' not in plain.stdout and 'checked never' in plain.stdout, plain.stdout
 
@@ -214,7 +214,7 @@ def test_a_shared_log_file_gives_each_record_its_own_last_run(box, tmp_path):
     box.lookup.answer = NEW
     write = shared_log_records(a, box, tmp_path, log)
     run = dict(DDNS_UCI_FILE=str(tmp_path / 'ddkit.uci'))
-    assert run_tool('ddkit', ['--all'], env=run).returncode == 0
+    assert in_process('ddkit', ['--all'], env=run).returncode == 0
     # both made an hour ago: their status files and the log say so
     for name in (RECORD, 'nas.example.com'):
         path = tmp_path / ('.%s_%s.status' % (a.stem, name))
@@ -227,11 +227,11 @@ def test_a_shared_log_file_gives_each_record_its_own_last_run(box, tmp_path):
     statuses = sorted(tmp_path.glob('.*.status'))
     before = [p.read_text() for p in statuses]
     calls = len(a.fake(box).calls())
-    done = run_tool('ddkit', ['--all'], env=run)
+    done = in_process('ddkit', ['--all'], env=run)
     assert done.returncode == 0 and len(a.fake(box).calls()) == calls
     assert [p.read_text() for p in statuses] == before   # nothing written but the log line
     write(1)
-    done = run_tool('ddkit', ['--all', '--status', '--json'], env=run)
+    done = in_process('ddkit', ['--all', '--status', '--json'], env=run)
     assert done.returncode == 0, done.stderr
     home, nas = json.loads(done.stdout)
     assert (home['name'], home['section'], nas['section']) == (RECORD, 'home', 'nas')
@@ -272,7 +272,7 @@ def test_a_second_run_in_the_same_second_is_the_one_status_shows(box, tmp_path, 
         assert code == 0 and values['outcome'] == 'unchanged' and values['checked'] == second, values
         assert values['changed'] == kept_second and values['ip'] == NEW
     # no run after it: the status's own outcome and time, whatever the log's time says
-    forced = run_tool(adapter.tool, ['--force'], env=adapter.env(box, tmp_path))
+    forced = in_process(adapter.tool, ['--force'], env=adapter.env(box, tmp_path))
     assert forced.returncode == 0, forced.stderr
     kept = kept_values(path)
     assert kept['log'].split(':')[:2] == ['%d' % log.stat().st_ino, '%d' % log.stat().st_size]
@@ -308,9 +308,9 @@ def test_a_shared_log_tells_each_record_its_last_run_by_order(box, tmp_path):
     box.lookup.answer = NEW
     write = shared_log_records(a, box, tmp_path, log)
     run = dict(DDNS_UCI_FILE=str(tmp_path / 'ddkit.uci'))
-    assert run_tool('ddkit', ['--all'], env=run).returncode == 0
+    assert in_process('ddkit', ['--all'], env=run).returncode == 0
     write(0)   # only home runs now, and finds its record in place
-    assert run_tool('ddkit', ['--all'], env=run).returncode == 0
+    assert in_process('ddkit', ['--all'], env=run).returncode == 0
     last = log.read_text().splitlines()[-2]   # home's heading of the second run
     assert last.endswith('- Record home: A %s:' % RECORD), log.read_text()
     second = int(time.mktime(time.strptime(last[1:20], '%Y-%m-%d %H:%M:%S')))
@@ -321,7 +321,7 @@ def test_a_shared_log_tells_each_record_its_last_run_by_order(box, tmp_path):
         kept['checked'] = kept['changed'] = str(second)
         write_kept(path, kept)
     write(1)
-    done = run_tool('ddkit', ['--all', '--status', '--json'], env=run)
+    done = in_process('ddkit', ['--all', '--status', '--json'], env=run)
     home, nas = json.loads(done.stdout)
     assert home['outcome'] == 'unchanged' and home['checked'] == second
     assert nas['outcome'] == 'created' and nas['checked'] == second
@@ -336,16 +336,16 @@ def test_a_section_run_by_its_name_is_the_last_run_status_shows(box, tmp_path):
     box.lookup.answer = NEW
     shared_log_records(a, box, tmp_path, log)
     run = dict(DDNS_UCI_FILE=str(tmp_path / 'ddkit.uci'))
-    assert run_tool('ddkit', ['--all'], env=run).returncode == 0
+    assert in_process('ddkit', ['--all'], env=run).returncode == 0
     for name in (RECORD, 'nas.example.com'):   # both made an hour ago
         path = tmp_path / ('.%s_%s.status' % (a.stem, name))
         kept = kept_values(path)
         kept['checked'] = kept['changed'] = str(int(kept['checked']) - 3600)
         write_kept(path, kept)
     log.write_text(aged(log.read_text(), 3600))
-    done = run_tool('ddkit', ['--uci', 'home'], env=run)
+    done = in_process('ddkit', ['--uci', 'home'], env=run)
     assert done.returncode == 0 and 'IP has not changed' in done.stdout, done.stdout + done.stderr
     assert log.read_text().splitlines()[-2].endswith('- Record home: A %s:' % RECORD), log.read_text()
-    home, nas = json.loads(run_tool('ddkit', ['--all', '--status', '--json'], env=run).stdout)
+    home, nas = json.loads(in_process('ddkit', ['--all', '--status', '--json'], env=run).stdout)
     assert home['outcome'] == 'unchanged' and home['checked'] >= time.time() - 60
     assert nas['outcome'] == 'created' and nas['checked'] <= time.time() - 3500

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import RECORD, ROOT, run_tool
+from conftest import RECORD, ROOT, in_process
 from openwrt_env import quoted
 
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
@@ -319,7 +319,7 @@ def test_updater_runs_from_a_uci_section_without_a_uci_binary(box, tmp_path, hea
     env = box.env_a(str(tmp_path / 'state'))
     path = tmp_path / 'updater_a'
     path.write_text(head + ''.join("\toption %s %s\n" % (k[5:].lower(), quoted(v)) for k, v in env.items()))
-    done = run_tool('updater_a', ['--uci', ref],
+    done = in_process('updater_a', ['--uci', ref],
                     env={'DDNS_UCI_FILE': str(path), 'PATH': '/nonexistent'})
     assert done.returncode == 0, done.stdout + done.stderr
     assert 'IP has been updated to: 81.2.69.10' in done.stdout
@@ -333,11 +333,11 @@ def test_updater_runs_from_a_uci_section_without_a_uci_binary(box, tmp_path, hea
 def test_bad_uci_use_is_one_line_and_exit_2(tmp_path, args, message):
     path = tmp_path / 'updater_a'
     path.write_text("config updater_a 'home'\n")
-    done = run_tool('updater_a', args, env={'DDNS_UCI_FILE': str(path)})
+    done = in_process('updater_a', args, env={'DDNS_UCI_FILE': str(path)})
     assert done.returncode == 2 and message in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and done.stdout == ''
 
 
 def test_help_names_the_uci_option():
-    done = run_tool('updater_b', ['--help'])
+    done = in_process('updater_b', ['--help'])
     assert done.returncode == 0 and '--uci SECTION' in done.stdout and '/etc/config/updater_b' in done.stdout

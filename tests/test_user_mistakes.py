@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from conftest import RECORD, run_tool, sampled
+from conftest import RECORD, in_process, sampled
 from providers import PROVIDERS, READ, registry
 
 
@@ -52,7 +52,7 @@ def test_a_failure_of_a_wrong_base_url_names_where_it_came_from(box, tmp_path, a
         env = {'DDNS_UCI_FILE': write(tmp_path / 'ddkit', "config ddkit 'home'\n" + ''.join(
             "\toption %s '%s'\n" % item for item in values.items()))}
         args, where = ['--uci', 'home'], 'UCI option base_url of section home'
-    done = run_tool('ddkit', args + ['--check'], env=env)
+    done = in_process('ddkit', args + ['--check'], env=env)
     assert done.returncode == 1, done.stdout + done.stderr
     failed = [line for line in done.stdout.splitlines() if line.startswith('FAIL')]
     assert len(failed) == 1 and '(base_url from %s)' % where in failed[0], done.stdout
@@ -60,7 +60,7 @@ def test_a_failure_of_a_wrong_base_url_names_where_it_came_from(box, tmp_path, a
     # the fix shows the default to write, or (a server of the user's own: none) what it holds
     default = [s.default for s in adapter.module().SETTINGS if s.name == 'base_url'][0]
     assert ('e.g. %s' % default if default else 'its scheme, host and port') in failed[0], failed[0]
-    done = run_tool('ddkit', args, env=env)
+    done = in_process('ddkit', args, env=env)
     assert done.returncode == 1
     errors = [line for line in (done.stdout + done.stderr).splitlines() if 'ERROR: ' in line]
     assert errors and all('(base_url from %s)' % where in line for line in errors), done.stdout + done.stderr
@@ -71,7 +71,7 @@ def test_a_failure_no_setting_caused_names_none(box, tmp_path, adapter):
     """The provider's own refusal (no such zone in the account) is no URL's fault: nothing is added."""
     values = values_of(adapter, box, tmp_path, zone_name='example.org', record_name='home.example.org')
     conf = write(tmp_path / 'two.conf', ''.join('%s=%s\n' % item for item in values.items()))
-    done = run_tool('ddkit', ['--config', conf], env={'DDNS_BASE_URL': adapter.fake(box).url})
+    done = in_process('ddkit', ['--config', conf], env={'DDNS_BASE_URL': adapter.fake(box).url})
     errors = [line for line in (done.stdout + done.stderr).splitlines() if 'ERROR: ' in line]
     assert done.returncode == 1 and errors and 'example.org' in errors[-1], done.stdout + done.stderr
     assert ' from ' not in errors[-1]
@@ -80,7 +80,7 @@ def test_a_failure_no_setting_caused_names_none(box, tmp_path, adapter):
 def test_a_current_ip_refused_names_where_ip_source_came_from(box, tmp_path):
     values = values_of(READ[0], box, tmp_path, ip_source='iface:nope0')
     conf = write(tmp_path / 'two.conf', ''.join('%s=%s\n' % item for item in values.items()))
-    done = run_tool('ddkit', ['--config', conf, '--check'])
+    done = in_process('ddkit', ['--config', conf, '--check'])
     failed = [line for line in done.stdout.splitlines() if line.startswith('FAIL')]
     line = list(values).index('ip_source') + 1
     assert failed == [text for text in failed if 'interface nope0 does not exist' in text
@@ -110,7 +110,7 @@ def test_lines_are_taken_with_commas_between_them(box, tmp_path, form):
         text = "\tlist lines 'ct,cm'\n\tlist lines 'cu'\n" if form == 'uci list' else "\toption lines 'ct,cm,cu'\n"
         env['DDNS_UCI_FILE'] = write(tmp_path / 'ddkit', "config ddkit 'home'\n" + text)
         args = ['--uci', 'home']
-    done = run_tool('ddkit', args + ['--check'], env=env)
+    done = in_process('ddkit', args + ['--check'], env=env)
     named = 'home: ' if form.startswith('uci') else ''   # a section's lines are headed by its name
     assert headings(done.stdout) == ['Record %sAAAA %s line %s:' % (named, RECORD, code) for code in ('ct', 'cm', 'cu')], \
         done.stdout + done.stderr
@@ -130,7 +130,7 @@ def test_a_header_keeps_its_comma(box, tmp_path, adapter, form):
     env = dict(adapter.env(box, str(tmp_path / 'state')), DDNS_PROVIDER=adapter.provider)
     if form == 'environment':
         env['DDNS_HEADERS'] = 'X-Note:a,b'
-    done = run_tool('ddkit', ['--headers', 'X-Note:a,b'] if form == 'flag' else [], env=env)
+    done = in_process('ddkit', ['--headers', 'X-Note:a,b'] if form == 'flag' else [], env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert [r.headers.get('x-note') for r in fake.requests] == ['a,b']
 
@@ -182,7 +182,7 @@ def test_a_setting_of_another_provider_in_a_config_file_is_named_so(box, tmp_pat
     name, says = foreign_setting(adapter)
     values = values_of(adapter, box, tmp_path, **{name: 'foo'})
     conf = write(tmp_path / 'one.conf', ''.join('%s=%s\n' % item for item in values.items()))
-    done = run_tool('ddkit', ['--config', conf, '--check'])
+    done = in_process('ddkit', ['--config', conf, '--check'])
     assert done.returncode == 2 and done.stdout == '', done.stdout + done.stderr
     assert 'config file %s line %d: %s' % (conf, len(values), says) in done.stderr, done.stderr
     assert adapter.fake(box).requests == []
@@ -198,7 +198,7 @@ def test_a_setting_of_another_provider_in_a_record_block_fails_that_record(box, 
     shared = ''.join('%s=%s\n' % item for item in values.items() if item[0] != 'record_name')
     conf = write(tmp_path / 'all.conf', '%s=foo\n%s[good]\nrecord_name=%s\n[bad]\nrecord_name=nas.example.com\n%s=foo\n'
                  % (name, shared, RECORD, name))
-    done = run_tool('ddkit', ['--config', conf, '--all'])
+    done = in_process('ddkit', ['--config', conf, '--all'])
     assert done.returncode == 2, done.stdout + done.stderr
     line = len(values) + 5   # the name, the shared lines, [good], its record_name, [bad], its record_name
     assert 'record bad: config file %s line %d: %s' % (conf, line, says) in done.stderr, done.stderr
@@ -214,7 +214,7 @@ def test_a_setting_of_another_provider_in_a_uci_section_fails_that_record(box, t
     uci = write(tmp_path / 'ddkit', "config defaults\n\toption %s 'foo'\n%s\nconfig ddkit 'good'\n\toption enabled '1'\n"
                 "\toption record_name '%s'\n\nconfig ddkit 'bad'\n\toption enabled '1'\n\toption record_name "
                 "'nas.example.com'\n\toption %s 'foo'\n" % (name, options, RECORD, name))
-    done = run_tool('ddkit', ['--all'], env={'DDNS_UCI_FILE': uci})
+    done = in_process('ddkit', ['--all'], env={'DDNS_UCI_FILE': uci})
     assert done.returncode == 2, done.stdout + done.stderr
     assert 'record bad: UCI section bad: %s' % says in done.stderr, done.stderr
     assert '1 of 2 records failed: bad (exit 2)' in done.stdout + done.stderr
@@ -243,7 +243,7 @@ def test_a_misspelt_provider_gets_a_did_you_mean_in_every_form(tmp_path, form):
         else:
             env['DDNS_UCI_FILE'] = write(tmp_path / 'ddkit', "config ddkit 'home'\n\toption provider '%s'\n" % given)
             args += ['--uci', 'home']
-        done = run_tool('ddkit', args, env=env)
+        done = in_process('ddkit', args, env=env)
         assert done.returncode == 2 and 'not a known provider; did you mean %s?' % expected in done.stderr, \
             (given, done.stderr)
 
@@ -260,12 +260,12 @@ def test_a_misspelt_ddns_variable_is_warned_of_and_the_run_goes_on(box, tmp_path
     adapter = READ[0]
     env = dict(adapter.env(box, str(tmp_path / 'state')), DDNS_PROVIDER=adapter.provider)
     env['DDNS_ZONE_NAM'] = env.pop('DDNS_ZONE_NAME')   # zone_name may be left out: the run still works
-    done = run_tool('ddkit', [], env=env)
+    done = in_process('ddkit', [], env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stderr.splitlines() == ['ddkit: warning: DDNS_ZONE_NAM is not a setting of ddkit, so it is ignored; '
                                         'did you mean DDNS_ZONE_NAME?'], done.stderr
     if adapter.seed:   # the tool fixed to this provider says the same
-        done = run_tool(adapter.tool, ['--check'], env=env)
+        done = in_process(adapter.tool, ['--check'], env=env)
         assert 'warning: DDNS_ZONE_NAM is not a setting of %s' % adapter.tool in done.stderr, done.stderr
 
 

@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 
-from conftest import RECORD, ROOT, run_tool
+from conftest import RECORD, ROOT, in_process
 from providers import PROVIDERS
 
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
@@ -38,7 +38,7 @@ def env_of(box, tmp_path, **extra):
 
 
 def status_of(box, tmp_path, env):
-    return json.loads(run_tool('ddkit', ['--status', '--json'], env=env).stdout)[0]
+    return json.loads(in_process('ddkit', ['--status', '--json'], env=env).stdout)[0]
 
 
 @pytest.fixture
@@ -164,13 +164,13 @@ def test_building_a_request_costs_well_under_a_millisecond():
 
 def test_a_get_tells_name_ip_and_type_once_then_nothing(box, fake, tmp_path):
     env = env_of(box, tmp_path)
-    done = run_tool('ddkit', env=env)
+    done = in_process('ddkit', env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert fake.told == [{'method': 'GET', 'name': RECORD, 'ip': NEW, 'type': 'A', 'from': 'query'}]
     assert fake.requests[0].headers['authorization'] == 'Bearer ' + fake.token
     assert fake.requests[0].body == b'' and 'content-type' not in fake.requests[0].headers
     assert (tmp_path / 'state' / ADAPTER.ip_file(RECORD)).read_text() == NEW + '\n'
-    again = run_tool('ddkit', env=env)
+    again = in_process('ddkit', env=env)
     assert again.returncode == 0 and len(fake.requests) == 1 and 'IP has not changed' in again.stdout
     # the quiet run wrote no status: a change found in place by a later run reads unchanged, though
     # both ran within one second (the status's log end orders them)
@@ -185,7 +185,7 @@ def test_an_ipv6_address_and_a_wildcard_name_reach_the_webhook_as_they_are(box, 
     try:
         env = env_of(box, tmp_path, DDNS_RECORD_TYPE='AAAA', DDNS_RECORD_NAME='*.example.com',
                      DDNS_IP_LOOKUP_URL=six.url)
-        done = run_tool('ddkit', env=env)
+        done = in_process('ddkit', env=env)
     finally:
         six.stop()
     assert done.returncode == 0, done.stdout + done.stderr
@@ -202,7 +202,7 @@ def test_an_ipv6_address_and_a_wildcard_name_reach_the_webhook_as_they_are(box, 
 def test_a_body_is_sent_in_its_form(box, fake, tmp_path, method, body, source):
     env = env_of(box, tmp_path, DDNS_URL=fake.url + '/hook/{name}', DDNS_BODY=body, **(
         {'DDNS_METHOD': method} if method else {}))
-    done = run_tool('ddkit', env=env)
+    done = in_process('ddkit', env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert fake.told == [{'method': (method or 'POST').upper(), 'name': RECORD, 'ip': NEW, 'type': 'A',
                           'from': source}]
@@ -210,11 +210,11 @@ def test_a_body_is_sent_in_its_form(box, fake, tmp_path, method, body, source):
 
 def test_headers_from_the_environment_and_the_flag(box, fake, tmp_path):
     env = env_of(box, tmp_path, DDNS_HEADERS='X-Record:{name} X-Static:yes')
-    assert run_tool('ddkit', env=env).returncode == 0
+    assert in_process('ddkit', env=env).returncode == 0
     sent = fake.requests[-1].headers
     assert (sent['x-record'], sent['x-static']) == (RECORD, 'yes')
     flags = ['--force', '--headers', 'X-Note: two words', '--headers', 'X-Type: {type}']
-    assert run_tool('ddkit', flags, env=dict(env, DDNS_HEADERS='')).returncode == 0
+    assert in_process('ddkit', flags, env=dict(env, DDNS_HEADERS='')).returncode == 0
     sent = fake.requests[-1].headers
     assert (sent['x-note'], sent['x-type']) == ('two words', 'A') and 'x-static' not in sent
 
@@ -233,7 +233,7 @@ def test_headers_from_the_environment_and_the_flag(box, fake, tmp_path):
 ])
 def test_a_bad_setting_exits_2_before_any_request(box, fake, tmp_path, setting, value, words):
     for args in ([], ['--check'], ['--dry-run']):
-        done = run_tool('ddkit', args, env=env_of(box, tmp_path, **{setting: value}))
+        done = in_process('ddkit', args, env=env_of(box, tmp_path, **{setting: value}))
         assert done.returncode == 2 and words in done.stderr, done.stdout + done.stderr
         assert 'Traceback' not in done.stderr
     assert fake.requests == []
@@ -241,16 +241,16 @@ def test_a_bad_setting_exits_2_before_any_request(box, fake, tmp_path, setting, 
 
 def test_the_same_header_from_two_settings_exits_2_and_sends_nothing(box, fake, tmp_path):
     env = env_of(box, tmp_path, DDNS_HEADER_SECRET='Authorization: Basic dXNlcjpwYXNz')
-    done = run_tool('ddkit', env=env)
+    done = in_process('ddkit', env=env)
     assert done.returncode == 2, done.stdout + done.stderr
     assert 'header Authorization is given twice' in done.stdout and fake.requests == []
     assert 'dXNlcjpwYXNz' not in done.stdout + done.stderr
 
 
 def test_a_missing_url_is_named(box, fake, tmp_path):
-    done = run_tool('ddkit', env=env_of(box, tmp_path, DDNS_URL=''))
+    done = in_process('ddkit', env=env_of(box, tmp_path, DDNS_URL=''))
     assert done.returncode == 2 and 'missing setting url' in done.stderr, done.stderr
-    checked = run_tool('ddkit', ['--check'], env=env_of(box, tmp_path, DDNS_URL=''))
+    checked = in_process('ddkit', ['--check'], env=env_of(box, tmp_path, DDNS_URL=''))
     assert checked.returncode == 2 and 'settings complete: url is missing' in checked.stdout
 
 
@@ -261,7 +261,7 @@ def test_a_missing_url_is_named(box, fake, tmp_path):
 ])
 def test_a_4xx_is_refused_with_its_status_and_fix(box, fake, tmp_path, change, status, fix):
     env = env_of(box, tmp_path, **change)
-    done = run_tool('ddkit', env=env)
+    done = in_process('ddkit', env=env)
     assert done.returncode == 1 and 'Traceback' not in done.stderr
     assert 'update record: the webhook refused the request (HTTP %d)' % status in done.stdout
     assert len(fake.requests) == 1   # a refusal is not tried again within the run
@@ -275,14 +275,14 @@ def test_a_server_error_to_a_post_is_not_sent_twice_and_the_next_run_sends_it(bo
     env = env_of(box, tmp_path, DDNS_METHOD=method, DDNS_URL=fake.url + '/hook/{name}',
                  DDNS_BODY='{"ip": "{ip}", "type": "{type}"}')
     fake.fail('status', status=503, text='try later', times=3)
-    done = run_tool('ddkit', env=env)
+    done = in_process('ddkit', env=env)
     assert done.returncode == 1 and 'the webhook failed (HTTP 503): try later' in done.stdout
     assert fake.calls() == ['update'] and fake.told == []
     kept = status_of(box, tmp_path, env)
     assert (kept['kind'], kept['http_status']) == ('server error', 503)
     assert not (tmp_path / 'state' / ADAPTER.ip_file(RECORD)).exists()
     del fake.faults[:]
-    assert run_tool('ddkit', env=env).returncode == 0   # the ip file claims nothing: sent again
+    assert in_process('ddkit', env=env).returncode == 0   # the ip file claims nothing: sent again
     assert fake.calls() == ['update', 'update'] and fake.records['%s A' % RECORD]['content'] == NEW
 
 
@@ -291,7 +291,7 @@ def test_a_post_whose_answer_is_lost_is_not_sent_again_in_the_run(box, fake, tmp
     env = env_of(box, tmp_path, DDNS_METHOD=method, DDNS_URL=fake.url + '/hook/{name}',
                  DDNS_BODY='ip={ip}&type={type}')
     fake.fail('lost')   # taken, its answer never leaves
-    done = run_tool('ddkit', env=env)
+    done = in_process('ddkit', env=env)
     assert done.returncode == 1 and 'no answer from %s/***' % fake.url in done.stdout, done.stdout
     assert len(fake.told) == 1 and fake.calls() == ['update']
     assert status_of(box, tmp_path, env)['url'] == fake.url
@@ -300,7 +300,7 @@ def test_a_post_whose_answer_is_lost_is_not_sent_again_in_the_run(box, fake, tmp
 @pytest.mark.parametrize('path', ['/update', '/nic/update?key=s3cret&ip={ip}', '/hook/Zq7v2Lk9XwP4/{name}'])
 def test_only_the_urls_secret_parts_are_masked_never_the_words_around_them(box, tmp_path, path):
     origin = 'http://127.0.0.1:9'   # nothing listens there
-    done = run_tool('ddkit', env=env_of(box, tmp_path, DDNS_URL=origin + path))
+    done = in_process('ddkit', env=env_of(box, tmp_path, DDNS_URL=origin + path))
     assert done.returncode == 1, done.stdout + done.stderr
     # the step's word and the origin as they are, the path masked
     assert 'ERROR: update record: no answer from %s/***: Connection refused' % origin in done.stdout, done.stdout
@@ -310,19 +310,19 @@ def test_only_the_urls_secret_parts_are_masked_never_the_words_around_them(box, 
 
 def test_a_get_is_tried_again_after_a_server_error(box, fake, tmp_path):
     fake.fail('status', status=502)
-    done = run_tool('ddkit', env=env_of(box, tmp_path))
+    done = in_process('ddkit', env=env_of(box, tmp_path))
     assert done.returncode == 0, done.stdout
     assert fake.calls() == ['update', 'update'] and len(fake.told) == 1
 
 
 def test_a_redirect_is_refused(box, fake, tmp_path):
     fake.fail('redirect', location='http://elsewhere.example/x?token=abc')
-    done = run_tool('ddkit', env=env_of(box, tmp_path))
+    done = in_process('ddkit', env=env_of(box, tmp_path))
     assert done.returncode == 1 and 'answered with a redirect (HTTP 302' in done.stdout
 
 
 def test_dry_run_sends_nothing(box, fake, tmp_path):
-    done = run_tool('ddkit', ['--dry-run'], env=env_of(box, tmp_path))
+    done = in_process('ddkit', ['--dry-run'], env=env_of(box, tmp_path))
     assert done.returncode == 0 and 'Dry run: would send A %s' % NEW in done.stdout
     assert fake.requests == [] and not (tmp_path / 'state').exists()
 
@@ -352,7 +352,7 @@ def test_no_secret_reaches_a_log_line_the_status_or_check(box, fake, tmp_path):
     env = secret_env(box, fake, tmp_path)
     outputs = []
     for args in (['--check'], [], ['--status'], ['--status', '--json']):
-        done = run_tool('ddkit', args, env=env)
+        done = in_process('ddkit', args, env=env)
         assert done.returncode == 0, done.stdout + done.stderr
         outputs.append(done.stdout + done.stderr)
     assert len(fake.told) == 1 and 'all ok' in outputs[0]
@@ -360,14 +360,14 @@ def test_no_secret_reaches_a_log_line_the_status_or_check(box, fake, tmp_path):
     echo = 'echo %s %s %s %s %s' % (tuple(secrets_of(fake)) + (fake.requests[0].path,))
     for status in (500, 400):
         fake.fail('status', status=status, text=echo, times=3)
-        done = run_tool('ddkit', ['--force'], env=env)
+        done = in_process('ddkit', ['--force'], env=env)
         assert done.returncode == 1 and 'HTTP %d): echo ***' % status in done.stdout, done.stdout
-        outputs += [done.stdout + done.stderr, run_tool('ddkit', ['--status', '--json'], env=env).stdout]
+        outputs += [done.stdout + done.stderr, in_process('ddkit', ['--status', '--json'], env=env).stdout]
     origin = fake.url
     fake.stop()
-    done = run_tool('ddkit', ['--force'], env=env)
+    done = in_process('ddkit', ['--force'], env=env)
     assert done.returncode == 1 and 'no answer from %s/***' % origin in done.stdout, done.stdout
-    outputs += [done.stdout + done.stderr, run_tool('ddkit', ['--status', '--json'], env=env).stdout,
+    outputs += [done.stdout + done.stderr, in_process('ddkit', ['--status', '--json'], env=env).stdout,
                 everything_written(tmp_path)]
     text = '\n'.join(outputs)
     leaked = [secret for secret in secrets_of(fake) if secret in text]
@@ -376,7 +376,7 @@ def test_no_secret_reaches_a_log_line_the_status_or_check(box, fake, tmp_path):
 
 def test_a_bad_url_is_not_shown_in_its_refusal(box, fake, tmp_path):
     env = env_of(box, tmp_path, DDNS_URL='http://127.0.0.1:99999/hook/%s/{name}' % KEY)
-    done = run_tool('ddkit', env=env)
+    done = in_process('ddkit', env=env)
     assert done.returncode == 2 and 'bad value for url' in done.stderr and KEY not in done.stderr
 
 
@@ -385,17 +385,17 @@ def test_check_verifies_tls_with_the_hosts_of_a_url_with_placeholders_and_sends_
     fake.add_record(None, RECORD, 'A', OLD)
     env = dict(ADAPTER.env(tls_box, tmp_path / 'state'), DDNS_CA_FILE=tls_box.ca_file)
     assert '{name}' in env['DDNS_URL'] and env['DDNS_URL'].startswith('https://')
-    checked = run_tool('ddkit', ['--check'], env=env)
+    checked = in_process('ddkit', ['--check'], env=env)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert 'ok    TLS with 127.0.0.1:%d verified' % fake.port in checked.stdout
     assert fake.requests == [] and fake.token not in checked.stdout
-    done = run_tool('ddkit', env=env)
+    done = in_process('ddkit', env=env)
     assert done.returncode == 0 and fake.told[0]['ip'] == NEW, done.stdout
 
 
 def test_check_fails_on_a_certificate_it_does_not_trust(tls_box, tmp_path):
     env = ADAPTER.env(tls_box, tmp_path / 'state')   # no ca_file: the test CA is not trusted
-    checked = run_tool('ddkit', ['--check'], env=env)
+    checked = in_process('ddkit', ['--check'], env=env)
     port = tls_box.fakes['webhook'].port
     assert checked.returncode == 1 and 'FAIL  TLS with 127.0.0.1:%d' % port in checked.stdout, checked.stdout
 
@@ -406,7 +406,7 @@ def test_a_config_file_and_a_uci_list_give_a_body_and_headers(box, fake, tmp_pat
                     % fake.url)
     conf.chmod(0o600)
     env = dict(env_of(box, tmp_path), DDNS_URL='')
-    done = run_tool('ddkit', ['--config', str(conf)], env=env)
+    done = in_process('ddkit', ['--config', str(conf)], env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     sent = fake.requests[-1]
     assert fake.told[-1]['from'] == 'json' and (sent.headers['x-a'], sent.headers['x-b']) == ('1', 'A')
@@ -415,7 +415,7 @@ def test_a_config_file_and_a_uci_list_give_a_body_and_headers(box, fake, tmp_pat
                    "\toption record_name '%s'\n\toption url '%s/hook/{name}?ip={ip}&type={type}'\n"
                    "\tlist headers 'X-Note: two words'\n\tlist headers 'X-Type: {type}'\n" % (RECORD, fake.url))
     env = dict(env, DDNS_UCI_FILE=str(uci), DDNS_RECORD_NAME='', DDNS_PROVIDER='')
-    done = run_tool('ddkit', ['--uci', 'home', '--force'], env=env)
+    done = in_process('ddkit', ['--uci', 'home', '--force'], env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     sent = fake.requests[-1]
     assert fake.told[-1]['from'] == 'query'
@@ -432,7 +432,7 @@ def test_a_credential_refused_in_headers_is_never_shown(box, tmp_path, source):
         args = ['--headers', header]
     else:
         env['DDNS_HEADERS'] = header
-    done = run_tool('ddkit', args, env=env)
+    done = in_process('ddkit', args, env=env)
     assert done.returncode == 2 and 'holds a credential' in done.stderr, done.stderr
     assert 's3cr3t' not in done.stdout + done.stderr
     assert box.fakes['webhook'].requests == []
