@@ -458,7 +458,7 @@ def test_a_tls_name_failure_of_a_built_in_url_does_not_ask_to_fix_its_host():
     setting the user gave (settings.origin)."""
     from types import SimpleNamespace
     from ddkit.check import Report
-    cfg = SimpleNamespace(ip_lookup_url=['https://lookup.example/ip'], doh_url='https://dns.example',
+    cfg = SimpleNamespace(ip_lookup_url=['https://lookup.example/ip'], doh_url=['https://dns.example'],
                           base_url='https://api.example', sources={'base_url': 'environment'})
     report = SimpleNamespace(cfg=cfg, job=SimpleNamespace(cfg=cfg, provider=SimpleNamespace(URLS=('base_url',))))
     assert Report.built_in(report, 'https://lookup.example') == 'ip_lookup_url'

@@ -283,7 +283,7 @@ def test_the_doh_resolvers_are_asked_in_order_until_one_answers(resolvers):
 def test_a_doh_url_with_a_path_is_asked_at_that_path(resolvers):
     """https://doh.pub/dns-query serves the JSON API at its path, https://dns.google at /resolve."""
     first, _ = resolvers
-    assert lookup.resolve(config(first.url + '/resolve'), RECORD) == ('81.2.69.1', None)
+    assert lookup.resolve(config([first.url + '/resolve']), RECORD) == ('81.2.69.1', None)
     assert lookup.doh_query('https://doh.pub/dns-query', RECORD, 'AAAA') == \
         'https://doh.pub/dns-query?name=%s&type=AAAA' % RECORD
     assert lookup.doh_query('https://dns.google', RECORD, 'A') == 'https://dns.google/resolve?name=%s&type=A' % RECORD

@@ -398,7 +398,7 @@ class Report:
             return
         if self.blocked == 'proxy reached' and cfg.proxy_lookup:
             return self.line(SKIP, 'DoH: not asked (needs: proxy reached)')
-        tried = lookup.asked(cfg, cfg.record_name, self.job.run.shared(('doh unanswered',), set))
+        tried = lookup.asked(cfg, cfg.record_name, lookup.unanswered_of(self.job.run))
         ip, why, url, answered = tried[-1]
         silent = '; '.join('%s: %s' % (u, w) for _, w, u, _ in tried[:-1 if answered else None])
         if not answered:

@@ -142,12 +142,9 @@ def wrong_family(cfg, host, family):
 
 
 def doh_urls(cfg):
-    """The DoH resolvers of a record, in the order they are asked: doh_url as given (one URL, or a
-    list), else DOH."""
-    given = cfg.doh_url
-    if isinstance(given, str):
-        return [given] if given else list(DOH)
-    return list(given or DOH)
+    """The DoH resolvers of a record, in the order they are asked: doh_url as given (a list, as every
+    setting given several times is), else DOH."""
+    return list(cfg.doh_url or DOH)
 
 
 def doh_query(base, name, record_type):
@@ -160,6 +157,12 @@ def doh_query(base, name, record_type):
     if not path:
         return '%s/resolve?%s' % (base.rstrip('/'), query)
     return '%s%s%s' % (base, '&' if '?' in path else '?', query)
+
+
+def unanswered_of(run):
+    """The DoH resolvers that gave no answer to an earlier record of a run: a set its records share
+    (asked() passes them over)."""
+    return run.shared(('doh unanswered',), set)
 
 
 def resolve(cfg, name, unanswered=None):

@@ -128,7 +128,7 @@ def get_previous_ip(job):
     cfg, log = job.cfg, job.log
     if job.line is not None:   # the name resolves to every line's address: none of them is this line's
         return None
-    ip, why = lookup.resolve(cfg, cfg.record_name, job.run.shared(('doh unanswered',), set))
+    ip, why = lookup.resolve(cfg, cfg.record_name, lookup.unanswered_of(job.run))
     fallback = getattr(job.provider, 'previous_ip', None)
     if ip is None and fallback:
         log.info('No previous IP from DoH (%s); trying a ping of %s.' % (why, cfg.record_name))
