@@ -97,6 +97,15 @@ def test_the_first_retry_waits_a_second_unless_the_suite_asks_for_less(value, wa
     assert http.first_wait({} if value is None else {'DDKIT_TEST_BACKOFF': value}) == wait
 
 
+# a second run waits ddkit.lock.WAIT (5 s) for the first; a test of one that gives up asks for less
+# (DDKIT_TEST_LOCK_WAIT), which can only make it shorter
+@pytest.mark.parametrize('value, wait', [(None, 5.0), ('0.5', 0.5), ('0', 0.0), ('60', 5.0), ('', 5.0),
+                                         ('-1', 5.0), ('nan', 5.0), ('0.5.1', 5.0)])
+def test_a_second_run_waits_five_seconds_unless_the_suite_asks_for_less(value, wait):
+    from ddkit import lock
+    assert lock.waited({} if value is None else {'DDKIT_TEST_LOCK_WAIT': value}, lock.WAIT) == wait
+
+
 def test_a_run_without_the_suites_setting_waits_a_second_before_its_retry(box, tmp_path):
     rid = cached(box, tmp_path)
     box.lookup.answer = '81.2.69.82'
@@ -192,7 +201,8 @@ def test_two_runs_at_once_one_waits_then_gives_up(box, tmp_path):
     while not box.provider_a.calls('get_record') and time.monotonic() < deadline:
         time.sleep(0.05)
     try:
-        second = run_tool('updater_a', env=box.env_a(str(tmp_path)))
+        # it gives up as after a router's 5 s, sooner
+        second = run_tool('updater_a', env=dict(box.env_a(str(tmp_path)), DDKIT_TEST_LOCK_WAIT='0.5'))
     finally:
         second_done.set()
     out, _ = first.communicate(timeout=60)
