@@ -349,3 +349,34 @@ def test_a_section_run_by_its_name_is_the_last_run_status_shows(box, tmp_path):
     home, nas = json.loads(in_process('ddkit', ['--all', '--status', '--json'], env=run).stdout)
     assert home['outcome'] == 'unchanged' and home['checked'] >= time.time() - 60
     assert nas['outcome'] == 'created' and nas['checked'] <= time.time() - 3500
+
+
+def test_an_anonymous_section_run_by_its_id_is_the_last_run_status_shows(box, tmp_path):
+    """LuCI names an anonymous section by its cfgXXXXXX id (the page's Update now runs --uci cfg...),
+    --all by @ddkit[n]: either way the run heads its part of the shared log as --all does, so
+    --status --all shows it."""
+    from ddkit import uci
+    a, log = PROVIDERS[0], tmp_path / 'shared.log'
+    box.lookup.answer = NEW
+    options = {k[5:].lower(): v for k, v in a.env(box, tmp_path).items() if k not in ('DDNS_RECORD_NAME', 'DDNS_PROVIDER')}
+    path = tmp_path / 'ddkit.uci'
+    path.write_text("config defaults\n%s\toption log_file '%s'\n\toption provider '%s'\n\n"
+                    "config ddkit\n\toption enabled '1'\n\toption record_name '%s'\n\n"
+                    "config ddkit 'nas'\n\toption enabled '1'\n\toption record_name 'nas.example.com'\n"
+                    % (''.join("\toption %s '%s'\n" % item for item in options.items()), log, a.provider, RECORD))
+    path.chmod(0o600)
+    run = dict(DDNS_UCI_FILE=str(path))
+    assert in_process('ddkit', ['--all'], env=run).returncode == 0
+    for name in (RECORD, 'nas.example.com'):   # both made an hour ago
+        kept_path = tmp_path / ('.%s_%s.status' % (a.stem, name))
+        kept = kept_values(kept_path)
+        kept['checked'] = kept['changed'] = str(int(kept['checked']) - 3600)
+        write_kept(kept_path, kept)
+    log.write_text(aged(log.read_text(), 3600))
+    ref = uci.anonymous_id(2, 'ddkit')   # the second section of the file
+    done = in_process('ddkit', ['--uci', ref], env=run)
+    assert done.returncode == 0 and 'IP has not changed' in done.stdout, done.stdout + done.stderr
+    assert log.read_text().splitlines()[-2].endswith('- Record @ddkit[0]: A %s:' % RECORD), log.read_text()
+    home, nas = json.loads(in_process('ddkit', ['--all', '--status', '--json'], env=run).stdout)
+    assert home['outcome'] == 'unchanged' and home['checked'] >= time.time() - 60
+    assert nas['outcome'] == 'created' and nas['checked'] <= time.time() - 3500

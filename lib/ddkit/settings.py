@@ -669,8 +669,9 @@ def uci_record(path, ref, known):
     gives itself among them (OWN)."""
     from ddkit import uci
     sections = uci.read(path)
-    return {'uci_values': uci_settings(path, ref, uci.record(path, ref, sections), known,
-                                       uci.section(path, ref, sections))}
+    values = uci_settings(path, ref, uci.record(path, ref, sections), known, uci.section(path, ref, sections))
+    values['uci:run_name'] = uci.run_name(sections, ref)   # a cfgXXXXXX id: the @type[n] --all names it by
+    return {'uci_values': values}
 
 
 def load(args, settings, switches, environ=None, uci_values=None, file_values=None, by_flag=False, base=None):

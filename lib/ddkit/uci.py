@@ -249,24 +249,38 @@ def enabled(path, kind, sections=None):
             for n, (name, options) in enumerate(same) if options.get('enabled') in TRUE]
 
 
-def section(path, ref, sections=None):
-    """The options of one section: named, `@type[n]` (n from 0, negative from the end) or, for an anonymous
-    one, the cfgXXXXXX id `uci -X show` and LuCI give it."""
-    sections = read(path) if sections is None else sections
+def found(sections, ref):
+    """The section (type, name or None, options) ref names: by its name, `@type[n]` (n from 0, negative
+    from the end) or, for an anonymous one, the cfgXXXXXX id `uci -X show` and LuCI give it; or None."""
     if ref.startswith('@') and ref.endswith(']') and '[' in ref:
         kind, _, index = ref[1:-1].partition('[')
         same = [s for s in sections if s[0] == kind]
         sign = -1 if index[:1] == '-' else 1
         n = decimal(index[1:] if sign < 0 else index)
-        if n is not None and -len(same) <= sign * n < len(same):
-            return same[sign * n][2]
-    else:
-        for kind, name, options in sections:
-            if name == ref:   # a named section comes before any anonymous one with its name as id
-                return options
-        found = anonymous(sections, ref)
-        if found:
-            return found[2]
+        return same[sign * n] if n is not None and -len(same) <= sign * n < len(same) else None
+    for one in sections:
+        if one[1] == ref:   # a named section comes before any anonymous one with its name as id
+            return one
+    return anonymous(sections, ref)
+
+
+def run_name(sections, ref):
+    """What a run of several calls the section ref, as enabled() names it: its name, or @type[n] for an
+    anonymous one however ref named it (a cfgXXXXXX id, a negative n); ref when it names none."""
+    one = found(sections, ref)
+    if one is None or one[1] is not None:
+        return ref if one is None else one[1]
+    same = [s for s in sections if s[0] == one[0]]
+    return '@%s[%d]' % (one[0], next(n for n, s in enumerate(same) if s is one))   # is: equal ones differ
+
+
+def section(path, ref, sections=None):
+    """The options of one section (found: by name, `@type[n]` or cfgXXXXXX id), else a UsageError
+    saying which anonymous sections the file has."""
+    sections = read(path) if sections is None else sections
+    one = found(sections, ref)
+    if one is not None:
+        return one[2]
     hint = ''
     if ref.startswith('cfg'):   # an id copied from another version of the file: its counter moved
         seen, ids = {}, []

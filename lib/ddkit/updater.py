@@ -141,9 +141,6 @@ def main(provider=None, argv=None, tool=None, choice=None, looping=False):
               file=sys.stderr)
     bases = {}   # provider -> the Config of what the records share, or None (see shared_base)
     for label, values in planned:
-        # a section's lines are headed by its name in its log however the run named it (--all or
-        # --uci SECTION, the page's Update now): --status finds the last run by that heading
-        named = label or (args.uci[0] if len(args.uci) == 1 else None)
         try:
             own = values()
             if choice is not None and args.config and 'file_values' not in own:   # read once, every
@@ -157,6 +154,9 @@ def main(provider=None, argv=None, tool=None, choice=None, looping=False):
             print('%s: %s%s' % (tool, 'record %s: ' % label if label else '', e), file=sys.stderr)
             outcomes.append((label, e.exit_status, None))
             continue
+        # a section's part of a log is headed by the name --all gives it however the run named it
+        # (--uci SECTION, the page's Update now; a cfgXXXXXX id): --status finds its last run by that
+        named = cfg.uci.get('run_name') or label
         families = cfg.record_type.split()
         run.several = run.several or len(families) > 1 or bool(cfg.lines)
         plans = [(family, line) for family in families for line in lines_of(chosen, cfg)]
