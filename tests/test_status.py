@@ -189,18 +189,18 @@ def aged(text, seconds):
     return '\n'.join(out) + '\n'
 
 
-def shared_log_records(a, box, tmp_path, log):
-    """write(nas_enabled): a UCI file of two records, home and nas, of provider a, that write one
-    log_file; written at once with nas enabled."""
+def shared_log_records(a, box, tmp_path, log, home='home'):
+    """write(nas_enabled): a UCI file of two records, home (an anonymous section when home is None) and
+    nas, of provider a, that write one log_file; written at once with nas enabled."""
     options = {k[5:].lower(): v for k, v in a.env(box, tmp_path).items() if k not in ('DDNS_RECORD_NAME', 'DDNS_PROVIDER')}
     defaults = ''.join('\toption %s \'%s\'\n' % (k, v) for k, v in options.items())
     uci = tmp_path / 'ddkit.uci'
 
     def write(nas_enabled):
         uci.write_text("config defaults\n%s\toption log_file '%s'\n\toption provider '%s'\n\n"
-                       "config ddkit 'home'\n\toption enabled '1'\n\toption record_name '%s'\n\n"
+                       "config ddkit%s\n\toption enabled '1'\n\toption record_name '%s'\n\n"
                        "config ddkit 'nas'\n\toption enabled '%d'\n\toption record_name 'nas.example.com'\n"
-                       % (defaults, log, a.provider, RECORD, nas_enabled))
+                       % (defaults, log, a.provider, " '%s'" % home if home else '', RECORD, nas_enabled))
         uci.chmod(0o600)
     write(1)
     return write
@@ -327,14 +327,18 @@ def test_a_shared_log_tells_each_record_its_last_run_by_order(box, tmp_path):
     assert nas['outcome'] == 'created' and nas['checked'] == second
 
 
-def test_a_section_run_by_its_name_is_the_last_run_status_shows(box, tmp_path):
-    """The page's Update now runs one section (--uci home) where the service runs them all (--all):
-    in a log the records share, the run by its name is headed as the service's are, so --status --all
-    shows it (unchanged, its time), the other record its own; and a run of records and lines counts
-    all of them before it says what they were."""
+@pytest.mark.parametrize('home, ref, heading', [('home', 'home', 'home'), (None, 'cfg023d95', '@ddkit[0]')],
+                         ids=['named', 'anonymous, by its id'])
+def test_a_section_run_alone_is_the_last_run_status_shows(box, tmp_path, home, ref, heading):
+    """The page's Update now runs one section (--uci home; an anonymous one by the cfgXXXXXX id LuCI
+    gives it) where the service runs them all (--all, which names an anonymous one @ddkit[n]): in a log
+    the records share, the run alone is headed as the service's are, so --status --all shows it
+    (unchanged, its time), the other record its own."""
+    from ddkit import uci
+    assert ref == ('home' if home else uci.anonymous_id(2, 'ddkit'))   # the second section of the file
     a, log = PROVIDERS[0], tmp_path / 'shared.log'
     box.lookup.answer = NEW
-    shared_log_records(a, box, tmp_path, log)
+    shared_log_records(a, box, tmp_path, log, home)
     run = dict(DDNS_UCI_FILE=str(tmp_path / 'ddkit.uci'))
     assert in_process('ddkit', ['--all'], env=run).returncode == 0
     for name in (RECORD, 'nas.example.com'):   # both made an hour ago
@@ -343,40 +347,9 @@ def test_a_section_run_by_its_name_is_the_last_run_status_shows(box, tmp_path):
         kept['checked'] = kept['changed'] = str(int(kept['checked']) - 3600)
         write_kept(path, kept)
     log.write_text(aged(log.read_text(), 3600))
-    done = in_process('ddkit', ['--uci', 'home'], env=run)
-    assert done.returncode == 0 and 'IP has not changed' in done.stdout, done.stdout + done.stderr
-    assert log.read_text().splitlines()[-2].endswith('- Record home: A %s:' % RECORD), log.read_text()
-    home, nas = json.loads(in_process('ddkit', ['--all', '--status', '--json'], env=run).stdout)
-    assert home['outcome'] == 'unchanged' and home['checked'] >= time.time() - 60
-    assert nas['outcome'] == 'created' and nas['checked'] <= time.time() - 3500
-
-
-def test_an_anonymous_section_run_by_its_id_is_the_last_run_status_shows(box, tmp_path):
-    """LuCI names an anonymous section by its cfgXXXXXX id (the page's Update now runs --uci cfg...),
-    --all by @ddkit[n]: either way the run heads its part of the shared log as --all does, so
-    --status --all shows it."""
-    from ddkit import uci
-    a, log = PROVIDERS[0], tmp_path / 'shared.log'
-    box.lookup.answer = NEW
-    options = {k[5:].lower(): v for k, v in a.env(box, tmp_path).items() if k not in ('DDNS_RECORD_NAME', 'DDNS_PROVIDER')}
-    path = tmp_path / 'ddkit.uci'
-    path.write_text("config defaults\n%s\toption log_file '%s'\n\toption provider '%s'\n\n"
-                    "config ddkit\n\toption enabled '1'\n\toption record_name '%s'\n\n"
-                    "config ddkit 'nas'\n\toption enabled '1'\n\toption record_name 'nas.example.com'\n"
-                    % (''.join("\toption %s '%s'\n" % item for item in options.items()), log, a.provider, RECORD))
-    path.chmod(0o600)
-    run = dict(DDNS_UCI_FILE=str(path))
-    assert in_process('ddkit', ['--all'], env=run).returncode == 0
-    for name in (RECORD, 'nas.example.com'):   # both made an hour ago
-        kept_path = tmp_path / ('.%s_%s.status' % (a.stem, name))
-        kept = kept_values(kept_path)
-        kept['checked'] = kept['changed'] = str(int(kept['checked']) - 3600)
-        write_kept(kept_path, kept)
-    log.write_text(aged(log.read_text(), 3600))
-    ref = uci.anonymous_id(2, 'ddkit')   # the second section of the file
     done = in_process('ddkit', ['--uci', ref], env=run)
     assert done.returncode == 0 and 'IP has not changed' in done.stdout, done.stdout + done.stderr
-    assert log.read_text().splitlines()[-2].endswith('- Record @ddkit[0]: A %s:' % RECORD), log.read_text()
+    assert log.read_text().splitlines()[-2].endswith('- Record %s: A %s:' % (heading, RECORD)), log.read_text()
     home, nas = json.loads(in_process('ddkit', ['--all', '--status', '--json'], env=run).stdout)
     assert home['outcome'] == 'unchanged' and home['checked'] >= time.time() - 60
     assert nas['outcome'] == 'created' and nas['checked'] <= time.time() - 3500
