@@ -78,7 +78,7 @@ def dumps(value):
 
 def written(value, text):
     """dumps() of value, its strings written by text (native.json_string(), chosen once a call: the
-    catalog of every provider holds 7,000 strings)."""
+    catalog of every provider holds some 7,600 strings)."""
     if value is None:
         return 'null'
     if value is True or value is False:
