@@ -93,6 +93,11 @@ function errorText(err) {
 	return String((err && err.message) ? err.message : err).split('\n')[0];
 }
 
+// A line headed by a label in bold: a blank after it, but for a full-width colon (失败：), which has its own
+function labelled(label, text) {
+	return E('div', {}, [ E('strong', {}, label), label.endsWith('\uff1a') ? '' : ' ', String(text) ]);
+}
+
 // A failure's line often ends with its fix ("...; fix: ..." or "...; <the fix>"), which the Fix:
 // line under it says whole: the fix is taken out of the line, said once.
 function withoutFix(message, fix) {
@@ -184,9 +189,8 @@ return view.extend({
 			if (r.outcome == 'failed' && (r.message || r.fix))
 				table.appendChild(E('tr', { 'class': 'tr ddkit-failure' }, [
 					E('td', { 'class': 'td', 'colspan': titles.length }, [
-						r.message ? E('div', {}, [ E('strong', {}, _('Failed:')), ' ',
-							String(withoutFix(String(r.message), r.fix ? String(r.fix) : null)) ]) : '',
-						r.fix ? E('div', {}, [ E('strong', {}, _('Fix:')), ' ', String(r.fix) ]) : ''
+						r.message ? labelled(_('Failed:'), withoutFix(String(r.message), r.fix ? String(r.fix) : null)) : '',
+						r.fix ? labelled(_('Fix:'), String(r.fix)) : ''
 					])
 				]));
 		}
