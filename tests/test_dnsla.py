@@ -116,6 +116,17 @@ def test_other_records_of_the_name_are_untouched(box, fake, state):
     assert len(fake.records) == 3
 
 
+def test_a_listing_of_every_type_yields_the_record_of_the_type_asked(box, fake, state):
+    """A listing that holds the name's other types too (the type asked for not applied): the record
+    taken is the one whose type number is the record's, not the first of the name."""
+    aaaa = fake.add_record(zone_id(box), RECORD, 'AAAA', '240e:1::1')
+    rid = fake.add_record(zone_id(box), RECORD, 'A', OLD)
+    held = [fake._public(fake.records[r]) for r in (aaaa, rid)]
+    fake.fail('reply', route='list_records', body={'code': 200, 'msg': '', 'data': {'total': 2, 'results': held}})
+    ok(run(box, state))
+    assert [fake.records[r]['content'] for r in (aaaa, rid)] == ['240e:1::1', NEW] and len(fake.records) == 2
+
+
 def test_stored_ids_are_checked_in_the_names_listing(box, fake, state):
     rid = fake.add_record(zone_id(box), RECORD, 'A', OLD)
     other = fake.add_record(zone_id(box), 'nas.' + ZONE, 'A', OLD)

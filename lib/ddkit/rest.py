@@ -440,14 +440,15 @@ def zone_read(data, cfg, noun='zone', key='name'):
 
 # --- a record of a listing, where no call reads one record ----------------------------------------
 
-def first_named(job, listed, host, keys, id_of=safe_id, line=None, id_key='id'):
+def first_named(job, listed, host, keys, id_of=safe_id, line=None, id_key='id', of_type=None):
     """The first of the listed records (objects) of this host and the record's type, on the job's line
     (line(r): True when r is on it), or None. keys: the answer's names of a record's host, type and
-    value; id_of: a record id read from an answer (None: not one), under id_key."""
+    value; id_of: a record id read from an answer (None: not one), under id_key; of_type(r): True when
+    r is of the record's type, for an answer that numbers the types (its type key then None)."""
     host_key, type_key, value_key = keys
     for r in listed:
-        if id_of(r.get(id_key)) and str(r.get(host_key, '')).lower() == host \
-                and str(r.get(type_key, '')).upper() == job.cfg.record_type and (line is None or line(r)):
+        typed = of_type(r) if of_type else str(r.get(type_key, '')).upper() == job.cfg.record_type
+        if id_of(r.get(id_key)) and str(r.get(host_key, '')).lower() == host and typed and (line is None or line(r)):
             return Record(id_of(r[id_key]), [r.get(value_key)], r)
     return None
 

@@ -100,17 +100,12 @@ def records(job, zone_id, step, fresh=False):
     return job.shared(None if fresh else ('records', account(cfg), query), fetch)
 
 
-def first(listed, job, wanted=None):
-    """The first listed record of this host and type on the default line (of the id wanted, when
-    given), as a Record, or None."""
-    from ddkit.provider import Record
-    cfg = job.cfg
-    for r in listed:
-        rid = safe_id(r.get('id'))
-        if rid and wanted in (None, rid) and str(r.get('host', '')).lower() == host(cfg) \
-                and number(r.get('type')) == TYPES[cfg.record_type] and str(r.get('lineId') or '') in DEFAULT_LINES:
-            return Record(rid, [r.get('data')], r)
-    return None
+def first(listed, job):
+    """The first listed record of this host and type on the default line, or None."""
+    from ddkit import rest
+    return rest.first_named(job, listed, host(job.cfg), ('host', None, 'data'), safe_id,
+                            lambda r: str(r.get('lineId') or '') in DEFAULT_LINES,
+                            of_type=lambda r: number(r.get('type')) == TYPES[job.cfg.record_type])
 
 
 def find_record(job, zone_id, strict=False):
@@ -121,11 +116,9 @@ def find_record(job, zone_id, strict=False):
 def read_record(job, zone_id, record_id, held=False):
     """The record the stored ids name, from its name's listing (an update sends its TTL back); Stale
     when the listing has no record of that id on this name, type and line."""
-    from ddkit.provider import Stale
-    found = first(records(job, zone_id, 'read record'), job, record_id)
-    if found is None:
-        raise Stale()   # gone, or another record's id: find ours again
-    return found
+    from ddkit import rest
+    return rest.stored_in_listing(job, zone_id, record_id, lambda: records(job, zone_id, 'read record'),
+                                  lambda found: first(found, job), named=False)
 
 
 def create_record(job, zone_id, ip):

@@ -113,17 +113,11 @@ def records(job, zone_id, step, fresh=False):
     return job.shared(None if fresh else ('records', account(job.cfg), zone_id), fetch)
 
 
-def first(listed, job, wanted=None):
-    """The first listed record of this host and type on the default line (of the id wanted, when
-    given), as a Record, or None."""
-    from ddkit.provider import Record
-    cfg = job.cfg
-    for r in listed:
-        rid = record_id(r.get('record_id'))
-        if rid and wanted in (None, rid) and str(r.get('host', '')).lower() == host(cfg) \
-                and str(r.get('type', '')).upper() == cfg.record_type and str(r.get('line') or LINE).upper() == LINE:
-            return Record(rid, [r.get('value')], r)
-    return None
+def first(listed, job):
+    """The first listed record of this host and type on the default line, or None."""
+    from ddkit import rest
+    return rest.first_named(job, listed, host(job.cfg), ('host', 'type', 'value'), record_id,
+                            lambda r: str(r.get('line') or LINE).upper() == LINE, 'record_id')
 
 
 def find_record(job, zone_id, strict=False):
@@ -134,11 +128,9 @@ def find_record(job, zone_id, strict=False):
 def read_record(job, zone_id, record_id_text, held=False):
     """The record the stored ids name, from the domain's listing (an update sends it back whole);
     Stale when the listing has no record of that id on this name, type and line."""
-    from ddkit.provider import Stale
-    found = first(records(job, zone_id, 'read record'), job, record_id_text)
-    if found is None:
-        raise Stale()   # gone, or another record's id: find ours again
-    return found
+    from ddkit import rest
+    return rest.stored_in_listing(job, zone_id, record_id_text, lambda: records(job, zone_id, 'read record'),
+                                  lambda found: first(found, job), record_id, 'record_id', named=False)
 
 
 def create_record(job, zone_id, ip):
