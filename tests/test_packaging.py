@@ -22,7 +22,7 @@ from conftest import (FULL, GUARD_DIR, GUARD_MARK, RECORD, ROOT, ZONE, full_only
 from openwrt_env import (COMMAND, COMMAND_PACKAGE, DDNS_LIBRARY, EPOCH, LIBRARY, LUCI_PACKAGES,  # noqa: F401
                          OPTIONAL_MODULES, OPTIONAL_PACKAGES, PACKAGES, SAMPLED_PACKAGES, SAMPLED_PROVIDER_PACKAGES,
                          PROVIDER_PACKAGES, REGISTERED, ROUTER_TOOLS, SERVICES, build_feed, feed, feed_unsigned, install,
-                         install_all, ipk_path, libraries, members, once_a_run, package_of, quoted, signed_feed, signify_key,
+                         install_all, ipk_path, libraries, members, package_of, quoted, signed_feed, signify_key,
                          tar_entries)
 from providers import PROVIDERS as ADAPTERS, TOOLS, of, registry  # noqa: E402
 

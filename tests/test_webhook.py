@@ -17,7 +17,6 @@ from conftest import RECORD, ROOT, in_process
 from providers import PROVIDERS
 
 sys.path.insert(0, os.path.join(ROOT, 'lib'))
-from ddkit import jsontext  # noqa: E402
 from ddkit.providers import webhook  # noqa: E402
 
 ADAPTER = {p.provider: p for p in PROVIDERS}['webhook']   # its row in tests/providers.py
