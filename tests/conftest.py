@@ -170,39 +170,12 @@ def in_process(tool, args=(), env=None):
 @pytest.fixture(scope='session')
 def call_tool():
     """call(tool, args, env, monkeypatch, capsys): (exit status, stdout, stderr) of bin/<tool>.py's
-    main called in this process, with only the given DDNS_* environment, for what a call shows as a
-    process would (a refusal before anything is sent, the status a run kept). Each tool is loaded
-    once a session."""
-    loaded = LOADED
-
+    main called in this process (in_process), for what a call shows as a process would (a refusal
+    before anything is sent, the status a run kept)."""
     def call(tool, args, env, monkeypatch, capsys):
-        loaded_tool(tool)
-        import ddkit
-        kept = list(ddkit.KEEP_DIR)
-        with monkeypatch.context() as patched:
-            for name in [n for n in os.environ if n.startswith('DDNS_') or n.lower() in PROXY_VARIABLES]:
-                patched.delenv(name)
-            for name, value in env.items():
-                patched.setenv(name, value)
-            capsys.readouterr()
-            try:
-                status = loaded[tool].main(list(args))
-            finally:
-                ddkit.KEEP_DIR[:] = kept   # the directory a run keeps its state in: not the next call's
-            out = capsys.readouterr()
-        return status, out.out, out.err
+        done = in_process(tool, args, env)
+        return done.returncode, done.stdout, done.stderr
     return call
-
-
-@pytest.fixture
-def called(call_tool, monkeypatch, capsys):
-    """run(tool, args=(), env=None): call_tool's answer in run_tool's form (returncode, stdout,
-    stderr), for a test of a run's outcome and output that no process of its own adds to: the tool's
-    main in this process, without a process's start (some 20 ms of CPU)."""
-    def run(tool, args=(), env=None):
-        status, out, err = call_tool(tool, list(args), env or {}, monkeypatch, capsys)
-        return subprocess.CompletedProcess([tool] + list(args), status, out, err)
-    return run
 
 
 PROXY_VARIABLES = ('https_proxy', 'http_proxy', 'all_proxy', 'no_proxy')   # in any letter case
