@@ -57,7 +57,9 @@ def test_a_run_from_the_unpacked_copy_needs_nothing_of_the_file_but_its_start(si
         text = f.read()
     start = text.index('# --- the data of the single file')
     assert all(line.startswith('#') for line in text[start:].splitlines())  # the code is in comments
-    assert len(text[:start]) < 3000   # what Python compiles on every run
+    # what Python compiles on every run: 3 KB until the trust check of TMPDIR resolved links itself,
+    # with posix (ddkit.native: importing os cost more than the check now compiles)
+    assert len(text[:start]) < 3400
     cut = tmp_path / 'updater_a.py'
     cut.write_text(text[:start])
     run(str(cut), tmp_path)

@@ -64,8 +64,8 @@ SINGLE_BUDGET, IPK_BUDGET = 160 * KB, 36 * KB
 # makes it larger, this bounds it (tools/standalone.py warns over either)
 ALL_PROVIDERS_BUDGET = 256 * KB
 # what a router with the command and one provider installs, every package together (not the optional
-# ddkit-notify and ddkit-proxy): 291.5 KB with the largest provider (docs/benchmarks.md says which, and why)
-ROUTER_BUDGET = 292 * KB
+# ddkit-notify and ddkit-proxy): 297.0 KB with the largest provider (docs/benchmarks.md says which, and why)
+ROUTER_BUDGET = 298 * KB
 RECORDS = 10                         # the records of the --all rows
 MANY = 100                           # the records of the rows of how a run grows
 PAGE_RECORDS = 20                    # the records of the LuCI page's status rows

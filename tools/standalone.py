@@ -64,6 +64,8 @@ def _ddkit_private(folder, create=False):
 # it unpacks the tool and the library as modules into a private folder, where Python keeps their
 # compiled code; where it cannot (no such folder), it serves them to `import` from this file itself.
 LOADER = '''\
+import os  # the os module (the start bound posix's C half to the name): a first run, or one from this file
+
 ''' + PRIVATE + '''
 
 _DATA = {}
@@ -186,20 +188,23 @@ if not _DIR:
 # ddkit.state.foreign_dir, copied (the library is not importable before this runs).
 BOOT = '''\
 # --- the start of the single file, written by tools/standalone.py ---
-import os
 import sys
-
-_HOME = os.path.join(os.environ.get('TMPDIR') or '/tmp', 'ddkit-%d' % os.getuid()) \\
-    if os.name == 'posix' else None
+try:  # os's C half, all this start needs: importing os costs a quiet run a tenth of its CPU (ddkit.native)
+    import posix as os
+    _TMP = (os.environ.get(b'TMPDIR') or b'/tmp').decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
+    _HOME = _TMP.rstrip('/') + '/ddkit-%d' % os.getuid()
+except ImportError:  # not POSIX (Windows): no private copy, the tool runs from this file
+    import os
+    _HOME = None
 @UNTRUSTED@
-if _HOME and _ddkit_untrusted(os.path.dirname(_HOME)):
+if _HOME and _ddkit_untrusted(_TMP):
     _HOME = None  # a TMPDIR another user could change could swap the copy: run from this file
-_DIR = _HOME and os.path.join(_HOME, '%s-%s' % (_NAME, _BUILD))
+_DIR = _HOME and _HOME + '/%s-%s' % (_NAME, _BUILD)
 try:
     _st = os.lstat(_HOME)
     if _st.st_mode & 0o170777 != 0o040700 or _st.st_uid != os.getuid():
         raise OSError('not a private folder')
-    os.stat(os.path.join(_DIR, _MODULE + '.py'))  # unpacked in full by an earlier run
+    os.stat(_DIR + '/' + _MODULE + '.py')  # unpacked in full by an earlier run
 except (OSError, TypeError):  # none: the loader (the #> lines below) unpacks one, or runs from this file
     with open(__file__, encoding='utf-8') as _f:
         _code = _f.read()
@@ -423,6 +428,8 @@ def tool_code(tool_path):
         sys.exit('standalone: %s needs exactly one line ending in %r' % (tool_path, MARK))
     name = os.path.splitext(os.path.basename(tool_path))[0]
     head, rest = ''.join(lines[:at[0]]), ''.join(lines[at[0] + 1:])
+    if not re.search(r'\bos\.', rest):   # os was for the ddkit-path line alone: a run must not load it
+        head = head.replace('\nimport os\n', '\n', 1)   # (ddkit.native: a tenth of a quiet run's CPU)
     code = strip(head).split('\n', 1)[-1] if head.startswith('#!') else strip(head)  # no shebang inside
     return name, head, code + strip(rest)
 
@@ -505,7 +512,7 @@ def untrusted_source():
     node = next(n for n in ast.parse(source).body
                 if isinstance(n, ast.FunctionDef) and n.name == 'foreign_dir')
     code = strip(ast.get_source_segment(source, node))
-    return code.replace('def foreign_dir(', 'def _ddkit_untrusted(', 1).rstrip('\n')
+    return code.replace('foreign_dir(', '_ddkit_untrusted(').rstrip('\n')   # its calls of itself too
 
 
 def comments(mark, source):
@@ -525,8 +532,9 @@ STUB = SHEBANG + '''
 """@NAME@: its code is /@LIB@/@MODULE@.py, the library (package ddkit) /@LIB@/ddkit/.
 Compiled code is cached in $TMPDIR/ddkit-<uid>-pyc/ (RAM on OpenWrt), when only its owner can use it."""
 
-import os
 import sys
+
+import posix as os  # os's C half, all this start needs: importing os costs a quiet run a tenth of its CPU
 
 
 ''' + PRIVATE + '''
@@ -534,14 +542,23 @@ import sys
 @UNTRUSTED@
 
 
-_cache = os.path.join(os.environ.get('TMPDIR') or '/tmp', 'ddkit-%d-pyc' % os.getuid())
-if hasattr(sys, 'pycache_prefix') and not _ddkit_untrusted(os.path.dirname(_cache)) \\
+_tmp = (os.environ.get(b'TMPDIR') or b'/tmp').decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
+_cache = _tmp.rstrip('/') + '/ddkit-%d-pyc' % os.getuid()
+if hasattr(sys, 'pycache_prefix') and not _ddkit_untrusted(_tmp) \\
         and _ddkit_private(_cache, create=not sys.dont_write_bytecode):
-    sys.pycache_prefix = os.path.join(_cache, '@BUILD@')  # per build: an upgrade never meets old code
+    sys.pycache_prefix = _cache + '/@BUILD@'  # per build: an upgrade never meets old code
 else:
     sys.dont_write_bytecode = True  # never beside the code (flash), nor where others could write
-_code = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), @SUBDIR@)
-if not os.path.isfile(os.path.join(_code, 'ddkit', '__init__.py')):
+_path = []  # this stub's directory, as os.path.abspath and dirname give it
+for _name in (('' if __file__.startswith('/') else os.getcwd() + '/') + __file__).split('/')[:-1]:
+    if _name == '..':
+        _path[-1:] = []
+    elif _name not in ('', '.'):
+        _path.append(_name)
+_code = '/'.join([''] + _path[:-1] + [@SUBDIR@])  # beside the directory above it
+try:
+    os.stat(_code + '/ddkit/__init__.py')
+except OSError:
     sys.exit('@NAME@: the library is not installed: install the package ddkit')
 sys.path.insert(0, _code)
 if __name__ == '__main__':

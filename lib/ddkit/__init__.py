@@ -45,8 +45,9 @@ def exit_quickly(status):
     thread running, a tracer or profiler set), or when the status is no exit code (sys.exit prints
     it), a flush failed (the interpreter reports it as it always did), or warnings were asked for
     (the tear-down's ResourceWarnings): sys.exit, the tear-down as always."""
-    import os
     import sys
+
+    from ddkit.native import os
     threading = sys.modules.get('threading')
     if (status is None or type(status) is int and 0 <= status <= 255) and 'atexit' not in sys.modules \
             and (threading is None or threading.active_count() == 1) and sys.gettrace() is None \

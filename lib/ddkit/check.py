@@ -7,12 +7,12 @@ writes nothing to a router's flash). Exit status: 0 when an update would succeed
 not, 2 when settings are missing (reported as FAIL lines, then the checks that can still run).
 """
 
-import os
 import sys
 
 import ddkit
 from ddkit import Failure
 from ddkit.log import Log
+from ddkit.native import os
 from ddkit.provider import caused_by, told
 
 OK, FAIL, SKIP, NOTE = 'ok', 'FAIL', 'skip', 'note'

@@ -14,10 +14,10 @@ it (ddkit.choice, ddkit.settings, ddkit.updater.usable). A section the ddkit fil
 unless --force; --dry-run prints what would be written, secrets masked, and writes nothing. Nothing
 here runs unless the switch is given (bin/ddkit.py imports it then)."""
 
-import os
 import sys
 
 from ddkit import UsageError, decimal, registry, settings, uci
+from ddkit.native import os
 
 FLAG = '--import-ddns'
 SERVICE = 'service'   # the type of ddns-scripts' sections

@@ -6,10 +6,10 @@ Redirects are never followed: credentials must not travel to another host or ove
 A request goes through the record's proxy (ddkit.PROXY) unless its caller asks for a direct one.
 """
 
-import os
 import time
 
 from ddkit import PROXY, VERSION, Failure, decimal
+from ddkit.native import os
 from ddkit.urls import split_url  # noqa: F401  (callers take it from here too)
 
 USER_AGENT = 'ddkit/%s (+router DDNS tools)' % VERSION
@@ -41,7 +41,7 @@ class Anchors:
     holds that the bundle does not hold now, byte for byte, is never trusted."""
 
     def __init__(self, directory):
-        import os
+        from ddkit.native import os
         self.path = os.path.join(directory, ANCHORS_FILE)
         self.texts = {}   # bundle -> its text, read once a run
         self.blocks = None   # what the file holds, read at the first use, then as learn left it

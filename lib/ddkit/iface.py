@@ -1,6 +1,6 @@
 """Interfaces and their addresses, read from the kernel (never from localized tool output)."""
 
-import os
+from ddkit.native import os
 
 # /proc/net/if_inet6 flag bits (include/uapi/linux/if_addr.h)
 TEMPORARY, NODAD, OPTIMISTIC, DADFAILED, DEPRECATED, TENTATIVE, PERMANENT = (

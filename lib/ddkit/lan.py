@@ -1,9 +1,8 @@
 """The address of a LAN host behind the router (ip_source prefix:, eui64:, neigh:), from the router's
 kernel: its interface's prefix, or its IPv6 neighbour table. Imported only by runs with such a source."""
 
-import os
-
 from ddkit import Reason, ipcheck
+from ddkit.native import os
 
 # neighbour states (include/uapi/linux/neighbour.h) with a known link-layer address: reachable,
 # stale, delay, probe, permanent (set by the administrator); stale: not confirmed lately

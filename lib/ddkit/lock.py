@@ -1,9 +1,9 @@
 """One run per record at a time: fcntl.flock where it exists, an exclusive lock file elsewhere."""
 
-import os
 import time
 
 from ddkit import Failure, state
+from ddkit.native import os
 
 WAIT = 5.0          # seconds a second run waits for the first before giving up
 STALE = 600         # a lock file (no flock) older than this was left by a crashed run

@@ -1,10 +1,10 @@
 """Log lines `[<date>] - <message>` to a bounded file and to stdout, with secrets masked."""
 
-import os
 import sys
 import time
 
 from ddkit import UNRESERVED
+from ddkit.native import os
 
 # The log lives in a router's tiny storage: past LOG_MAX bytes it is cut to its newest LOG_KEEP bytes.
 LOG_MAX = 64 * 1024

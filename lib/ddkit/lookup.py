@@ -99,7 +99,7 @@ def from_url(cfg, url, retries=None):
 
 def by_ping(cfg, log):
     """The address one ping of the record name shows, or None (logged): a previous IP's last resort."""
-    import os
+    from ddkit.native import os
     import subprocess
     count = '-n' if os.name == 'nt' else '-c'
     argv = ['ping'] + (['-6'] if cfg.record_type == 'AAAA' else []) + [count, '1', cfg.record_name]

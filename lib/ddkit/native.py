@@ -7,9 +7,148 @@ python3 is upgraded with OpenWrt, not with us. So each is taken here only when i
 behaves as expected, else the public module is (socket, ssl, json): a changed interpreter still
 updates the record, only slower. DDKIT_PUBLIC_ONLY=1 in the environment takes every public module
 (the tests run the providers and TLS both ways).
+
+`os` too: the library takes it from here (`from ddkit.native import os`). Importing the os module
+costs a quiet run a tenth of its CPU (os and collections.abc's classes: docs/benchmarks.md), while
+what the library uses of it is posix's, the C module under it, and a few path functions. So a
+process that has not imported os yet (the tools start with python3 -I -S) gets PosixOs: posix's
+functions and constants, os's environ, and posixpath's functions the library calls, written as
+posixpath writes them; anything else (os.walk, a bytes path) comes from os itself, imported then.
+A process that has os already (python3 without -S, the tests), DDKIT_PUBLIC_ONLY=1, or a system
+without posix (Windows) gets the os module.
 """
 
-import os
+import sys
+
+
+class PosixPath:
+    """The functions of os.path that a quiet run calls, as posixpath (Python 3.11) has them, for the
+    str paths the library passes; the others (realpath, islink...) are posixpath's, imported when asked
+    for."""
+
+    def __init__(self, posix, environ):
+        self._posix, self._environ = posix, environ
+
+    def __getattr__(self, name):
+        import posixpath
+        return getattr(posixpath, name)
+
+    @staticmethod
+    def join(a, *p):
+        for b in p:
+            if b.startswith('/'):
+                a = b
+            elif not a or a.endswith('/'):
+                a += b
+            else:
+                a += '/' + b
+        return a
+
+    @staticmethod
+    def split(p):
+        i = p.rfind('/') + 1
+        head, tail = p[:i], p[i:]
+        if head and head != '/' * len(head):
+            head = head.rstrip('/')
+        return head, tail
+
+    def dirname(self, p):
+        return self.split(p)[0]
+
+    @staticmethod
+    def basename(p):
+        return p[p.rfind('/') + 1:]
+
+    @staticmethod
+    def isabs(s):
+        return s.startswith('/')
+
+    @staticmethod
+    def normpath(path):
+        if not path:
+            return '.'
+        slashes = 2 if path.startswith('//') and not path.startswith('///') else 1 if path.startswith('/') else 0
+        parts = []
+        for part in path.split('/'):
+            if part in ('', '.'):
+                continue
+            if part != '..' or (not slashes and not parts) or (parts and parts[-1] == '..'):
+                parts.append(part)
+            elif parts:
+                parts.pop()
+        return '/' * slashes + '/'.join(parts) or '.'
+
+    def abspath(self, path):
+        return self.normpath(path if path.startswith('/') else self.join(self._posix.getcwd(), path))
+
+    def expanduser(self, path):
+        if not path.startswith('~'):
+            return path
+        if path[:2] not in ('~', '~/') or 'HOME' not in self._environ:   # ~user, or no HOME: pwd's answer
+            return self.__getattr__('expanduser')(path)
+        return self._environ['HOME'].rstrip('/') + path[1:] or '/'
+
+    def _type(self, path):
+        # the file type bits of its stat, or None where posixpath's tests say False
+        try:
+            return self._posix.stat(path).st_mode & 0o170000
+        except (OSError, ValueError):
+            return None
+
+    def exists(self, path):
+        return self._type(path) is not None
+
+    def isfile(self, path):
+        return self._type(path) == 0o100000
+
+    def isdir(self, s):
+        return self._type(s) == 0o040000
+
+
+class PosixOs:
+    """What the library uses of os: posix's functions and constants (open, lstat, O_NOFOLLOW...), os's
+    environ (decoded as os decodes it), its constants, fdopen, and PosixPath as path; the rest of os
+    (os.walk...) is os's own, imported when first asked for."""
+
+    name, pardir, pathsep, defpath, devnull = 'posix', '..', ':', '/bin:/usr/bin', '/dev/null'
+    SEEK_SET, SEEK_CUR, SEEK_END = 0, 1, 2
+
+    def __init__(self, posix):
+        self.__dict__.update((k, v) for k, v in posix.__dict__.items() if not k.startswith('__'))
+        encoding, errors = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
+        self.environ = {key.decode(encoding, errors): value.decode(encoding, errors)
+                        for key, value in posix.environ.items()}
+        self.path = PosixPath(posix, self.environ)
+
+    def __getattr__(self, name):
+        if name.isupper() and not name.startswith('P_'):   # a constant posix lacks (O_BINARY): so does os
+            raise AttributeError("module 'os' has no attribute %r" % name)
+        import os
+        return getattr(os, name)
+
+    @staticmethod
+    def fdopen(fd, *args, **kwargs):
+        if not isinstance(fd, int):
+            raise TypeError('invalid fd type (%s, expected integer)' % type(fd))
+        import io
+        return io.open(fd, *args, **kwargs)
+
+
+def _os():
+    """The os module, or PosixOs where it is not imported yet (see the module's help)."""
+    found = sys.modules.get('os')
+    if found is None:
+        try:
+            import posix
+        except ImportError:   # not POSIX: os, whose path is another module anyway
+            posix = None
+        if posix is not None and posix.environ.get(b'DDKIT_PUBLIC_ONLY') != b'1':
+            return PosixOs(posix)
+        import os as found
+    return found
+
+
+os = _os()
 
 
 def public_only():

@@ -10,10 +10,10 @@ key or a topic is in them): a message names a URL by its kind and host only. Eac
 and answer: docs/notify.md, and the documents each entry cites.
 """
 
-import os
 import time
 
 from ddkit import NOTICES_FILE, Failure
+from ddkit.native import os
 
 STEP = 'notify'
 TIMEOUT = 10          # seconds at most per request (the record's timeout when shorter)

@@ -7,7 +7,7 @@ with its children after HOOK_TIMEOUT seconds: it can hold neither the lock nor t
 ping is one GET, no retry, a short timeout, no credential; its failure is logged, never the run's.
 """
 
-import os
+from ddkit.native import os
 
 HOOK_TIMEOUT = 30        # seconds: well inside the shortest schedule (every 5 minutes)
 PING_TIMEOUT = 5         # seconds: the ping must not make a run noticeably longer

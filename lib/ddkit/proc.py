@@ -5,7 +5,7 @@ as much again as the interpreter's own start-up (BENCHMARKS.md), for one `ip6tab
 os.posix_spawnp and two pipes; elsewhere subprocess is used.
 """
 
-import os
+from ddkit.native import os
 
 
 def run(argv, timeout=30, env=None, group=False, limit=None):

@@ -6,10 +6,10 @@ signing that several providers' APIs share (Tencent Cloud's TC3, Alibaba Cloud's
 A provider module supplies only its API; ddkit.reconcile drives it, ddkit.check diagnoses through it.
 """
 
-import os
 import time
 
 from ddkit import Failure
+from ddkit.native import os
 
 
 class Stale(Exception):

@@ -19,10 +19,10 @@ named): a run that sends nothing, or nothing through a proxy, loads none of it. 
 no connection raises ProxyError, naming the proxy by scheme://host:port, never its password.
 """
 
-import os
 import time
 
 from ddkit import decimal, native
+from ddkit.native import os
 from ddkit.urls import ProxyError, first_set, proxy_variable, split_proxy
 
 MAX_ANSWER = 8 * 1024     # a CONNECT answer's status line and headers: more is no proxy to talk to

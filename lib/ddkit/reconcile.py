@@ -14,10 +14,10 @@ only when the ip file does not settle the record: a cron run that finds nothing 
 of it.
 """
 
-import os
 import sys
 
 from ddkit import CREATED, FAILED, KEEP_DIR, NO_IP, NOTICES_FILE, REMOVED, UNCHANGED, UPDATED, Failure, state
+from ddkit.native import os
 from ddkit.provider import caused_by, told
 
 def run(job):

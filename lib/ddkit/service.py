@@ -7,10 +7,10 @@ an uninstall removes all it made but the state and the config file. No secret go
 or a command line: the config file stays the one place, its owner's alone. Only these switches load
 this module (bin/ddkit.py, bin/egress6_win.py): no run of the records imports it."""
 
-import os
 import sys
 
 from ddkit import Failure, UsageError, decimal, settings, state
+from ddkit.native import os
 from ddkit.settings import Setting, Switch
 
 PLATFORMS = ('linux', 'windows', 'macos')

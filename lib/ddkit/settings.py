@@ -1,10 +1,10 @@
 """Settings and the command line of every tool. Where a setting comes from, highest first: flag,
 DDNS_* environment variable, UCI section (--uci or --all), --config file, default."""
 
-import os
 import sys
 
 from ddkit import UsageError, decimal
+from ddkit.native import os
 
 NAME_CHARS = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.*@')
 # printable ASCII but the space: VISIBLE.issuperset(value) tests a whole value in one call, where a test

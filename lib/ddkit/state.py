@@ -1,9 +1,8 @@
 """State files: read small text files, write them whole and only when they change; never through a
 link, never one another user made, only in a directory no other user can change."""
 
-import os
-
 from ddkit import UsageError, decimal
+from ddkit.native import os
 
 PID_MAX = 4194304   # Linux's highest pid_max: a larger number in a file name is no writer of ours
 # never follow a link at the last component; a FIFO planted there must not block the run
@@ -16,6 +15,8 @@ def untrusted(directory):
     if found is None:
         return None
     path, st = found
+    if st is None:
+        return ('%s is relative to the current directory, which is gone' % path, 'give an absolute path')
     return ('%s (owner uid %d, mode %04o) can be changed by another user' % (
         path, st.st_uid, st.st_mode & 0o7777), 'chown root %s; chmod go-w %s' % (path, path))
 
@@ -30,26 +31,39 @@ def refuse_foreign(what, path, st):
                                                                 path, path))
 
 
-def foreign_dir(directory):
+def foreign_dir(directory, links=None):
     """(path, its lstat) of the first of directory and the ones above it that another user could
     change, else None: each must be owned by this user or root and not writable by group or others
-    unless sticky (OpenSSH's StrictModes). Self-contained (os only): tools/standalone.py copies it
-    into the single file's start and the installed stub, which compile it on every run and need only
-    a yes or no (the texts stay in untrusted)."""
-    if os.name != 'posix':
+    unless sticky (OpenSSH's StrictModes). A link is judged as itself and by where it leads, and
+    every directory there; 40 links in all are followed (as many as the kernel follows in a path:
+    a loop leads nowhere, and the use of the path fails). Self-contained,
+    of posix's functions only: tools/standalone.py copies it into the single file's start and the
+    installed stub, which run before os is imported (ddkit.native), compile it on every run, and need
+    only a yes or no (the texts stay in untrusted)."""
+    if not hasattr(os, 'geteuid'):   # no user ids (Windows): nothing to judge
         return None
-    path = os.path.realpath(directory)  # a link is judged by where it leads, and every directory there
+    links = [0] if links is None else links   # the links followed so far, shared by the calls it makes
+    try:
+        path = (directory if directory.startswith('/') else os.getcwd() + '/' + directory).rstrip('/') or '/'
+    except OSError:   # the current directory is gone: a relative path leads nowhere known
+        return directory, None
     while True:
         try:
             st = os.lstat(path)
+            if st.st_mode & 0o170000 == 0o120000 and links[0] < 40:
+                links[0] += 1
+                target = os.readlink(path)
+                found = foreign_dir(target if target.startswith('/') else path[:path.rfind('/') + 1] + target, links)
+                if found:
+                    return found
         except OSError:
             st = None  # not made yet (or not a directory, which the write reports): the ones above count
         if st and st.st_mode & 0o170000 == 0o040000 and (
                 st.st_uid not in (0, os.geteuid()) or st.st_mode & 0o022 and not st.st_mode & 0o1000):
             return path, st
-        if os.path.dirname(path) == path:
+        if path == '/':
             return None
-        path = os.path.dirname(path)
+        path = path[:path.rfind('/')] or '/'
 
 
 def open_file(path, flags, mode=0o600, keep=None, make=False, stat=False):

@@ -19,10 +19,10 @@ log cut since (ddkit.log: the cut file is a new one), falls back to the times, t
 The keys --status --json prints are documented in docs/status.md and kept stable.
 """
 
-import os
 import time
 
 from ddkit import CREATED, FAILED, FIELDS, NO_IP, REMOVED, UNCHANGED, UPDATED, decimal
+from ddkit.native import os
 
 GOOD = (UNCHANGED, UPDATED, CREATED)   # outcomes after which the record holds the current IP
 NEVER = 'never'    # the outcome --status shows for a record no run has decided yet

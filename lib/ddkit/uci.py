@@ -1,8 +1,7 @@
 """Read OpenWrt UCI files (/etc/config/<name>) directly, exactly as libuci loads them (no `uci` binary)."""
 
-import os
-
 from ddkit import UsageError, decimal
+from ddkit.native import os
 
 # Options the init and hotplug scripts read; a tool ignores them in its section.
 SERVICE_OPTIONS = frozenset(('enabled', 'interface', 'interval'))

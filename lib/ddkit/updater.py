@@ -3,12 +3,12 @@ name (one, or several: --all, --uci twice, record_type "A AAAA"), and runs each 
 loop (ddkit.reconcile) or --check (ddkit.check). A provider module supplies only its API
 (docs/design.md)."""
 
-import os
 import sys
 
 import ddkit
 from ddkit import UsageError, decimal, settings
 from ddkit.ipcheck import OPERATORS
+from ddkit.native import os
 from ddkit.settings import Setting, Switch
 from ddkit.urls import notify_secrets, proxy_uninstalled
 

@@ -250,13 +250,13 @@ def make_context(ca_file, cadata=None):
 def default_paths():
     """(bundle, hashed directory) OpenSSL would use, SSL_CERT_FILE and SSL_CERT_DIR honoured, as
     ssl.get_default_verify_paths() gives them."""
-    import os
+    from ddkit.native import os
     file_env, cafile, dir_env, capath = native.default_verify_paths()
     return os.environ.get(file_env, cafile), os.environ.get(dir_env, capath)
 
 
 def _windows():
-    import os
+    from ddkit.native import os
     return os.name == 'nt'
 
 
@@ -272,7 +272,7 @@ def ca_locations(ca_file):
     store, Windows). ca_file may name a bundle or a hashed directory (c_rehash, <hash>.0 links). Unset:
     the system's hashed directory when it has one, where OpenSSL reads only the issuer it needs,
     else its bundle, which it reads whole; OpenSSL's defaults, SSL_CERT_DIR and SSL_CERT_FILE honoured."""
-    import os
+    from ddkit.native import os
     if ca_file:
         return ('capath' if os.path.isdir(ca_file) else 'cafile'), ca_file
     cafile, capath = default_paths()
@@ -285,7 +285,7 @@ def ca_locations(ca_file):
 
 def hashed(directory):
     """True when directory holds OpenSSL's hash links (<8 hex digits>.<n>)."""
-    import os
+    from ddkit.native import os
     try:
         with os.scandir(directory) as entries:
             for entry in entries:

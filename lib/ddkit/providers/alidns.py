@@ -11,10 +11,10 @@ https://www.alibabacloud.com/help/en/sdk/product-overview/rpc-mechanism (request
 https://www.alibabacloud.com/help/en/dns/pubz-resolve-line-enumeration (resolution line codes)
 """
 
-import os
 import time
 
 from ddkit import Failure
+from ddkit.native import os
 from ddkit.provider import (Exists, Record, Stale, Zone, account_zones as every_zone, alibaba_fixes, canonical_query,
                             declaration, key_pair, listing, relative_name, rpc_signature, safe_id, url_setting,
                             zone_by_name as choose_zone)

@@ -15,10 +15,10 @@ https://help.aliyun.com/zh/edge-security-acceleration/esa/api-esa-2024-09-10-lis
 https://www.alibabacloud.com/help/en/sdk/product-overview/v3-request-structure-and-signature (signature)
 """
 
-import os
 import time
 
 from ddkit import Failure
+from ddkit.native import os
 from ddkit.provider import (ALIBABA_NONCE_USED, Record, Stale, alibaba_fixes, canonical_query, declaration,
                             host_header, key_pair, listing, safe_id, site_fixes, url_setting)
 

@@ -15,10 +15,10 @@ https://cloud.baidu.com/doc/DNS/s/Skk5e9in2 (general description, clientToken),
 https://cloud.baidu.com/doc/Reference/s/njwvz1yfu (bce-auth-v1 signing)
 """
 
-import os
 import time
 
 from ddkit import Failure
+from ddkit.native import os
 from ddkit.provider import (PAGE, PAGES, Record, Stale, Zone, declaration, host_header, key_pair, listing,
                             relative_name, safe_id, url_setting, zone_by_name as choose_zone)
 

@@ -16,10 +16,10 @@ API reference: https://www.todaynic.com/docApi/ (DescribeRecordIndex, AddDomainR
 UpdateDomainRecord; the signature)
 """
 
-import os
 import time
 
 from ddkit import Failure
+from ddkit.native import os
 from ddkit.provider import (Record, Stale, canonical_query, declaration, key_pair, number, relative_name,
                             rpc_signature, safe_id, url_setting, zone_by_name as choose_zone)
 from ddkit.settings import printable_ascii

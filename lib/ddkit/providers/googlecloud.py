@@ -129,7 +129,7 @@ def service_key(job):
 def key_text(job, path):
     """The key file's text, read as the tool reads its own files: a regular file of root or this user,
     never through a link, that no other user can change (a key readable by them is warned of)."""
-    import os
+    from ddkit.native import os
     from ddkit import state
     fix = 'key_file must be a regular file of root or this user: chown root %s; chmod 600 %s' % (path, path)
     try:

@@ -272,7 +272,7 @@ def ask(job, name, rtype, step, signed=False, opcode=QUERY, body=None, judged=Tr
     (its zone section, its update section, how many records that holds); signed with the TSIG key,
     whose signature on the answer is verified. judged: an RCODE other than NOERROR (and NXDOMAIN for
     a query) is a Failure, with the fix for it."""
-    import os
+    from ddkit.native import os
     cfg = job.cfg
     ident = int.from_bytes(os.urandom(2), 'big')
     head = ident.to_bytes(2, 'big') + (opcode << 11).to_bytes(2, 'big')
