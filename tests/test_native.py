@@ -80,6 +80,18 @@ def test_a_process_started_as_the_tools_start_takes_posix_and_never_imports_os()
     assert run(code.replace('== ""', '== "1"'), public=True) == ['module', 'True', 'True', 'True', 'True', 'True']
 
 
+def test_the_state_files_of_a_run_import_no_os(tmp_path):
+    """What a quiet run does with its files, a missing one among them (state.open_file then asks
+    islink), imports neither os nor collections.abc."""
+    (tmp_path / 'ip').write_text('192.0.2.1\n')
+    os.chmod(str(tmp_path / 'ip'), 0o600)
+    code = ('from ddkit import state\n'
+            'print(state.read_lines(%r), state.read_lines(%r), state.untrusted(%r))\n'
+            'print("os" in sys.modules, "_collections_abc" in sys.modules)\n'
+            % (str(tmp_path / 'ip'), str(tmp_path / 'missing'), str(tmp_path)))
+    assert run(code) == ["['192.0.2.1']", '[]', 'None', 'False', 'False']
+
+
 def test_what_posix_lacks_comes_from_os_itself():
     """A constant posix lacks, os lacks too: asking for it imports nothing (state.NOFOLLOW's O_BINARY)."""
     code = ('from ddkit.native import os\n'
@@ -111,7 +123,7 @@ def test_posix_path_answers_as_posixpath(tmp_path, monkeypatch):
                str(tmp_path / 'link' / '..' / 'file')]
     for path in PATHS + on_disk:
         for name in ('split', 'dirname', 'basename', 'isabs', 'normpath', 'abspath', 'exists', 'isfile', 'isdir',
-                     'expanduser', 'islink', 'lexists'):   # the last two: posixpath's own
+                     'islink', 'expanduser', 'lexists'):   # the last: posixpath's own
             if '\0' in path and name in ('abspath', 'normpath', 'split', 'dirname', 'basename', 'isabs', 'expanduser'):
                 continue
             assert getattr(shim, name)(path) == getattr(posixpath, name)(path), (name, path)
