@@ -208,7 +208,7 @@ def test_data_holds_the_stub_the_code_config_init_and_hotplug_with_directories(f
     assert stub.startswith('#!/usr/bin/python3 -IS\n') and 'from %s import main' % code_module in stub
     # a stub: the code is the module (2,000 bytes until its trust check of TMPDIR resolved links itself,
     # with posix: ddkit.native)
-    assert 'sys.pycache_prefix' in stub and len(stub) < 3000
+    assert 'sys.pycache_prefix' in stub and len(stub) < 3100 and 'gc.set_threshold(10000)' in stub
     code = files['./usr/lib/ddkit/%s.py' % code_module].decode()
     compile(code, tool, 'exec')
     assert '# ddkit-path' not in code and not re.search(r'^\s*#', code, re.M)   # comments stripped

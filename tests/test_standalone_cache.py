@@ -139,3 +139,23 @@ def test_a_tool_over_the_size_budget_stays_readable_and_the_build_warns(tmp_path
         text = f.read()
     assert '\n#| def main(' in text and 'compressed (plain' not in text
     assert run(out, tmp_path)
+
+
+def test_the_start_raises_the_collectors_threshold_and_the_library_does_not(single, tmp_path):
+    """A run makes few reference cycles: the single file's start and the stubs raise the cyclic
+    collector's first threshold (its passes over what the imports make cost a run 2% of its CPU), and
+    nothing else changes it (a library imported in another program leaves its collector alone)."""
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    code = ('import atexit, gc, runpy, sys   # atexit loaded: the tool exits by sys.exit (ddkit.exit_quickly)\n'
+            'sys.argv = [%r, "--help"]\n'
+            'try:\n'
+            '    runpy.run_path(%r, run_name="__main__")\n'
+            'except SystemExit:\n'
+            '    pass\n'
+            'sys.stderr.write("threshold %%d\\n" %% gc.get_threshold()[0])\n' % (single, single))
+    done = subprocess.run([sys.executable, '-I', '-S', '-c', code], env=env, capture_output=True, text=True, timeout=60)
+    assert 'threshold 10000' in done.stderr, done.stderr[-500:]
+    library = subprocess.run([sys.executable, '-I', '-S', '-c', 'import sys, gc; sys.path.insert(0, %r)\n'
+                              'from ddkit import updater, registry\nprint(gc.get_threshold()[0])'
+                              % os.path.join(ROOT, 'lib')], capture_output=True, text=True, timeout=60)
+    assert library.stdout.split() == ['700'], library.stderr

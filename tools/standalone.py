@@ -188,7 +188,9 @@ if not _DIR:
 # ddkit.state.foreign_dir, copied (the library is not importable before this runs).
 BOOT = '''\
 # --- the start of the single file, written by tools/standalone.py ---
+import gc
 import sys
+gc.set_threshold(10000)  # few cycles: the collector's passes cost a run 2% of its CPU
 try:  # os's C half, all this start needs: importing os costs a quiet run a tenth of its CPU (ddkit.native)
     import posix as os
     _TMP = (os.environ.get(b'TMPDIR') or b'/tmp').decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
@@ -532,9 +534,12 @@ STUB = SHEBANG + '''
 """@NAME@: its code is /@LIB@/@MODULE@.py, the library (package ddkit) /@LIB@/ddkit/.
 Compiled code is cached in $TMPDIR/ddkit-<uid>-pyc/ (RAM on OpenWrt), when only its owner can use it."""
 
+import gc
 import sys
 
-import posix as os  # os's C half, all this start needs: importing os costs a quiet run a tenth of its CPU
+import posix as os  # os's C half: the os module would cost a quiet run a tenth of its CPU
+
+gc.set_threshold(10000)  # few cycles: the collector's passes cost a run 2% of its CPU
 
 
 ''' + PRIVATE + '''
