@@ -60,6 +60,12 @@ def _ddkit_private(folder, create=False):
     return st.st_mode & 0o170777 == 0o040700 and st.st_uid == os.getuid()
 '''
 
+# What the single file's start and the stubs both run, posix bound to the name os (each run compiles
+# it): TMPDIR as os would give it (the environment decoded as os decodes it), and the cyclic
+# collector's first threshold raised (a run makes few cycles).
+TMPDIR_OF = "(os.environ.get(b'TMPDIR') or b'/tmp').decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())"
+FEW_CYCLES = "gc.set_threshold(10000)  # few cycles: the collector's passes cost a run 2% of its CPU\n"
+
 # The loader, compiled from the comment lines at the end only when a run finds no unpacked copy:
 # it unpacks the tool and the library as modules into a private folder, where Python keeps their
 # compiled code; where it cannot (no such folder), it serves them to `import` from this file itself.
@@ -190,10 +196,9 @@ BOOT = '''\
 # --- the start of the single file, written by tools/standalone.py ---
 import gc
 import sys
-gc.set_threshold(10000)  # few cycles: the collector's passes cost a run 2% of its CPU
-try:  # os's C half, all this start needs: importing os costs a quiet run a tenth of its CPU (ddkit.native)
+''' + FEW_CYCLES + '''try:  # os's C half, all this start needs: importing os costs a quiet run a tenth of its CPU (ddkit.native)
     import posix as os
-    _TMP = (os.environ.get(b'TMPDIR') or b'/tmp').decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
+    _TMP = ''' + TMPDIR_OF + '''
     _HOME = _TMP.rstrip('/') + '/ddkit-%d' % os.getuid()
 except ImportError:  # not POSIX (Windows): no private copy, the tool runs from this file
     import os
@@ -539,15 +544,14 @@ import sys
 
 import posix as os  # os's C half: the os module would cost a quiet run a tenth of its CPU
 
-gc.set_threshold(10000)  # few cycles: the collector's passes cost a run 2% of its CPU
-
+''' + FEW_CYCLES + '''
 
 ''' + PRIVATE + '''
 
 @UNTRUSTED@
 
 
-_tmp = (os.environ.get(b'TMPDIR') or b'/tmp').decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
+_tmp = ''' + TMPDIR_OF + '''
 _cache = _tmp.rstrip('/') + '/ddkit-%d-pyc' % os.getuid()
 if hasattr(sys, 'pycache_prefix') and not _ddkit_untrusted(_tmp) \\
         and _ddkit_private(_cache, create=not sys.dont_write_bytecode):

@@ -36,10 +36,10 @@ def foreign_dir(directory, links=None):
     change, else None: each must be owned by this user or root and not writable by group or others
     unless sticky (OpenSSH's StrictModes). A link is judged as itself and by where it leads, and
     every directory there; 40 links in all are followed (as many as the kernel follows in a path:
-    a loop leads nowhere, and the use of the path fails). Self-contained,
-    of posix's functions only: tools/standalone.py copies it into the single file's start and the
-    installed stub, which run before os is imported (ddkit.native), compile it on every run, and need
-    only a yes or no (the texts stay in untrusted)."""
+    a loop leads nowhere, and the use of the path fails). Self-contained, of posix's functions only:
+    tools/standalone.py copies it into the single file's start and the installed stub, which run
+    before os is imported (ddkit.native), compile it on every run, and need only a yes or no (the
+    texts stay in untrusted)."""
     if not hasattr(os, 'geteuid'):   # no user ids (Windows): nothing to judge
         return None
     links = [0] if links is None else links   # the links followed so far, shared by the calls it makes
